@@ -1,0 +1,65 @@
+// Turns an Authorization header into the key it names. The hash -> key mapping never changes once
+// written, so it is cached in-process: a known key costs no Redis round trip here, and the request's one
+// round trip (which also reads revocation, expiry and budget from the key record) happens later. Unknown
+// hashes are cached briefly too, so that a client hammering with a wrong key does not hammer Redis; a
+// negative entry can never hide a new key, whose value nobody could have sent before it was created.
+
+import { LRUCache } from "lru-cache";
+import { GatewayError } from "../errors.js";
+import type { KeyRef, KeyStore } from "../store/key-store.js";
+import { hashApiKey, isWellFormedApiKey } from "./api-key.js";
+
+export interface AuthenticatorOptions {
+  maxCachedKeys?: number;
+  maxCachedMisses?: number;
+  missTtlMs?: number;
+}
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+export interface Credential {
+  ref: KeyRef;
+  /** The key value as sent; never to be logged, stored or forwarded. */
+  token: string;
+}
+
+export class Authenticator {
+  private readonly known: LRUCache<string, KeyRef>;
+  private readonly unknown: LRUCache<string, true>;
+
+  constructor(
+    private readonly keys: KeyStore,
+    options: AuthenticatorOptions = {},
+  ) {
+    this.known = new LRUCache({ max: options.maxCachedKeys ?? 100_000 });
+    this.unknown = new LRUCache({ max: options.maxCachedMisses ?? 10_000, ttl: options.missTtlMs ?? 60_000 });
+  }
+
+  /**
+   * The key named by `authorization`, and the credential itself (so that the forwarder can make sure it
+   * goes nowhere). Throws missing_api_key, invalid_api_key, or a Redis error when the mapping is not cached
+   * and Redis cannot be asked.
+   */
+  async resolve(authorization: string | undefined): Promise<Credential> {
+    const token = bearerToken(authorization);
+    if (!isWellFormedApiKey(token)) throw new GatewayError("invalid_api_key");
+    const hash = hashApiKey(token);
+    const cached = this.known.get(hash);
+    if (cached) return { ref: cached, token };
+    if (this.unknown.has(hash)) throw new GatewayError("invalid_api_key");
+    const ref = await this.keys.lookup(hash);
+    if (!ref) {
+      this.unknown.set(hash, true);
+      throw new GatewayError("invalid_api_key");
+    }
+    this.known.set(hash, ref);
+    return { ref, token };
+  }
+}
+
+/** The credential of a Bearer Authorization header; missing_api_key when there is none. */
+export function bearerToken(authorization: string | undefined): string {
+  const match = authorization === undefined ? null : BEARER.exec(authorization);
+  if (!match) throw new GatewayError("missing_api_key");
+  return match[1] as string;
+}

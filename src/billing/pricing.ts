@@ -1,0 +1,51 @@
+// Prices per model and the cost of a request. Prices are rubles per 1 million tokens, held as integer
+// micro-rubles per 1 million tokens; a cost is computed in BigInt and rounded up to the whole micro-ruble,
+// so it is exact and never in the client's favour by more than one micro-ruble.
+
+import type { Config } from "../config/schema.js";
+import type { Micros } from "./money.js";
+
+export interface ModelPrice {
+  /** µ₽ per 1 million prompt tokens. */
+  input: Micros;
+  /** µ₽ per 1 million completion tokens. */
+  output: Micros;
+  /** Completion tokens assumed for the worst case when a request does not cap them. */
+  maxOutputTokens: number;
+}
+
+export interface TokenCounts {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+const MILLION = 1_000_000n;
+
+export class Pricing {
+  private readonly fallback: ModelPrice;
+  private readonly byModel: Map<string, ModelPrice>;
+
+  constructor(pricing: Config["pricing"]) {
+    this.fallback = pricing.default;
+    this.byModel = new Map(
+      Object.entries(pricing.models).map(([model, price]) => [
+        model,
+        { ...price, maxOutputTokens: price.maxOutputTokens ?? pricing.default.maxOutputTokens },
+      ]),
+    );
+  }
+
+  priceFor(model: string | null): ModelPrice {
+    return (model !== null && this.byModel.get(model)) || this.fallback;
+  }
+}
+
+/** prompt × input + completion × output, per million tokens, rounded up to the micro-ruble. */
+export function costOf(tokens: TokenCounts, price: ModelPrice): Micros {
+  const total =
+    BigInt(tokens.promptTokens) * BigInt(price.input) +
+    BigInt(tokens.completionTokens) * BigInt(price.output);
+  const micros = (total + MILLION - 1n) / MILLION;
+  // Absurd token counts can only come from a broken upstream; clamp rather than lose integer precision.
+  return micros > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(micros);
+}

@@ -1,0 +1,123 @@
+// Settlements happen after the response has gone to the client, never in its way, and none may be lost:
+// one that fails because Redis is unreachable waits here and is retried with backoff until Redis answers,
+// and flush() drains them all before a clean shutdown. The settle script ignores a reservation id it has
+// already settled, so a retry after a lost reply cannot charge twice.
+
+import type { BillingStore, Settled, SettleInput } from "../store/billing-store.js";
+import type { KeyRef } from "../store/key-store.js";
+import { isConnectionError } from "../store/redis.js";
+
+export interface Settlement {
+  ref: KeyRef;
+  input: SettleInput;
+}
+
+export interface SettlementHooks {
+  settled?(settlement: Settlement, result: Settled): void;
+  /** A settlement failed in a way retrying cannot fix (a script error); it is logged in full and dropped. */
+  failed?(settlement: Settlement, error: unknown): void;
+  retrying?(settlement: Settlement, error: unknown): void;
+  pendingChanged?(pending: number): void;
+}
+
+const FIRST_RETRY_MS = 100;
+const MAX_RETRY_MS = 5000;
+/** Attempts for a settlement that Redis refuses with an error (as opposed to being unreachable). */
+const MAX_REPLY_ERROR_ATTEMPTS = 5;
+
+export class SettlementQueue {
+  private readonly waiting: { settlement: Settlement; attempts: number }[] = [];
+  private running = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private delay = FIRST_RETRY_MS;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly billing: BillingStore,
+    private readonly hooks: SettlementHooks = {},
+  ) {}
+
+  /** Settlements not yet written to Redis (in flight or waiting for a retry). */
+  get pending(): number {
+    return this.running + this.waiting.length;
+  }
+
+  submit(settlement: Settlement): void {
+    this.attempt(settlement, 0);
+  }
+
+  /** Resolves once every settlement has been written, or when `timeoutMs` passes; returns how many remain. */
+  async flush(timeoutMs: number): Promise<number> {
+    if (this.pending === 0) return 0;
+    this.retryNow();
+    let timeout: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
+      new Promise<void>((resolve) => {
+        timeout = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timeout);
+    return this.pending;
+  }
+
+  /** Stops retrying (for a process that is going away anyway). */
+  close(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private attempt(settlement: Settlement, attempts: number): void {
+    this.running++;
+    this.changed();
+    this.billing
+      .settle(settlement.ref, settlement.input)
+      .then(
+        (result) => {
+          this.delay = FIRST_RETRY_MS;
+          this.hooks.settled?.(settlement, result);
+          // Redis answers again: anything that was waiting can go now.
+          if (this.waiting.length > 0) this.retryNow();
+        },
+        (error: unknown) => {
+          const replyError = !isConnectionError(error);
+          if (replyError && attempts + 1 >= MAX_REPLY_ERROR_ATTEMPTS) {
+            this.hooks.failed?.(settlement, error);
+            return;
+          }
+          this.hooks.retrying?.(settlement, error);
+          this.waiting.push({ settlement, attempts: attempts + 1 });
+          this.schedule();
+        },
+      )
+      .finally(() => {
+        this.running--;
+        this.changed();
+      });
+  }
+
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.delay = Math.min(this.delay * 2, MAX_RETRY_MS);
+      this.drainWaiting();
+    }, this.delay);
+    this.timer.unref();
+  }
+
+  private retryNow(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.drainWaiting();
+  }
+
+  private drainWaiting(): void {
+    for (const { settlement, attempts } of this.waiting.splice(0)) this.attempt(settlement, attempts);
+  }
+
+  private changed(): void {
+    this.hooks.pendingChanged?.(this.pending);
+    if (this.pending === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+}

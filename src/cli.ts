@@ -1,0 +1,221 @@
+#!/usr/bin/env node
+// The `tunnel-gateway` command: wires commander to the service layer and the gateway; no logic of its own.
+// Exit codes: 0 success, 1 failure (one line on stderr), 2 usage error.
+
+import { Command, CommanderError, Option } from "commander";
+import { describeAccount, describeKey, printError, printJson, printLines } from "./cli/output.js";
+import { type CommonOptions, configFor, withSession } from "./cli/session.js";
+import { ConfigError } from "./config/config-error.js";
+import type { Override } from "./config/load.js";
+import { GatewayError } from "./errors.js";
+import { runGateway } from "./gateway.js";
+import { accountView, keyListView, keyView } from "./services/views.js";
+import { asGatewayError } from "./store/redis.js";
+
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
+
+function common(command: Command): Command {
+  return command
+    .option("--config <file>", "configuration file (default: config/default.yaml, or $TUNNEL_CONFIG)")
+    .option("--redis <url>", "Redis URL (overrides the configuration and $TUNNEL_REDIS_URL)")
+    .option("--json", "print one JSON document instead of text");
+}
+
+function buildProgram(): Command {
+  const program = new Command("tunnel-gateway")
+    .description("Metered, key-authenticated gateway in front of an OpenAI-compatible model server")
+    .exitOverride()
+    .showHelpAfterError("(run with --help for usage)");
+
+  common(program.command("serve"))
+    .description("run the gateway")
+    .option("--port <n>", "public port (overrides listen.port and $TUNNEL_PORT)")
+    .option("--host <address>", "public interface (overrides listen.host and $TUNNEL_HOST)")
+    .option("--upstream <url>", "model server base URL (overrides upstream.url and $TUNNEL_UPSTREAM_URL)")
+    .action(async (options: CommonOptions & { port?: string; host?: string; upstream?: string }) => {
+      const overrides: Override[] = [];
+      if (options.port !== undefined)
+        overrides.push({ path: ["listen", "port"], value: numeric(options.port), source: "--port" });
+      if (options.host !== undefined)
+        overrides.push({ path: ["listen", "host"], value: options.host, source: "--host" });
+      if (options.upstream !== undefined) {
+        overrides.push({ path: ["upstream", "url"], value: options.upstream, source: "--upstream" });
+      }
+      await runGateway(configFor(options, overrides));
+    });
+
+  const accounts = program.command("accounts").description("manage accounts and their ruble balances");
+
+  common(accounts.command("create <accountId>"))
+    .description("create an account")
+    .option("--name <name>", "display name (default: the id)")
+    .option("--balance <rubles>", "opening balance in rubles", "0")
+    .action((accountId: string, options: CommonOptions & { name?: string; balance: string }) =>
+      withSession(options, async ({ accounts }) => {
+        const view = accountView(
+          await accounts.create({ id: accountId, name: options.name, balance: options.balance }),
+        );
+        if (options.json) printJson(view);
+        else printLines(`Created account ${view.id}.`, ...describeAccount(view));
+      }),
+    );
+
+  common(accounts.command("topup <accountId> <rubles>"))
+    .description("add rubles to an account's balance")
+    .action((accountId: string, rubles: string, options: CommonOptions) =>
+      withSession(options, async ({ accounts }) => {
+        const view = accountView(await accounts.topUp(accountId, rubles));
+        if (options.json) printJson(view);
+        else printLines(`Topped up account ${view.id} by ${rubles} RUB; balance is now ${view.balance} RUB.`);
+      }),
+    );
+
+  common(accounts.command("show <accountId>"))
+    .description("show an account and its balance")
+    .action((accountId: string, options: CommonOptions) =>
+      withSession(options, async ({ accounts }) => {
+        const view = accountView(await accounts.show(accountId));
+        if (options.json) printJson(view);
+        else printLines(...describeAccount(view));
+      }),
+    );
+
+  common(accounts.command("list"))
+    .description("list all accounts")
+    .action((options: CommonOptions) =>
+      withSession(options, async ({ accounts }) => {
+        const views = (await accounts.list()).map(accountView);
+        if (options.json) printJson(views);
+        else
+          printLines(
+            ...(views.length
+              ? views.map((a) => `${a.id}\t${a.balance} ${a.currency}\t${a.name}`)
+              : ["no accounts"]),
+          );
+      }),
+    );
+
+  const keys = program.command("keys").description("manage API keys");
+
+  common(keys.command("create"))
+    .description("create an API key (its value is printed once and never again)")
+    .requiredOption("--account <accountId>", "account the key belongs to")
+    .requiredOption("--name <name>", "name of the key, e.g. the environment it is for")
+    .option("--budget <rubles>", "budget in rubles per period (default: no budget)")
+    .addOption(
+      new Option("--period <period>", "budget period (default: month)").choices(["day", "week", "month"]),
+    )
+    .option("--ttl <duration>", "lifetime: 15m, 2h, 30d, 1w, … or never", "never")
+    .option("--models <a,b,…>", "comma-separated models the key may use (default: all)")
+    .option("--no-log-bodies", "never keep request and response bodies in logs for this key")
+    .action(
+      (
+        options: CommonOptions & {
+          account: string;
+          name: string;
+          budget?: string;
+          period?: string;
+          ttl: string;
+          models?: string;
+          logBodies: boolean;
+        },
+      ) =>
+        withSession(options, async ({ keys, context }) => {
+          if (options.period !== undefined && options.budget === undefined) {
+            throw new CommanderError(EXIT_USAGE, "usage", "error: --period needs --budget");
+          }
+          const created = await keys.create({
+            accountId: options.account,
+            name: options.name,
+            budget: options.budget,
+            period: options.period,
+            ttl: options.ttl,
+            models: options.models?.split(","),
+            logBodies: options.logBodies,
+          });
+          const view = keyView(created.record, context.now(), context.calendar);
+          if (options.json) {
+            printJson({ ...view, key: created.value });
+          } else {
+            printLines(
+              `Created key ${view.id} for account ${view.account_id}:`,
+              "",
+              `  ${created.value}`,
+              "",
+              "This is the only time the key is shown. Store it now: it cannot be recovered.",
+              "",
+              ...describeKey(view),
+            );
+          }
+        }),
+    );
+
+  common(keys.command("list"))
+    .description("list an account's keys")
+    .requiredOption("--account <accountId>", "account whose keys to list")
+    .action((options: CommonOptions & { account: string }) =>
+      withSession(options, async ({ keys, context }) => {
+        const views = (await keys.list(options.account)).map((key) =>
+          keyListView(key, context.now(), context.calendar),
+        );
+        if (options.json) printJson(views);
+        else if (views.length === 0) printLines(`account ${options.account} has no keys`);
+        else printLines(...views.flatMap((view) => [...describeKey(view), ""]));
+      }),
+    );
+
+  common(keys.command("show <keyId>"))
+    .description("show a key")
+    .action((keyId: string, options: CommonOptions) =>
+      withSession(options, async ({ keys, context }) => {
+        const view = keyListView(await keys.show(keyId), context.now(), context.calendar);
+        if (options.json) printJson(view);
+        else printLines(...describeKey(view));
+      }),
+    );
+
+  common(keys.command("revoke <keyId>"))
+    .description("revoke a key: every gateway replica refuses it from the next request on")
+    .action((keyId: string, options: CommonOptions) =>
+      withSession(options, async ({ keys, context }) => {
+        const { record, alreadyRevoked } = await keys.revoke(keyId);
+        const view = keyListView(record, context.now(), context.calendar);
+        if (options.json) printJson(view);
+        else
+          printLines(
+            alreadyRevoked
+              ? `Key ${view.id} was already revoked at ${view.revoked_at}.`
+              : `Revoked key ${view.id}.`,
+          );
+      }),
+    );
+
+  return program;
+}
+
+/** A number when the text is one, else the text, for the configuration schema to refuse with its name. */
+function numeric(text: string): number | string {
+  return /^\d+$/.test(text) ? Number(text) : text;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === "usage") process.stderr.write(`${error.message}\n`);
+      if (error.exitCode === 0) return 0;
+      return EXIT_USAGE;
+    }
+    const json = argv.includes("--json");
+    if (error instanceof ConfigError) printError(error, false);
+    else if (error instanceof GatewayError) printError(error, json);
+    else printError(asGatewayError(error), json);
+    return EXIT_FAILURE;
+  }
+}
+
+process.exitCode = await main(process.argv);

@@ -1,0 +1,38 @@
+// Environment variables that override single settings. Secrets (tokens, passwords, upstream key) are best
+// passed this way so that they stay out of files and ConfigMaps.
+
+export interface EnvSetting {
+  variable: string;
+  path: readonly string[];
+  kind: "string" | "number" | "boolean";
+}
+
+export const ENV_SETTINGS: readonly EnvSetting[] = [
+  { variable: "TUNNEL_HOST", path: ["listen", "host"], kind: "string" },
+  { variable: "TUNNEL_PORT", path: ["listen", "port"], kind: "number" },
+  { variable: "TUNNEL_UPSTREAM_URL", path: ["upstream", "url"], kind: "string" },
+  { variable: "TUNNEL_UPSTREAM_API_KEY", path: ["upstream", "apiKey"], kind: "string" },
+  { variable: "TUNNEL_REDIS_URL", path: ["redis", "url"], kind: "string" },
+  { variable: "TUNNEL_REDIS_PREFIX", path: ["redis", "prefix"], kind: "string" },
+  { variable: "TUNNEL_METRICS_HOST", path: ["metrics", "host"], kind: "string" },
+  { variable: "TUNNEL_METRICS_PORT", path: ["metrics", "port"], kind: "number" },
+  { variable: "TUNNEL_BILLING_TIMEZONE", path: ["billing", "timezone"], kind: "string" },
+  { variable: "TUNNEL_LOG_LEVEL", path: ["logging", "level"], kind: "string" },
+];
+
+/** The variable that names the configuration file (the CLI's --config wins over it). */
+export const CONFIG_FILE_VARIABLE = "TUNNEL_CONFIG";
+
+/** Turns a variable's text into the type its setting expects; text that does not fit is left for zod to name. */
+export function envValue(setting: EnvSetting, text: string): unknown {
+  if (setting.kind === "number") {
+    const trimmed = text.trim();
+    return trimmed !== "" && Number.isFinite(Number(trimmed)) ? Number(trimmed) : text;
+  }
+  if (setting.kind === "boolean") {
+    if (/^(true|1|yes|on)$/i.test(text.trim())) return true;
+    if (/^(false|0|no|off)$/i.test(text.trim())) return false;
+    return text;
+  }
+  return text;
+}

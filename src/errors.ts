@@ -1,0 +1,135 @@
+// Every error the gateway, the CLI and the admin API can answer with: its code, HTTP status, the OpenAI
+// error `type` clients already switch on, and a default message a person can act on. This table is the only
+// place a status or a code is spelled; the README's error reference is checked against it by a test.
+
+export const ERRORS = {
+  // Authentication (public port)
+  missing_api_key: {
+    status: 401,
+    type: "authentication_error",
+    message: "No API key provided. Send it as 'Authorization: Bearer sk-tunnel-…'.",
+  },
+  invalid_api_key: {
+    status: 401,
+    type: "authentication_error",
+    message: "Invalid API key. A key is 'sk-tunnel-' followed by 64 hexadecimal characters.",
+  },
+  key_revoked: {
+    status: 401,
+    type: "authentication_error",
+    message: "This API key has been revoked. Create a new key.",
+  },
+  key_expired: {
+    status: 401,
+    type: "authentication_error",
+    message: "This API key has expired. Create a new key.",
+  },
+  // Money and permissions
+  insufficient_balance: {
+    status: 402,
+    type: "insufficient_quota",
+    message: "The account balance is used up. Top up the account to continue.",
+  },
+  budget_exceeded: {
+    status: 403,
+    type: "insufficient_quota",
+    message: "This key's budget for the current period is used up.",
+  },
+  model_not_allowed: {
+    status: 403,
+    type: "permission_error",
+    message: "This key may not use the requested model.",
+  },
+  https_required: {
+    status: 403,
+    type: "permission_error",
+    message: "This gateway only accepts HTTPS. Resend the request over https://.",
+  },
+  // Requests
+  invalid_request: {
+    status: 400,
+    type: "invalid_request_error",
+    message: "The request is invalid.",
+  },
+  not_found: {
+    status: 404,
+    type: "invalid_request_error",
+    message: "Not found.",
+  },
+  method_not_allowed: {
+    status: 405,
+    type: "invalid_request_error",
+    message: "This method is not allowed on this path.",
+  },
+  payload_too_large: {
+    status: 413,
+    type: "invalid_request_error",
+    message: "The request body is too large.",
+  },
+  // Management (CLI and admin API)
+  account_not_found: {
+    status: 404,
+    type: "invalid_request_error",
+    message: "No such account.",
+  },
+  key_not_found: {
+    status: 404,
+    type: "invalid_request_error",
+    message: "No such key.",
+  },
+  account_exists: {
+    status: 409,
+    type: "invalid_request_error",
+    message: "An account with this id already exists.",
+  },
+  // Upstream and infrastructure
+  upstream_unavailable: {
+    status: 502,
+    type: "upstream_error",
+    message: "The model server could not be reached.",
+  },
+  upstream_timeout: {
+    status: 504,
+    type: "upstream_error",
+    message: "The model server did not answer in time.",
+  },
+  service_unavailable: {
+    status: 503,
+    type: "service_unavailable",
+    message: "The gateway cannot reach its database right now. Retry shortly.",
+  },
+  internal_error: {
+    status: 500,
+    type: "api_error",
+    message: "The gateway hit an internal error.",
+  },
+} as const satisfies Record<string, { status: number; type: string; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** Seconds a client should wait before retrying when Redis is unreachable. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/** An expected failure that maps to one row of the error table. */
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly type: string;
+
+  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown }) {
+    super(message ?? ERRORS[code].message, options);
+    this.name = "GatewayError";
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.type = ERRORS[code].type;
+  }
+}
+
+export function isGatewayError(error: unknown): error is GatewayError {
+  return error instanceof GatewayError;
+}
+
+/** The JSON body OpenAI clients already parse: `{"error": {"message", "type", "code"}}`. */
+export function errorBody(error: GatewayError): string {
+  return JSON.stringify({ error: { message: error.message, type: error.type, code: error.code } });
+}

@@ -1,0 +1,157 @@
+// The composition root: builds the gateway from its configuration — Redis, stores, billing, the public
+// listener and the forwarder — and runs it until a signal stops it.
+
+import { once } from "node:events";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Authenticator } from "./auth/authenticator.js";
+import { PeriodCalendar } from "./billing/periods.js";
+import { Pricing } from "./billing/pricing.js";
+import { ReservationKeeper } from "./billing/reservation-keeper.js";
+import { SettlementQueue } from "./billing/settlement-queue.js";
+import type { Config } from "./config/schema.js";
+import { createLogger, type Logger } from "./observability/logger.js";
+import { logFinished, logRefused } from "./observability/request-log.js";
+import { createForwarder } from "./proxy/forwarder.js";
+import type { GatewayContext } from "./server/context.js";
+import { createPublicHandler } from "./server/public-server.js";
+import { AccountStore } from "./store/account-store.js";
+import { BillingStore } from "./store/billing-store.js";
+import { KeyStore } from "./store/key-store.js";
+import { createRedis, redactUrl } from "./store/redis.js";
+import { RedisKeys } from "./store/redis-keys.js";
+import type { RedisClient } from "./store/scripts.js";
+
+export interface GatewayOptions {
+  config: Config;
+  /** Wall clock in ms; tests inject their own. */
+  now?: () => number;
+  logger?: Logger;
+}
+
+export interface Gateway {
+  /** Base URL of the public listener, e.g. http://127.0.0.1:8080 */
+  url: string;
+  server: Server;
+  redis: RedisClient;
+  settlements: SettlementQueue;
+  context: GatewayContext;
+  close(): Promise<void>;
+}
+
+const READINESS_TIMEOUT_MS = 1000;
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const { config } = options;
+  const now = options.now ?? Date.now;
+  const logger = options.logger ?? createLogger(config.logging.level);
+  const redis = createRedis(config.redis, "gateway");
+  // Not awaited: the gateway starts without Redis, reports not-ready and answers 503 until it connects.
+  redis.connect().catch((error: Error) => {
+    logger.warn({ redis: redactUrl(config.redis.url), err: error.message }, "Redis is not reachable yet");
+  });
+  const redisKeys = new RedisKeys(config.redis.prefix);
+  const keys = new KeyStore(redis, redisKeys);
+  const accounts = new AccountStore(redis, redisKeys);
+  const billing = new BillingStore(redis, redisKeys, config.billing);
+  const calendar = new PeriodCalendar(config.billing.timezone);
+  const authenticator = new Authenticator(keys);
+
+  const settlements = new SettlementQueue(billing, {
+    retrying: (settlement, error) =>
+      logger.warn(
+        { request_reservation: settlement.input.reservationId, err: (error as Error).message },
+        "settlement delayed; will retry",
+      ),
+    failed: (settlement, error) =>
+      logger.error(
+        { settlement: { ...settlement.input, ...settlement.ref }, err: error },
+        "settlement refused by Redis; recorded here for reconciliation",
+      ),
+  });
+  const keeper = new ReservationKeeper(billing, config.billing.reservationTtlSeconds * 1000, now, (error) =>
+    logger.warn({ err: (error as Error).message }, "could not extend reservations of running requests"),
+  );
+  keeper.start();
+
+  const context: GatewayContext = {
+    config,
+    now,
+    calendar,
+    authenticator,
+    keys,
+    accounts,
+    logger,
+    readiness: async () => {
+      if (redis.status !== "ready") return "redis unavailable";
+      try {
+        await Promise.race([
+          redis.ping(),
+          new Promise((_, reject) => setTimeout(reject, READINESS_TIMEOUT_MS, new Error("timeout")).unref()),
+        ]);
+        return null;
+      } catch {
+        return "redis unavailable";
+      }
+    },
+  };
+
+  const proxy = createForwarder({
+    config,
+    now,
+    calendar,
+    settlements,
+    keeper,
+    authenticator,
+    billing,
+    pricing: new Pricing(config.pricing),
+    logger,
+    finished: (request) => logFinished(logger, request),
+    refused: (request) => logRefused(logger, request),
+    expiredReservations: (count) => logger.warn({ count }, "released reservations that expired unsettled"),
+  });
+
+  const server = createServer(createPublicHandler(context, proxy.forward));
+  server.listen(config.listen.port, config.listen.host);
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  const host = config.listen.host.includes(":") ? `[${config.listen.host}]` : config.listen.host;
+
+  return {
+    url: `http://${host}:${port}`,
+    server,
+    redis,
+    settlements,
+    context,
+    async close() {
+      server.close();
+      server.closeIdleConnections();
+      await once(server, "close");
+      keeper.stop();
+      await settlements.flush(10_000);
+      settlements.close();
+      proxy.close();
+      redis.disconnect();
+    },
+  };
+}
+
+/** Runs the gateway until SIGTERM or SIGINT, then stops it. */
+export async function runGateway(config: Config): Promise<void> {
+  const logger = createLogger(config.logging.level);
+  const gateway = await startGateway({ config, logger });
+  logger.info(
+    { url: gateway.url, upstream: config.upstream.url, redis: redactUrl(config.redis.url) },
+    "tunnel-gateway listening",
+  );
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      logger.info({ signal }, "stopping");
+      resolve();
+    };
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  });
+  await gateway.close();
+  logger.info("stopped");
+}

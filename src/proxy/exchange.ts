@@ -1,0 +1,399 @@
+// One forwarded request from the moment its reservation is made: streams the upstream's response to the
+// client through the meter, turns timeouts and failures into 502/504, stops the upstream the instant the
+// client goes away, and — exactly once, whatever way it ends — works out the usage and cost, hands the
+// settlement to the queue and reports the finished request to the observers (log line, metrics).
+//
+// Event handlers are module-level functions that find their exchange through a symbol on the request and
+// response objects, so the per-request cost is one object, not a bundle of closures.
+
+import type { ClientRequest, IncomingMessage, ServerResponse } from "node:http";
+import { performance } from "node:perf_hooks";
+import { Readable } from "node:stream";
+import type { ProxyServer } from "http-proxy-3";
+import { estimatedUsage, type WorstCase } from "../billing/estimate.js";
+import type { Micros } from "../billing/money.js";
+import type { PeriodCalendar } from "../billing/periods.js";
+import { costOf, type ModelPrice, type TokenCounts } from "../billing/pricing.js";
+import type { ReservationKeeper } from "../billing/reservation-keeper.js";
+import type { SettlementQueue } from "../billing/settlement-queue.js";
+import type { Config } from "../config/schema.js";
+import { GatewayError } from "../errors.js";
+import { sendError } from "../server/respond.js";
+import type { KeyRef } from "../store/key-store.js";
+import { clientResponseHeaders } from "./headers.js";
+import { filterModelList } from "./models-filter.js";
+import { ResponseMeter } from "./response-meter.js";
+import { isComplete } from "./usage.js";
+
+const EXCHANGE = Symbol("tunnel-gateway.exchange");
+type Tagged = { [EXCHANGE]?: Exchange };
+
+/** Largest model list held back for filtering; a bigger one is passed through unfiltered. */
+const MAX_HELD_BYTES = 4 << 20;
+
+export type Outcome =
+  | "completed"
+  | "client_aborted"
+  | "upstream_unavailable"
+  | "upstream_timeout"
+  | "upstream_reset";
+
+export interface FinishedRequest {
+  requestId: string;
+  method: string;
+  path: string;
+  accountId: string;
+  keyId: string;
+  keyName: string;
+  model: string | null;
+  /** Status the client received; 499 when it went away before a response started. */
+  status: number;
+  outcome: Outcome;
+  promptTokens: number;
+  completionTokens: number;
+  cost: Micros;
+  estimated: boolean;
+  reserved: Micros;
+  latencyMs: number;
+  upstreamTtfbMs: number | null;
+  gatewayMs: number;
+  /** Present only when both the key's log_bodies and logging.bodies allow it. */
+  requestBody?: string;
+  responseBody?: string;
+}
+
+export interface ExchangeDeps {
+  config: Config;
+  now: () => number;
+  calendar: PeriodCalendar;
+  settlements: SettlementQueue;
+  keeper: ReservationKeeper;
+  finished: (request: FinishedRequest) => void;
+}
+
+export interface ExchangeInit {
+  requestId: string;
+  arrivedAt: number;
+  ref: KeyRef;
+  keyName: string;
+  logBodies: boolean;
+  model: string | null;
+  path: string;
+  price: ModelPrice;
+  worst: WorstCase;
+  reservationId: string;
+  /** What was reserved (0 for a request without a body). */
+  reserved: Micros;
+  /** The body as forwarded (possibly with stream_options added). */
+  body: Buffer;
+  /** Remove the usage-only chunk that the gateway's stream_options caused. */
+  strip: boolean;
+  /** Filter a model list down to these models. */
+  filterModels: readonly string[] | null;
+}
+
+export class Exchange {
+  forwardedAt = 0;
+  private firstByteAt = 0;
+  private upstreamRequest: ClientRequest | undefined;
+  private upstreamResponse: IncomingMessage | undefined;
+  private meter: ResponseMeter | undefined;
+  private status = 0;
+  private outcome: Outcome = "completed";
+  private timedOut = false;
+  private timer: NodeJS.Timeout | undefined;
+  private held: Buffer[] | null = null;
+  private heldBytes = 0;
+  private captured: Buffer[] | null = null;
+  private capturedBytes = 0;
+  private done = false;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly deps: ExchangeDeps,
+    private readonly init: ExchangeInit,
+  ) {}
+
+  start(proxy: ProxyServer): void {
+    (this.req as Tagged)[EXCHANGE] = this;
+    (this.res as Tagged)[EXCHANGE] = this;
+    if (this.init.reserved > 0) this.deps.keeper.track(this.init.reservationId, this.init.ref.accountId);
+    if (this.init.logBodies) this.captured = [];
+    this.res.on("close", onClientClose);
+    if (this.res.destroyed) {
+      // The client left while the reservation was being made.
+      this.outcome = "client_aborted";
+      void this.finish();
+      return;
+    }
+    this.forwardedAt = performance.now();
+    this.timer = setTimeout(onUpstreamTimeout, this.deps.config.upstream.timeoutMs, this);
+    proxy.web(this.req, this.res, { buffer: Readable.from([this.init.body]) }, onProxyError);
+  }
+
+  onUpstreamRequest(request: ClientRequest): void {
+    this.upstreamRequest = request;
+    if (this.timedOut) request.destroy();
+  }
+
+  onUpstreamResponse(response: IncomingMessage): void {
+    clearTimeout(this.timer);
+    this.firstByteAt = performance.now();
+    if (this.timedOut || this.res.destroyed) {
+      response.destroy();
+      return;
+    }
+    (response as Tagged)[EXCHANGE] = this;
+    this.upstreamResponse = response;
+    this.status = response.statusCode ?? 502;
+    const meter = new ResponseMeter(response.headers, this.init.strip);
+    this.meter = meter;
+    const identity = (response.headers["content-encoding"] ?? "identity") === "identity";
+    if (this.init.filterModels && this.status === 200 && identity) {
+      this.held = [];
+    } else {
+      this.res.writeHead(this.status, clientResponseHeaders(response.headers, meter.stripping));
+    }
+    response.on("data", onUpstreamData);
+    response.on("end", onUpstreamEnd);
+    response.on("close", onUpstreamClose);
+  }
+
+  onUpstreamData(response: IncomingMessage, chunk: Buffer): void {
+    const out = (this.meter as ResponseMeter).push(chunk);
+    if (this.held) {
+      this.held.push(chunk);
+      this.heldBytes += chunk.length;
+      if (this.heldBytes > MAX_HELD_BYTES) this.releaseHeld(response);
+      return;
+    }
+    this.send(response, out);
+  }
+
+  onUpstreamEnd(response: IncomingMessage): void {
+    const tail = (this.meter as ResponseMeter).end();
+    if (this.held) {
+      const body = Buffer.concat(this.held, this.heldBytes);
+      const filtered = filterModelList(body, this.init.filterModels ?? []) ?? body;
+      this.held = null;
+      const headers = clientResponseHeaders(response.headers, true);
+      headers["content-length"] = filtered.length;
+      this.res.writeHead(this.status, headers);
+      this.capture(filtered);
+      this.res.end(filtered);
+      return;
+    }
+    if (tail.length > 0) this.capture(tail);
+    this.res.end(tail.length > 0 ? tail : undefined);
+  }
+
+  /** The upstream connection closed; before the end of the response, that is a cut-off stream. */
+  onUpstreamClose(response: IncomingMessage): void {
+    if (response.complete || this.res.destroyed || this.done) return;
+    this.outcome = "upstream_reset";
+    this.meter?.abort();
+    this.res.destroy();
+  }
+
+  onUpstreamError(error: NodeJS.ErrnoException): void {
+    clearTimeout(this.timer);
+    if (this.done || this.res.destroyed) return;
+    if (this.timedOut) {
+      this.outcome = "upstream_timeout";
+    } else if (this.status === 0) {
+      this.outcome = "upstream_unavailable";
+      sendError(this.res, new GatewayError("upstream_unavailable", upstreamMessage(error)));
+    } else {
+      this.outcome = "upstream_reset";
+      this.meter?.abort();
+      this.res.destroy();
+    }
+  }
+
+  onTimeout(): void {
+    if (this.status !== 0 || this.done) return;
+    this.timedOut = true;
+    this.outcome = "upstream_timeout";
+    this.upstreamRequest?.destroy();
+    sendError(
+      this.res,
+      new GatewayError(
+        "upstream_timeout",
+        `The model server did not answer within ${this.deps.config.upstream.timeoutMs} ms.`,
+      ),
+    );
+  }
+
+  onClientClose(): void {
+    if (!this.res.writableFinished && this.outcome === "completed") this.outcome = "client_aborted";
+    // http-proxy-3 destroys the upstream request too; the meter keeps what it has read so far.
+    this.meter?.abort();
+    void this.finish();
+  }
+
+  private send(response: IncomingMessage, out: Buffer | string): void {
+    if (out.length === 0) return;
+    this.capture(out);
+    if (!this.res.write(out)) {
+      response.pause();
+      this.res.once("drain", onClientDrain);
+    }
+  }
+
+  /** The model list is too large to filter: send what was held and pass the rest through. */
+  private releaseHeld(response: IncomingMessage): void {
+    const held = this.held ?? [];
+    this.held = null;
+    this.res.writeHead(this.status, clientResponseHeaders(response.headers, false));
+    for (const chunk of held) this.send(response, chunk);
+  }
+
+  private capture(out: Buffer | string): void {
+    if (!this.captured) return;
+    const limit = this.deps.config.logging.maxBodyBytes;
+    if (this.capturedBytes >= limit) return;
+    const chunk = typeof out === "string" ? Buffer.from(out) : out;
+    this.captured.push(chunk);
+    this.capturedBytes += chunk.length;
+  }
+
+  /** The client drained its buffer: let the upstream's bytes flow again. */
+  resumeUpstream(): void {
+    this.upstreamResponse?.resume();
+  }
+
+  private async finish(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    clearTimeout(this.timer);
+    this.deps.keeper.untrack(this.init.reservationId);
+    const result = this.meter ? await this.meter.result() : null;
+    const { tokens, estimated } = this.usage(result);
+    const raw = costOf(tokens, this.init.price);
+    // An estimate never charges more than the worst case that was reserved for the request.
+    const cost = estimated ? Math.min(raw, this.init.reserved) : raw;
+    const endedAt = performance.now();
+    const latencyMs = endedAt - this.init.arrivedAt;
+    const status = this.status === 0 ? statusWithoutResponse(this.outcome, this.res) : this.status;
+    const failed = status >= 400 || this.outcome !== "completed";
+    const now = this.deps.now();
+
+    this.deps.settlements.submit({
+      ref: this.init.ref,
+      input: {
+        reservationId: this.init.reservationId,
+        cost,
+        promptTokens: tokens.promptTokens,
+        completionTokens: tokens.completionTokens,
+        failed,
+        estimated,
+        latencyMs,
+        now,
+        periods: this.deps.calendar.at(now),
+        day: this.deps.calendar.dayOf(now),
+      },
+    });
+
+    const finished: FinishedRequest = {
+      requestId: this.init.requestId,
+      method: this.req.method ?? "GET",
+      path: this.init.path,
+      accountId: this.init.ref.accountId,
+      keyId: this.init.ref.keyId,
+      keyName: this.init.keyName,
+      model: this.init.model,
+      status,
+      outcome: this.outcome,
+      promptTokens: tokens.promptTokens,
+      completionTokens: tokens.completionTokens,
+      cost,
+      estimated,
+      reserved: this.init.reserved,
+      latencyMs,
+      upstreamTtfbMs: this.firstByteAt > 0 ? this.firstByteAt - this.forwardedAt : null,
+      gatewayMs: (this.forwardedAt || endedAt) - this.init.arrivedAt,
+    };
+    if (this.captured) {
+      const limit = this.deps.config.logging.maxBodyBytes;
+      finished.requestBody = this.init.body.subarray(0, limit).toString("utf8");
+      finished.responseBody = Buffer.concat(this.captured).subarray(0, limit).toString("utf8");
+    }
+    this.deps.finished(finished);
+  }
+
+  /**
+   * The usage to bill: what the upstream reported; for an upstream error status, only what it reported;
+   * otherwise (no report, or a stream cut short) an estimate from the traffic, marked as such. Nothing is
+   * charged when the upstream never got to answer (refused, timed out).
+   */
+  private usage(result: Awaited<ReturnType<ResponseMeter["result"]>> | null): {
+    tokens: TokenCounts;
+    estimated: boolean;
+  } {
+    const reported = result?.usage ?? {};
+    if (isComplete(reported)) return { tokens: reported, estimated: false };
+    if (this.outcome === "upstream_unavailable" || this.outcome === "upstream_timeout") {
+      return { tokens: { promptTokens: 0, completionTokens: 0 }, estimated: false };
+    }
+    if (this.status >= 400 && this.outcome === "completed") {
+      return {
+        tokens: {
+          promptTokens: reported.promptTokens ?? 0,
+          completionTokens: reported.completionTokens ?? 0,
+        },
+        estimated: false,
+      };
+    }
+    const tokens = estimatedUsage(
+      reported,
+      this.init.body.length,
+      this.meter?.bytes ?? 0,
+      result?.events ?? null,
+      this.deps.config.estimate,
+    );
+    return { tokens, estimated: true };
+  }
+}
+
+export function exchangeOf(target: object): Exchange | undefined {
+  return (target as Tagged)[EXCHANGE];
+}
+
+function statusWithoutResponse(outcome: Outcome, res: ServerResponse): number {
+  if (outcome === "client_aborted") return 499;
+  return res.headersSent ? res.statusCode : 502;
+}
+
+function upstreamMessage(error: NodeJS.ErrnoException): string {
+  const code = error.code ? ` (${error.code})` : "";
+  return `The model server could not be reached${code}.`;
+}
+
+function onUpstreamData(this: IncomingMessage, chunk: Buffer): void {
+  exchangeOf(this)?.onUpstreamData(this, chunk);
+}
+
+function onUpstreamEnd(this: IncomingMessage): void {
+  exchangeOf(this)?.onUpstreamEnd(this);
+}
+
+function onUpstreamClose(this: IncomingMessage): void {
+  exchangeOf(this)?.onUpstreamClose(this);
+}
+
+function onClientClose(this: ServerResponse): void {
+  exchangeOf(this)?.onClientClose();
+}
+
+function onClientDrain(this: ServerResponse): void {
+  exchangeOf(this)?.resumeUpstream();
+}
+
+function onUpstreamTimeout(exchange: Exchange): void {
+  exchange.onTimeout();
+}
+
+function onProxyError(error: Error, req: IncomingMessage): void {
+  exchangeOf(req)?.onUpstreamError(error as NodeJS.ErrnoException);
+}

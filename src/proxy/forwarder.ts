@@ -1,0 +1,195 @@
+// Forwarding: everything the gateway does not answer itself goes through here, in one direction —
+// authenticate (cached mapping), read the body within the limit, find the model and the worst case, reserve
+// it in Redis (the one round trip before forwarding), then hand the request to an Exchange, which streams
+// it to the upstream with http-proxy-3 and settles it when it ends.
+
+import { randomUUID } from "node:crypto";
+import { Agent as HttpAgent, type IncomingMessage, type ServerResponse } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
+import type { TLSSocket } from "node:tls";
+import { createProxyServer } from "http-proxy-3";
+import type { Authenticator } from "../auth/authenticator.js";
+import { type WorstCase, worstCase } from "../billing/estimate.js";
+import type { Pricing } from "../billing/pricing.js";
+import type { ErrorCode } from "../errors.js";
+import type { Logger } from "../observability/logger.js";
+import type { Forwarder } from "../server/context.js";
+import { sendError } from "../server/respond.js";
+import type { BillingStore, ModelCheck } from "../store/billing-store.js";
+import type { KeyRef } from "../store/key-store.js";
+import { asGatewayError } from "../store/redis.js";
+import { checkDeclaredLength, readBody } from "./body.js";
+import { Exchange, type ExchangeDeps, exchangeOf } from "./exchange.js";
+import { prepareUpstreamHeaders } from "./headers.js";
+import { modelOfPath } from "./models-filter.js";
+import { refusalError } from "./refusals.js";
+import { inspectRequest } from "./request-facts.js";
+
+export interface RefusedRequest {
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  code: ErrorCode;
+  accountId: string | null;
+  keyId: string | null;
+  model: string | null;
+  gatewayMs: number;
+}
+
+export interface ForwarderDeps extends ExchangeDeps {
+  authenticator: Authenticator;
+  billing: BillingStore;
+  pricing: Pricing;
+  logger: Logger;
+  refused: (request: RefusedRequest) => void;
+  /** Reservations of the account found expired (never settled) while reserving. */
+  expiredReservations: (count: number) => void;
+}
+
+export interface ForwardingProxy {
+  forward: Forwarder;
+  close(): void;
+}
+
+const NOTHING: WorstCase = { promptTokens: 0, completionTokens: 0, choices: 1, amount: 0 };
+
+export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
+  const { config } = deps;
+  const target = new URL(config.upstream.url);
+  const agent =
+    target.protocol === "https:"
+      ? new HttpsAgent({ keepAlive: true, scheduling: "lifo" })
+      : new HttpAgent({ keepAlive: true, scheduling: "lifo" });
+  const proxy = createProxyServer({
+    target: config.upstream.url,
+    agent,
+    changeOrigin: true,
+    selfHandleResponse: true,
+    xfwd: false,
+  });
+  proxy.on("proxyReq", (proxyReq, req) => exchangeOf(req)?.onUpstreamRequest(proxyReq));
+  proxy.on("proxyRes", (proxyRes, req) => exchangeOf(req)?.onUpstreamResponse(proxyRes));
+  const upstreamAuthorization = config.upstream.apiKey ? `Bearer ${config.upstream.apiKey}` : undefined;
+  const reservationTtlMs = config.billing.reservationTtlSeconds * 1000;
+
+  async function forward(req: IncomingMessage, res: ServerResponse, requestId: string, arrivedAt: number) {
+    const path = pathOf(req.url);
+    let ref: KeyRef | null = null;
+    let model: string | null = null;
+    try {
+      const credential = await deps.authenticator.resolve(req.headers.authorization);
+      ref = credential.ref;
+      checkDeclaredLength(req, config.limits.maxBodyBytes);
+      const body = await readBody(req, config.limits.maxBodyBytes);
+      const facts = await inspectRequest(body, req.headers["content-type"]);
+      const pathModel = req.method === "GET" ? modelOfPath(path) : null;
+      const check: ModelCheck = pathModel !== null ? { kind: "named", model: pathModel } : facts.model;
+      model = check.kind === "named" ? check.model : null;
+      const price = deps.pricing.priceFor(model);
+      const worst =
+        body.length === 0
+          ? NOTHING
+          : worstCase(body.length, facts.maxOutputTokens, facts.choices, price, config.estimate);
+      const now = deps.now();
+      const periods = deps.calendar.at(now);
+      const reservationId = randomUUID();
+      const reservation = await deps.billing.reserve(ref, {
+        reservationId,
+        amount: worst.amount,
+        now,
+        periods,
+        expiresAt: now + reservationTtlMs,
+        model: check,
+      });
+      if (reservation.expired > 0) deps.expiredReservations(reservation.expired);
+      if (!reservation.ok) throw refusalError(reservation, worst, price, check, periods);
+
+      const strip =
+        config.upstream.injectStreamUsage &&
+        facts.json !== null &&
+        facts.stream &&
+        path.endsWith("/completions") &&
+        !asksForUsage(facts.json);
+      const forwarded = strip ? withStreamUsage(facts.json as Record<string, unknown>) : body;
+      const filterModels = req.method === "GET" && path === "/v1/models" ? reservation.allowedModels : null;
+      prepareUpstreamHeaders(req, {
+        requestId,
+        callerToken: credential.token,
+        upstreamAuthorization,
+        bodyLength: forwarded.length,
+        identityEncoding: strip || filterModels !== null,
+        protocol: (req.socket as TLSSocket).encrypted ? "https" : "http",
+      });
+      new Exchange(req, res, deps, {
+        requestId,
+        arrivedAt,
+        ref,
+        keyName: reservation.keyName,
+        logBodies: reservation.logBodies && config.logging.bodies,
+        model,
+        path,
+        price,
+        worst,
+        reservationId,
+        reserved: worst.amount,
+        body: forwarded,
+        strip,
+        filterModels,
+      }).start(proxy);
+    } catch (error) {
+      refuse(error);
+    }
+
+    function refuse(error: unknown): void {
+      if (res.destroyed) return; // the client is gone; there is no one to answer
+      const failure = asGatewayError(error);
+      if (failure.status >= 500)
+        deps.logger.error({ request_id: requestId, err: failure.cause ?? failure }, "request failed");
+      // After refusing a body half-way, close the connection rather than read the rest of it.
+      if (failure.code === "payload_too_large") res.shouldKeepAlive = false;
+      sendError(res, failure);
+      deps.refused({
+        requestId,
+        method: req.method ?? "GET",
+        path,
+        status: failure.status,
+        code: failure.code,
+        accountId: ref?.accountId ?? null,
+        keyId: ref?.keyId ?? null,
+        model,
+        gatewayMs: performance.now() - arrivedAt,
+      });
+    }
+  }
+
+  return {
+    forward: (req, res, requestId, arrivedAt) => void forward(req, res, requestId, arrivedAt),
+    close: () => {
+      proxy.close();
+      agent.destroy();
+    },
+  };
+}
+
+export function pathOf(url: string | undefined): string {
+  if (url === undefined) return "/";
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
+}
+
+function asksForUsage(body: Record<string, unknown>): boolean {
+  const options = body.stream_options;
+  return (
+    typeof options === "object" &&
+    options !== null &&
+    (options as { include_usage?: unknown }).include_usage === true
+  );
+}
+
+/** The body with stream_options.include_usage set, so that the upstream reports exact usage at the end. */
+function withStreamUsage(body: Record<string, unknown>): Buffer {
+  const options =
+    typeof body.stream_options === "object" && body.stream_options !== null ? body.stream_options : {};
+  return Buffer.from(JSON.stringify({ ...body, stream_options: { ...options, include_usage: true } }));
+}

@@ -1,0 +1,60 @@
+// The endpoints the gateway answers itself on the public port. /healthz and /readyz need no key; /v1/key
+// and /v1/balance need a key that is known, not revoked and not expired, but cost nothing and answer even
+// when the budget or the balance is used up, so that a client can always read where it stands.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { assertUsable } from "../auth/key-status.js";
+import { rublesForJson } from "../billing/money.js";
+import { GatewayError } from "../errors.js";
+import { budgetView, CURRENCY, keyView } from "../services/views.js";
+import type { AccountRecord, KeyRecord } from "../store/records.js";
+import type { GatewayContext } from "./context.js";
+import { sendJson } from "./respond.js";
+
+export type LocalRoute = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: GatewayContext,
+) => Promise<void> | void;
+
+export const LOCAL_ROUTES: ReadonlyMap<string, LocalRoute> = new Map<string, LocalRoute>([
+  ["/healthz", (_req, res) => sendJson(res, 200, { status: "ok" })],
+  ["/readyz", readyz],
+  ["/v1/key", key],
+  ["/v1/balance", balance],
+]);
+
+/** Methods the local routes answer; anything else gets 405. */
+export const LOCAL_METHODS = "GET, HEAD";
+
+async function readyz(_req: IncomingMessage, res: ServerResponse, ctx: GatewayContext): Promise<void> {
+  const problem = await ctx.readiness();
+  if (problem === null) sendJson(res, 200, { status: "ready" });
+  else sendJson(res, 503, { status: "unavailable", reason: problem });
+}
+
+async function key(req: IncomingMessage, res: ServerResponse, ctx: GatewayContext): Promise<void> {
+  const { key } = await usableKey(req, ctx);
+  sendJson(res, 200, keyView(key, ctx.now(), ctx.calendar));
+}
+
+async function balance(req: IncomingMessage, res: ServerResponse, ctx: GatewayContext): Promise<void> {
+  const { key, account } = await usableKey(req, ctx);
+  sendJson(res, 200, {
+    account_id: account.id,
+    balance: rublesForJson(account.balance),
+    currency: CURRENCY,
+    key: { id: key.id, name: key.name, budget: budgetView(key, ctx.now(), ctx.calendar) },
+  });
+}
+
+async function usableKey(
+  req: IncomingMessage,
+  ctx: GatewayContext,
+): Promise<{ key: KeyRecord; account: AccountRecord }> {
+  const { ref } = await ctx.authenticator.resolve(req.headers.authorization);
+  const { key, account } = await ctx.keys.getWithAccount(ref);
+  if (!key || !account) throw new GatewayError("invalid_api_key");
+  assertUsable(key, ctx.now());
+  return { key, account };
+}

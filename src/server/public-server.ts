@@ -1,0 +1,55 @@
+// The public listener's request handler: assigns the request id, answers the local routes, and hands every
+// other request to the forwarder. Routing is one map lookup on the path; nothing is compiled per request.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { performance } from "node:perf_hooks";
+import { GatewayError } from "../errors.js";
+import { asGatewayError } from "../store/redis.js";
+import type { Forwarder, GatewayContext } from "./context.js";
+import { LOCAL_METHODS, LOCAL_ROUTES, type LocalRoute } from "./local-routes.js";
+import { requestIdFor } from "./request-id.js";
+import { sendError } from "./respond.js";
+
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export function createPublicHandler(ctx: GatewayContext, forward: Forwarder): RequestHandler {
+  return (req, res) => {
+    const arrivedAt = performance.now();
+    const requestId = requestIdFor(req.headers["x-request-id"]);
+    res.setHeader("x-request-id", requestId);
+    const url = req.url ?? "/";
+    const query = url.indexOf("?");
+    const route = LOCAL_ROUTES.get(query === -1 ? url : url.slice(0, query));
+    if (route) answerLocally(route, req, res, ctx, requestId);
+    else forward(req, res, requestId, arrivedAt);
+  };
+}
+
+function answerLocally(
+  route: LocalRoute,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: GatewayContext,
+  requestId: string,
+): void {
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    sendError(
+      res,
+      new GatewayError("method_not_allowed", `${req.method} is not allowed here; use GET`),
+      LOCAL_METHODS,
+    );
+    return;
+  }
+  Promise.resolve()
+    .then(() => route(req, res, ctx))
+    .catch((error: unknown) => {
+      const failure = asGatewayError(error);
+      if (failure.status >= 500) {
+        ctx.logger.error(
+          { request_id: requestId, path: req.url, err: failure.cause ?? failure },
+          "local route failed",
+        );
+      }
+      sendError(res, failure);
+    });
+}

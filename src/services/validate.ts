@@ -1,0 +1,71 @@
+// Rules for what operators and account owners may write, shared by the CLI and the admin API so that both
+// refuse the same input with the same message. Each check names the field it refuses.
+
+import { GatewayError } from "../errors.js";
+
+const ACCOUNT_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+const KEY_ID = /^key_[0-9a-z]{20}$/;
+// C0/C1 control characters and the line/paragraph separators: they would corrupt terminals and log lines.
+const CONTROL = /[\p{Cc}\u2028\u2029]/u;
+export const MAX_NAME_LENGTH = 200;
+export const MAX_MODELS = 100;
+export const MAX_MODEL_LENGTH = 200;
+
+export function validateAccountId(value: unknown): string {
+  if (typeof value !== "string" || !ACCOUNT_ID.test(value)) {
+    throw invalid(
+      `account id must be 1 to 64 characters of lowercase letters, digits, '-' and '_', starting with a letter or digit; got ${describe(value)}`,
+    );
+  }
+  return value;
+}
+
+export function validateKeyId(value: unknown): string {
+  if (typeof value !== "string" || !KEY_ID.test(value)) {
+    throw invalid(
+      `key id must look like key_ followed by 20 lowercase letters or digits; got ${describe(value)}`,
+    );
+  }
+  return value;
+}
+
+export function validateName(value: unknown, what = "name"): string {
+  if (typeof value !== "string") throw invalid(`${what} must be a string; got ${describe(value)}`);
+  const name = value.trim();
+  if (name.length === 0 || name.length > MAX_NAME_LENGTH) {
+    throw invalid(`${what} must be 1 to ${MAX_NAME_LENGTH} characters long`);
+  }
+  if (CONTROL.test(name)) throw invalid(`${what} must not contain control characters`);
+  return name;
+}
+
+/** A list of model names, deduplicated; an empty list is refused (a key that may use no model is useless). */
+export function validateModels(value: unknown): string[] {
+  if (!Array.isArray(value)) throw invalid(`models must be a list of model names; got ${describe(value)}`);
+  const models = [...new Set(value.map((model) => (typeof model === "string" ? model.trim() : model)))];
+  if (models.length === 0) throw invalid("models must name at least one model (omit it to allow all models)");
+  if (models.length > MAX_MODELS) throw invalid(`models may list at most ${MAX_MODELS} models`);
+  for (const model of models) {
+    if (
+      typeof model !== "string" ||
+      model.length === 0 ||
+      model.length > MAX_MODEL_LENGTH ||
+      CONTROL.test(model)
+    ) {
+      throw invalid(
+        `models must hold names of 1 to ${MAX_MODEL_LENGTH} printable characters; got ${describe(model)}`,
+      );
+    }
+  }
+  return models as string[];
+}
+
+function invalid(message: string): GatewayError {
+  return new GatewayError("invalid_request", message);
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return "nothing";
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

@@ -1,0 +1,231 @@
+// The money path's Redis side: one typed function per billing script. reserve() is the one round trip a
+// forwarded request makes before it is forwarded; settle() charges it afterwards, exactly once.
+
+import type { Micros } from "../billing/money.js";
+import { type CurrentPeriods, isPeriod, type Period } from "../billing/periods.js";
+import type { ErrorCode } from "../errors.js";
+import type { KeyRef } from "./key-store.js";
+import { parseModels } from "./records.js";
+import type { RedisKeys } from "./redis-keys.js";
+import { type RedisClient, runScript } from "./scripts.js";
+
+/** Most expired reservations one script call releases; the rest go on the next calls. */
+const PURGE_LIMIT = 100;
+
+/** Upper bounds (ms) of the latency histogram kept in the daily usage counters. */
+export const LATENCY_BUCKETS_MS = [
+  50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000, 120_000, 300_000,
+];
+
+/** The daily-usage field a latency is counted in: lat_le_<bound>, or lat_le_inf beyond the last bound. */
+export function latencyField(ms: number): string {
+  for (const bound of LATENCY_BUCKETS_MS) if (ms <= bound) return `lat_le_${bound}`;
+  return "lat_le_inf";
+}
+
+export type ModelCheck = { kind: "none" } | { kind: "unknown" } | { kind: "named"; model: string };
+
+export interface ReserveInput {
+  reservationId: string;
+  amount: Micros;
+  now: number;
+  periods: CurrentPeriods;
+  expiresAt: number;
+  model: ModelCheck;
+}
+
+export interface Reservation {
+  ok: true;
+  /** Reservations of the account released because they expired unsettled. */
+  expired: number;
+  keyName: string;
+  logBodies: boolean;
+  allowedModels: string[] | null;
+  budget: Micros | null;
+  spent: Micros;
+  keyReserved: Micros;
+  balance: Micros;
+  accountReserved: Micros;
+}
+
+export interface Refusal {
+  ok: false;
+  expired: number;
+  code: Extract<
+    ErrorCode,
+    | "invalid_api_key"
+    | "key_revoked"
+    | "key_expired"
+    | "model_not_allowed"
+    | "budget_exceeded"
+    | "insufficient_balance"
+  >;
+  allowedModels?: string[];
+  budget?: Micros;
+  spent?: Micros;
+  keyReserved?: Micros;
+  period?: Period;
+  balance?: Micros;
+  accountReserved?: Micros;
+}
+
+export interface SettleInput {
+  reservationId: string;
+  cost: Micros;
+  promptTokens: number;
+  completionTokens: number;
+  failed: boolean;
+  estimated: boolean;
+  latencyMs: number;
+  now: number;
+  periods: CurrentPeriods;
+  /** YYYY-MM-DD of `now` in the billing time zone. */
+  day: string;
+}
+
+export interface Settled {
+  duplicate: boolean;
+  expired: number;
+  /** Balance after the charge (absent for a duplicate). */
+  balance?: Micros;
+  budget?: Micros | null;
+  spent?: Micros;
+}
+
+export interface BillingSettings {
+  usageRetentionDays: number;
+  settlementDedupSeconds: number;
+}
+
+export class BillingStore {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: RedisKeys,
+    private readonly settings: BillingSettings,
+  ) {}
+
+  async reserve(ref: KeyRef, input: ReserveInput): Promise<Reservation | Refusal> {
+    const { accountId } = ref;
+    const reply = await runScript(
+      this.redis,
+      "reserve",
+      [
+        this.keys.key(accountId, ref.keyId),
+        this.keys.account(accountId),
+        this.keys.reservations(accountId),
+        this.keys.reservationRecords(accountId),
+        this.keys.reserved(accountId),
+      ],
+      [
+        input.now,
+        input.periods.day.start,
+        input.periods.week.start,
+        input.periods.month.start,
+        input.reservationId,
+        input.amount,
+        input.expiresAt,
+        input.model.kind,
+        input.model.kind === "named" ? input.model.model : "",
+        PURGE_LIMIT,
+      ],
+    );
+    const code = reply[0] as string;
+    const expired = Number(reply[1]);
+    switch (code) {
+      case "ok":
+        return {
+          ok: true,
+          expired,
+          keyName: String(reply[2]),
+          logBodies: reply[3] !== "0",
+          allowedModels: reply[4] ? parseModels(String(reply[4])) : null,
+          budget: reply[5] === "" ? null : Number(reply[5]),
+          spent: Number(reply[6]),
+          keyReserved: Number(reply[7]),
+          balance: Number(reply[8]),
+          accountReserved: Number(reply[9]),
+        };
+      case "model_not_allowed":
+        return { ok: false, expired, code, allowedModels: parseModels(String(reply[2])) };
+      case "budget_exceeded":
+        return {
+          ok: false,
+          expired,
+          code,
+          budget: Number(reply[2]),
+          spent: Number(reply[3]),
+          keyReserved: Number(reply[4]),
+          period: isPeriod(reply[5]) ? reply[5] : "month",
+        };
+      case "insufficient_balance":
+        return { ok: false, expired, code, balance: Number(reply[2]), accountReserved: Number(reply[3]) };
+      case "invalid_api_key":
+      case "key_revoked":
+      case "key_expired":
+        return { ok: false, expired, code };
+      default:
+        throw new Error(`reserve script answered an unknown code ${JSON.stringify(code)}`);
+    }
+  }
+
+  async settle(ref: KeyRef, input: SettleInput): Promise<Settled> {
+    const { accountId } = ref;
+    const reply = await runScript(
+      this.redis,
+      "settle",
+      [
+        this.keys.key(accountId, ref.keyId),
+        this.keys.account(accountId),
+        this.keys.reservations(accountId),
+        this.keys.reservationRecords(accountId),
+        this.keys.reserved(accountId),
+        this.keys.usage(accountId, ref.keyId, input.day),
+      ],
+      [
+        input.now,
+        input.periods.day.start,
+        input.periods.week.start,
+        input.periods.month.start,
+        input.reservationId,
+        input.cost,
+        input.promptTokens,
+        input.completionTokens,
+        input.failed ? 1 : 0,
+        input.estimated ? 1 : 0,
+        Math.round(input.latencyMs),
+        latencyField(input.latencyMs),
+        this.settings.usageRetentionDays * 86_400,
+        input.now + this.settings.settlementDedupSeconds * 1000,
+        PURGE_LIMIT,
+      ],
+    );
+    if (reply[0] === "duplicate") return { duplicate: true, expired: Number(reply[1]) };
+    return {
+      duplicate: false,
+      expired: Number(reply[1]),
+      balance: Number(reply[2]),
+      budget: reply[3] === "" ? null : Number(reply[3]),
+      spent: Number(reply[4]),
+    };
+  }
+
+  /** Moves the expiry of running requests' reservations forward; returns how many were extended. */
+  async extend(accountId: string, reservationIds: readonly string[], expiresAt: number): Promise<number> {
+    if (reservationIds.length === 0) return 0;
+    const extended = await runScript<number>(
+      this.redis,
+      "extendReservations",
+      [this.keys.reservations(accountId)],
+      [expiresAt, ...reservationIds],
+    );
+    return Number(extended);
+  }
+
+  /** What the account's requests in flight hold: the whole account and each key (µ₽). */
+  async reserved(accountId: string): Promise<{ account: Micros; keys: Record<string, Micros> }> {
+    const hash = await this.redis.hgetall(this.keys.reserved(accountId));
+    const keys: Record<string, Micros> = {};
+    for (const [field, value] of Object.entries(hash)) if (field !== "*") keys[field] = Number(value);
+    return { account: Number(hash["*"] ?? 0), keys };
+  }
+}

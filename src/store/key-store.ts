@@ -1,0 +1,145 @@
+// API keys in Redis. A key is found by the SHA-256 of its value through a single-key mapping that never
+// changes once written (so the gateway may cache it); everything that can change — revocation, budget,
+// spent amount — lives in the key record, which is read on every request.
+
+import { formatRubles, type Micros } from "../billing/money.js";
+import type { Period } from "../billing/periods.js";
+import { GatewayError } from "../errors.js";
+import { accountNotFound } from "./account-store.js";
+import { type AccountRecord, type KeyRecord, parseAccount, parseKey } from "./records.js";
+import type { RedisKeys } from "./redis-keys.js";
+import { type RedisClient, runScript } from "./scripts.js";
+
+export interface NewKey {
+  id: string;
+  accountId: string;
+  name: string;
+  hint: string;
+  hash: string;
+  createdAt: number;
+  expiresAt: number | null;
+  budget: Micros | null;
+  period: Period;
+  periodStart: number;
+  allowedModels: string[] | null;
+  logBodies: boolean;
+}
+
+/** Where a key hash points: the account and key id. */
+export interface KeyRef {
+  accountId: string;
+  keyId: string;
+}
+
+export class KeyStore {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  async create(key: NewKey): Promise<void> {
+    const [code, balance] = await runScript(
+      this.redis,
+      "createKey",
+      [
+        this.keys.account(key.accountId),
+        this.keys.key(key.accountId, key.id),
+        this.keys.accountKeys(key.accountId),
+      ],
+      [
+        key.createdAt,
+        key.id,
+        key.accountId,
+        key.name,
+        key.hint,
+        key.expiresAt ?? "",
+        key.budget ?? "",
+        key.period,
+        key.periodStart,
+        key.allowedModels ? JSON.stringify(key.allowedModels) : "",
+        key.logBodies ? "1" : "0",
+      ],
+    );
+    if (code === "account_not_found") throw accountNotFound(key.accountId);
+    if (code === "insufficient_balance") {
+      throw new GatewayError(
+        "insufficient_balance",
+        `cannot create a key for account ${key.accountId}: its balance is not positive (${formatRubles(Number(balance))} RUB); top it up first`,
+      );
+    }
+    if (code === "key_exists") throw new GatewayError("internal_error", "key id collision; try again");
+    // The lookups are written once the record exists, so that a refused creation writes nothing at all.
+    await Promise.all([
+      this.redis.set(this.keys.keyHash(key.hash), `${key.accountId}:${key.id}`, "NX"),
+      this.redis.set(this.keys.keyAccount(key.id), key.accountId, "NX"),
+    ]);
+  }
+
+  /** The key a hash belongs to, or null when no key has that hash. */
+  async lookup(hash: string): Promise<KeyRef | null> {
+    const value = await this.redis.get(this.keys.keyHash(hash));
+    if (value === null) return null;
+    const separator = value.indexOf(":");
+    return { accountId: value.slice(0, separator), keyId: value.slice(separator + 1) };
+  }
+
+  async get(ref: KeyRef): Promise<KeyRecord | null> {
+    return parseKey(await this.redis.hgetall(this.keys.key(ref.accountId, ref.keyId)));
+  }
+
+  /** The key record and its account's record, read in one round trip. */
+  async getWithAccount(ref: KeyRef): Promise<{ key: KeyRecord | null; account: AccountRecord | null }> {
+    const results = await this.redis
+      .pipeline()
+      .hgetall(this.keys.key(ref.accountId, ref.keyId))
+      .hgetall(this.keys.account(ref.accountId))
+      .exec();
+    const [keyResult, accountResult] = results ?? [];
+    if (keyResult?.[0]) throw keyResult[0];
+    if (accountResult?.[0]) throw accountResult[0];
+    return {
+      key: parseKey(keyResult?.[1] as Record<string, string>),
+      account: parseAccount(accountResult?.[1] as Record<string, string>),
+    };
+  }
+
+  /** Finds a key by its id alone (as the CLI and the admin API name keys). */
+  async findById(keyId: string): Promise<KeyRecord | null> {
+    const accountId = await this.redis.get(this.keys.keyAccount(keyId));
+    return accountId === null ? null : this.get({ accountId, keyId });
+  }
+
+  async requireById(keyId: string): Promise<KeyRecord> {
+    const key = await this.findById(keyId);
+    if (!key) throw new GatewayError("key_not_found", `no key with id ${keyId}`);
+    return key;
+  }
+
+  /** The account's keys, oldest first. */
+  async list(accountId: string): Promise<KeyRecord[]> {
+    const ids = await this.redis.zrange(this.keys.accountKeys(accountId), "0", "-1");
+    if (ids.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hgetall(this.keys.key(accountId, id));
+    const results = (await pipeline.exec()) ?? [];
+    const keys: KeyRecord[] = [];
+    for (const [error, hash] of results) {
+      if (error) throw error;
+      const key = parseKey(hash as Record<string, string>);
+      if (key) keys.push(key);
+    }
+    return keys;
+  }
+
+  /** Revokes a key; returns when it was revoked (the first time, if it already was) and whether it already was. */
+  async revoke(ref: KeyRef, now: number): Promise<{ revokedAt: number; alreadyRevoked: boolean }> {
+    const [code, revokedAt] = await runScript(
+      this.redis,
+      "revokeKey",
+      [this.keys.key(ref.accountId, ref.keyId)],
+      [now],
+    );
+    if (code === "key_not_found") throw new GatewayError("key_not_found", `no key with id ${ref.keyId}`);
+    return { revokedAt: Number(revokedAt), alreadyRevoked: code === "already_revoked" };
+  }
+}

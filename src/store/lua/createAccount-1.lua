@@ -1,0 +1,18 @@
+--[[
+  Creates an account with an opening balance. Refuses an id that is already taken, so that creating an
+  account twice can never reset a balance.
+
+  KEYS[1]  account hash        {a:<account>}:account
+
+  ARGV[1]  account id
+  ARGV[2]  name
+  ARGV[3]  opening balance (µ₽, integer >= 0)
+  ARGV[4]  now (ms)
+
+  Returns  {'ok'} | {'account_exists'}
+]]
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return { 'account_exists' }
+end
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'name', ARGV[2], 'balance', ARGV[3], 'created_at', ARGV[4])
+return { 'ok' }

@@ -1,0 +1,41 @@
+--[[
+  Creates an API key record for an account, only while the account's balance is positive. Nothing is
+  written when the account is missing or its balance is zero or less. The key's value is never seen
+  here: the gateway stores the hash -> key mapping separately once this script has succeeded.
+
+  KEYS[1]  account hash        {a:<account>}:account
+  KEYS[2]  key record hash     {a:<account>}:key:<keyId>
+  KEYS[3]  account's keys zset {a:<account>}:keys   (key id scored by creation time)
+
+  ARGV[1]  now (ms), the creation time
+  ARGV[2]  key id
+  ARGV[3]  account id
+  ARGV[4]  name
+  ARGV[5]  hint (last characters of the key value)
+  ARGV[6]  expiry (ms), or '' for never
+  ARGV[7]  budget per period (µ₽), or '' for none
+  ARGV[8]  period: 'day' | 'week' | 'month'
+  ARGV[9]  start of the current period (ms)
+  ARGV[10] allowed models as a JSON array, or '' for all models
+  ARGV[11] log_bodies: '1' | '0'
+
+  Returns  {'ok'} | {'account_not_found'} | {'insufficient_balance', balance} | {'key_exists'}
+]]
+local balance = redis.call('HGET', KEYS[1], 'balance')
+if not balance then
+  return { 'account_not_found' }
+end
+if tonumber(balance) <= 0 then
+  return { 'insufficient_balance', tonumber(balance) }
+end
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  return { 'key_exists' }
+end
+redis.call('HSET', KEYS[2],
+  'id', ARGV[2], 'account', ARGV[3], 'name', ARGV[4], 'hint', ARGV[5], 'created_at', ARGV[1],
+  'period', ARGV[8], 'spent', '0', 'period_start', ARGV[9], 'log_bodies', ARGV[11])
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[2], 'expires_at', ARGV[6]) end
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[2], 'budget', ARGV[7]) end
+if ARGV[10] ~= '' then redis.call('HSET', KEYS[2], 'models', ARGV[10]) end
+redis.call('ZADD', KEYS[3], ARGV[1], ARGV[2])
+return { 'ok' }

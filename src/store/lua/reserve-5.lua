@@ -1,0 +1,89 @@
+--[[
+  Authorises one forwarded request and reserves its worst-case cost, atomically, so that requests running
+  in parallel — on one replica or many — can never together spend more than a key's budget or an
+  account's balance.
+
+  1. Refuses a revoked or expired key, and a model outside the key's list (or a body whose model is
+     unknown, for a key with a list).
+  2. Releases reservations of the account that expired unsettled.
+  3. Rolls the key's spent amount over into the current period.
+  4. Refuses when the budget is used up or cannot cover spent + reserved + this request's worst case.
+  5. Refuses when the balance is not positive or cannot cover what is reserved + this worst case.
+  6. Reserves the amount on the key and the account, with an expiry, under the reservation id.
+
+  KEYS[1]  key record hash           {a:<account>}:key:<keyId>
+  KEYS[2]  account hash              {a:<account>}:account
+  KEYS[3]  reservation expiries zset {a:<account>}:resv
+  KEYS[4]  reservation records hash  {a:<account>}:resv:rec
+  KEYS[5]  reserved totals hash      {a:<account>}:reserved
+
+  ARGV[1]  now (ms)
+  ARGV[2]  start of the current day (ms)
+  ARGV[3]  start of the current week (ms)
+  ARGV[4]  start of the current month (ms)
+  ARGV[5]  reservation id (unique per request)
+  ARGV[6]  amount to reserve (µ₽, integer >= 0)
+  ARGV[7]  reservation expiry (ms)
+  ARGV[8]  model check: 'none' (no body), 'unknown' (a body without a model) or 'named'
+  ARGV[9]  the model, when ARGV[8] is 'named'
+  ARGV[10] most expired reservations to release in this call
+
+  Returns, with `expired` the number of reservations released in step 2:
+    {'ok', expired, name, logBodies, models, budget, spent, keyReserved, balance, accountReserved}
+      models is the JSON list or ''; budget is '' for a key without one; amounts in µ₽ after reserving
+    {'invalid_api_key', expired}   the record is missing (the mapping outlived it)
+    {'key_revoked', expired}
+    {'key_expired', expired}
+    {'model_not_allowed', expired, models}
+    {'budget_exceeded', expired, budget, spent, keyReserved, period}
+    {'insufficient_balance', expired, balance, accountReserved}
+]]
+--- @include "purgeExpiredReservations"
+--- @include "rollOverPeriod"
+
+local now = tonumber(ARGV[1])
+local record = redis.call('HMGET', KEYS[1],
+  'id', 'name', 'log_bodies', 'models', 'budget', 'expires_at', 'revoked_at', 'period')
+local keyId, name, logBodies, models, budget, expiresAt, revokedAt, period =
+  record[1], record[2], record[3], record[4], record[5], record[6], record[7], record[8]
+
+if not keyId then return { 'invalid_api_key', 0 } end
+if revokedAt then return { 'key_revoked', 0 } end
+if expiresAt and now >= tonumber(expiresAt) then return { 'key_expired', 0 } end
+
+if models and ARGV[8] ~= 'none' then
+  local allowed = false
+  if ARGV[8] == 'named' then
+    for _, model in ipairs(cjson.decode(models)) do
+      if model == ARGV[9] then allowed = true break end
+    end
+  end
+  if not allowed then return { 'model_not_allowed', 0, models } end
+end
+
+local expired = purgeExpiredReservations(KEYS[3], KEYS[4], KEYS[5], ARGV[1], tonumber(ARGV[10]))
+local spent = rollOverPeriod(KEYS[1], { day = ARGV[2], week = ARGV[3], month = ARGV[4] })
+local amount = tonumber(ARGV[6])
+local keyReserved = tonumber(redis.call('HGET', KEYS[5], keyId) or '0')
+
+if budget then
+  local limit = tonumber(budget)
+  if spent >= limit or (amount > 0 and spent + keyReserved + amount > limit) then
+    return { 'budget_exceeded', expired, limit, spent, keyReserved, period }
+  end
+end
+
+local balance = tonumber(redis.call('HGET', KEYS[2], 'balance') or '0')
+local accountReserved = tonumber(redis.call('HGET', KEYS[5], '*') or '0')
+if balance <= 0 or (amount > 0 and balance - accountReserved < amount) then
+  return { 'insufficient_balance', expired, balance, accountReserved }
+end
+
+if amount > 0 then
+  keyReserved = redis.call('HINCRBY', KEYS[5], keyId, ARGV[6])
+  accountReserved = redis.call('HINCRBY', KEYS[5], '*', ARGV[6])
+  redis.call('ZADD', KEYS[3], ARGV[7], ARGV[5])
+  redis.call('HSET', KEYS[4], ARGV[5], keyId .. ' ' .. ARGV[6])
+end
+
+return { 'ok', expired, name, logBodies, models or '', budget or '', spent, keyReserved, balance, accountReserved }

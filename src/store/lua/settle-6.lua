@@ -1,0 +1,74 @@
+--[[
+  Settles one request, atomically and exactly once: releases its reservation, charges its cost to the
+  key's spent amount for the current period and to the account's balance, and adds it to the key's daily
+  usage counters. A settlement retried after its reply was lost (Redis restarted, connection cut) finds
+  its reservation id marked settled and changes nothing.
+
+  The cost is charged even when the reservation has already expired (a request that outlived it), and it
+  may exceed the reservation when the upstream produced more than the worst case allowed for: the spent
+  amount and the balance then go past their limits by that difference rather than losing real usage.
+
+  KEYS[1]  key record hash           {a:<account>}:key:<keyId>
+  KEYS[2]  account hash              {a:<account>}:account
+  KEYS[3]  reservation expiries zset {a:<account>}:resv
+  KEYS[4]  reservation records hash  {a:<account>}:resv:rec
+  KEYS[5]  reserved totals hash      {a:<account>}:reserved
+  KEYS[6]  daily usage hash          {a:<account>}:usage:<keyId>:<YYYY-MM-DD>
+
+  ARGV[1]  now (ms)
+  ARGV[2]  start of the current day (ms)
+  ARGV[3]  start of the current week (ms)
+  ARGV[4]  start of the current month (ms)
+  ARGV[5]  reservation id
+  ARGV[6]  cost (µ₽, integer >= 0)
+  ARGV[7]  prompt tokens
+  ARGV[8]  completion tokens
+  ARGV[9]  1 when the request failed (error status, upstream failure), else 0
+  ARGV[10] 1 when the usage was estimated rather than reported, else 0
+  ARGV[11] latency (ms, integer)
+  ARGV[12] latency histogram field to count this request in, e.g. 'lat_le_250'
+  ARGV[13] seconds to keep the daily usage hash
+  ARGV[14] until when (ms) to remember this reservation id as settled
+  ARGV[15] most expired reservations to release in this call
+
+  Returns
+    {'ok', expired, balance, budget, spent}   budget is '' for a key without one
+    {'duplicate', expired}                    this reservation id was settled before
+]]
+--- @include "purgeExpiredReservations"
+--- @include "rollOverPeriod"
+
+local expired = purgeExpiredReservations(KEYS[3], KEYS[4], KEYS[5], ARGV[1], tonumber(ARGV[15]))
+
+local reservation = redis.call('HGET', KEYS[4], ARGV[5])
+if reservation == 'settled' then
+  return { 'duplicate', expired }
+end
+if reservation then
+  local keyId, amount = string.match(reservation, '^(%S+) (%d+)$')
+  if keyId then releaseReserved(KEYS[5], keyId, amount) end
+end
+redis.call('HSET', KEYS[4], ARGV[5], 'settled')
+redis.call('ZADD', KEYS[3], ARGV[14], ARGV[5])
+
+local spent = rollOverPeriod(KEYS[1], { day = ARGV[2], week = ARGV[3], month = ARGV[4] })
+local balance
+if ARGV[6] ~= '0' then
+  if spent then spent = redis.call('HINCRBY', KEYS[1], 'spent', ARGV[6]) end
+  balance = redis.call('HINCRBY', KEYS[2], 'balance', '-' .. ARGV[6])
+else
+  balance = tonumber(redis.call('HGET', KEYS[2], 'balance') or '0')
+end
+
+redis.call('HINCRBY', KEYS[6], 'requests', 1)
+redis.call('HINCRBY', KEYS[6], 'prompt_tokens', ARGV[7])
+redis.call('HINCRBY', KEYS[6], 'completion_tokens', ARGV[8])
+redis.call('HINCRBY', KEYS[6], 'cost', ARGV[6])
+redis.call('HINCRBY', KEYS[6], 'errors', ARGV[9])
+redis.call('HINCRBY', KEYS[6], 'estimated', ARGV[10])
+redis.call('HINCRBY', KEYS[6], 'latency_ms_sum', ARGV[11])
+redis.call('HINCRBY', KEYS[6], ARGV[12], 1)
+redis.call('EXPIRE', KEYS[6], ARGV[13])
+
+local budget = redis.call('HGET', KEYS[1], 'budget') or ''
+return { 'ok', expired, balance, budget, spent or 0 }

@@ -1,0 +1,63 @@
+// Every Redis key the gateway uses, in one place. Everything that belongs to one account carries the hash
+// tag {a:<account>}, so that a script touching several of them works unchanged on Redis Cluster (all of an
+// account's keys live in one slot). Only the two lookups that must be found without knowing the account —
+// key hash -> key and key id -> account — and the list of accounts stand outside the tag; they are read and
+// written by single-key commands.
+
+export class RedisKeys {
+  constructor(readonly prefix: string) {}
+
+  private tag(accountId: string): string {
+    return `${this.prefix}{a:${accountId}}`;
+  }
+
+  /** hash: id, name, balance (µ₽), created_at (ms) */
+  account(accountId: string): string {
+    return `${this.tag(accountId)}:account`;
+  }
+
+  /** zset: key id -> creation time (ms) */
+  accountKeys(accountId: string): string {
+    return `${this.tag(accountId)}:keys`;
+  }
+
+  /** hash: the key record (see store/records.ts) */
+  key(accountId: string, keyId: string): string {
+    return `${this.tag(accountId)}:key:${keyId}`;
+  }
+
+  /** zset: reservation id -> expiry (ms) */
+  reservations(accountId: string): string {
+    return `${this.tag(accountId)}:resv`;
+  }
+
+  /** hash: reservation id -> "<keyId> <amount>" or "settled" */
+  reservationRecords(accountId: string): string {
+    return `${this.tag(accountId)}:resv:rec`;
+  }
+
+  /** hash: key id -> µ₽ reserved by its requests in flight; "*" -> µ₽ reserved for the whole account */
+  reserved(accountId: string): string {
+    return `${this.tag(accountId)}:reserved`;
+  }
+
+  /** hash: one key's usage counters for one calendar day (YYYY-MM-DD in the billing time zone) */
+  usage(accountId: string, keyId: string, day: string): string {
+    return `${this.tag(accountId)}:usage:${keyId}:${day}`;
+  }
+
+  /** string: SHA-256 of a key value -> "<accountId>:<keyId>"; never changes once written */
+  keyHash(hash: string): string {
+    return `${this.prefix}keyhash:${hash}`;
+  }
+
+  /** string: key id -> account id */
+  keyAccount(keyId: string): string {
+    return `${this.prefix}keyid:${keyId}`;
+  }
+
+  /** zset: account id -> creation time (ms) */
+  accounts(): string {
+    return `${this.prefix}accounts`;
+  }
+}

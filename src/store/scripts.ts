@@ -1,0 +1,77 @@
+// Loads the Lua scripts of src/store/lua (one per file, named <name>-<number of keys>.lua), resolves their
+// `--- @include "<fragment>"` lines from lua/includes/, and registers each with ioredis `defineCommand`, so
+// that it runs by EVALSHA and is reloaded transparently after a Redis restart.
+
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Cluster, Redis } from "ioredis";
+
+const LUA_DIR = fileURLToPath(new URL("./lua/", import.meta.url));
+const SCRIPT_FILE = /^([A-Za-z]+)-(\d+)\.lua$/;
+const INCLUDE = /^--- @include "([A-Za-z]+)"\s*$/gm;
+
+export interface LuaScript {
+  name: string;
+  numberOfKeys: number;
+  lua: string;
+}
+
+export type RedisClient = Redis | Cluster;
+
+/** Script source with its includes expanded in dependency order, each fragment once. */
+export function expandIncludes(source: string, readFragment: (name: string) => string): string {
+  const included = new Set<string>();
+  const expand = (text: string): string =>
+    text.replace(INCLUDE, (_line, name: string) => {
+      if (included.has(name)) return "";
+      included.add(name);
+      return expand(readFragment(name));
+    });
+  return expand(source);
+}
+
+export function loadScripts(dir = LUA_DIR): LuaScript[] {
+  const readFragment = (name: string) => readFileSync(`${dir}includes/${name}.lua`, "utf8");
+  return readdirSync(dir)
+    .map((file) => SCRIPT_FILE.exec(file))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map(([file, name, keys]) => ({
+      name: name as string,
+      numberOfKeys: Number(keys),
+      lua: expandIncludes(readFileSync(dir + file, "utf8"), readFragment),
+    }));
+}
+
+let cached: LuaScript[] | undefined;
+
+export function defineScripts(client: RedisClient): void {
+  cached ??= loadScripts();
+  for (const script of cached) {
+    client.defineCommand(script.name, { numberOfKeys: script.numberOfKeys, lua: script.lua });
+  }
+}
+
+export type ScriptName =
+  | "createAccount"
+  | "topUpAccount"
+  | "createKey"
+  | "revokeKey"
+  | "reserve"
+  | "settle"
+  | "extendReservations";
+
+type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
+
+/**
+ * Runs a script registered by defineScripts; `keys` must match the script's number of keys. Most scripts
+ * answer a list whose first element is a status code; the caller states the shape it expects.
+ */
+export function runScript<Reply = unknown[]>(
+  client: RedisClient,
+  name: ScriptName,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<Reply> {
+  const call = (client as unknown as Record<ScriptName, ScriptCall>)[name];
+  return call.call(client, ...keys, ...args) as Promise<Reply>;
+}

@@ -1,0 +1,82 @@
+// Opens the stores and services on the suite's redis-server under a key prefix of the test's own, so that
+// tests never see each other's data.
+
+import { inject } from "vitest";
+import { randomToken } from "../../src/auth/api-key.js";
+import { PeriodCalendar } from "../../src/billing/periods.js";
+import { AccountService } from "../../src/services/accounts.js";
+import type { ServiceContext } from "../../src/services/context.js";
+import { KeyService } from "../../src/services/keys.js";
+import { AccountStore } from "../../src/store/account-store.js";
+import { BillingStore } from "../../src/store/billing-store.js";
+import { KeyStore } from "../../src/store/key-store.js";
+import { connectRedis, createRedis } from "../../src/store/redis.js";
+import { RedisKeys } from "../../src/store/redis-keys.js";
+import type { RedisClient } from "../../src/store/scripts.js";
+import { TestClock } from "./clock.js";
+
+export interface TestStore {
+  redis: RedisClient;
+  redisKeys: RedisKeys;
+  prefix: string;
+  accounts: AccountStore;
+  keys: KeyStore;
+  billing: BillingStore;
+  calendar: PeriodCalendar;
+  clock: TestClock;
+  context: ServiceContext;
+  accountService: AccountService;
+  keyService: KeyService;
+  /** Every Redis key under this test's prefix. */
+  allKeys(): Promise<string[]>;
+  close(): void;
+}
+
+export function testPrefix(): string {
+  return `test:${randomToken(10)}:`;
+}
+
+export async function openStore(
+  options: { timezone?: string; clock?: TestClock; prefix?: string } = {},
+): Promise<TestStore> {
+  const url = inject("redisUrl");
+  const redis = createRedis({ url }, "gateway");
+  await connectRedis(redis, { url });
+  const prefix = options.prefix ?? testPrefix();
+  const redisKeys = new RedisKeys(prefix);
+  const clock = options.clock ?? new TestClock();
+  const accounts = new AccountStore(redis, redisKeys);
+  const keys = new KeyStore(redis, redisKeys);
+  const calendar = new PeriodCalendar(options.timezone ?? "UTC");
+  const context: ServiceContext = { accounts, keys, calendar, now: clock.now };
+  return {
+    redis,
+    redisKeys,
+    prefix,
+    accounts,
+    keys,
+    billing: new BillingStore(redis, redisKeys, { usageRetentionDays: 30, settlementDedupSeconds: 3600 }),
+    calendar,
+    clock,
+    context,
+    accountService: new AccountService(context),
+    keyService: new KeyService(context),
+    async allKeys() {
+      const found: string[] = [];
+      let cursor = "0";
+      do {
+        const [next, batch] = await (redis as import("ioredis").Redis).scan(
+          cursor,
+          "MATCH",
+          `${prefix}*`,
+          "COUNT",
+          1000,
+        );
+        cursor = next;
+        found.push(...batch);
+      } while (cursor !== "0");
+      return found.sort();
+    },
+    close: () => redis.disconnect(),
+  };
+}

@@ -1,0 +1,435 @@
+// The reserve, settle and extend scripts against a real Redis: the money path's guarantees, one by one.
+
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseRubles } from "../../src/billing/money.js";
+import type { ReserveInput, SettleInput } from "../../src/store/billing-store.js";
+import type { KeyRef } from "../../src/store/key-store.js";
+import { openStore, type TestStore } from "../helpers/store.js";
+
+const rub = (text: string) => parseRubles(text, "test amount");
+
+let store: TestStore;
+
+beforeEach(async () => {
+  store = await openStore();
+});
+afterEach(() => store.close());
+
+async function account(balance = "100", id = "acme"): Promise<void> {
+  await store.accountService.create({ id, balance });
+}
+
+async function key(
+  options: { budget?: string; period?: string; ttl?: string; models?: string[]; accountId?: string } = {},
+) {
+  const { record } = await store.keyService.create({
+    accountId: options.accountId ?? "acme",
+    name: "test",
+    budget: options.budget,
+    period: options.period,
+    ttl: options.ttl,
+    models: options.models,
+  });
+  return { ref: { accountId: record.accountId, keyId: record.id } satisfies KeyRef, record };
+}
+
+function reserveInput(amount: number, overrides: Partial<ReserveInput> = {}): ReserveInput {
+  const now = store.clock.now();
+  return {
+    reservationId: randomUUID(),
+    amount,
+    now,
+    periods: store.calendar.at(now),
+    expiresAt: now + 60_000,
+    model: { kind: "none" },
+    ...overrides,
+  };
+}
+
+function settleInput(reservationId: string, cost: number, overrides: Partial<SettleInput> = {}): SettleInput {
+  const now = store.clock.now();
+  return {
+    reservationId,
+    cost,
+    promptTokens: 10,
+    completionTokens: 20,
+    failed: false,
+    estimated: false,
+    latencyMs: 120,
+    now,
+    periods: store.calendar.at(now),
+    day: store.calendar.dayOf(now),
+    ...overrides,
+  };
+}
+
+describe("reserve", () => {
+  it("reserves the amount on the key and the account and returns the key's metadata", async () => {
+    await account("100");
+    const { ref } = await key({ budget: "50", models: ["llama"] });
+    const result = await store.billing.reserve(
+      ref,
+      reserveInput(rub("10"), { model: { kind: "named", model: "llama" } }),
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      keyName: "test",
+      logBodies: true,
+      allowedModels: ["llama"],
+      budget: rub("50"),
+      spent: 0,
+      keyReserved: rub("10"),
+      balance: rub("100"),
+      accountReserved: rub("10"),
+      expired: 0,
+    });
+    expect(await store.billing.reserved("acme")).toEqual({
+      account: rub("10"),
+      keys: { [ref.keyId]: rub("10") },
+    });
+  });
+
+  it("refuses a revoked key with key_revoked", async () => {
+    await account();
+    const { ref } = await key();
+    await store.keys.revoke(ref, store.clock.now());
+    expect(await store.billing.reserve(ref, reserveInput(1))).toMatchObject({
+      ok: false,
+      code: "key_revoked",
+    });
+  });
+
+  it("refuses a key exactly at its expiry time with key_expired, and accepts it one millisecond before", async () => {
+    await account();
+    const { ref, record } = await key({ ttl: "15m" });
+    store.clock.ms = (record.expiresAt as number) - 1;
+    expect(await store.billing.reserve(ref, reserveInput(1))).toMatchObject({ ok: true });
+    store.clock.ms = record.expiresAt as number;
+    expect(await store.billing.reserve(ref, reserveInput(1))).toMatchObject({
+      ok: false,
+      code: "key_expired",
+    });
+  });
+
+  it("answers invalid_api_key when the key record does not exist", async () => {
+    await account();
+    expect(
+      await store.billing.reserve({ accountId: "acme", keyId: "key_00000000000000000000" }, reserveInput(1)),
+    ).toMatchObject({
+      ok: false,
+      code: "invalid_api_key",
+    });
+  });
+
+  it("refuses a model outside the key's list, and a body without a model, but lets a request without a body pass", async () => {
+    await account();
+    const { ref } = await key({ models: ["a", "b"] });
+    expect(
+      await store.billing.reserve(ref, reserveInput(1, { model: { kind: "named", model: "c" } })),
+    ).toMatchObject({
+      ok: false,
+      code: "model_not_allowed",
+      allowedModels: ["a", "b"],
+    });
+    expect(await store.billing.reserve(ref, reserveInput(1, { model: { kind: "unknown" } }))).toMatchObject({
+      ok: false,
+      code: "model_not_allowed",
+    });
+    expect(
+      await store.billing.reserve(ref, reserveInput(1, { model: { kind: "named", model: "b" } })),
+    ).toMatchObject({ ok: true });
+    expect(await store.billing.reserve(ref, reserveInput(0, { model: { kind: "none" } }))).toMatchObject({
+      ok: true,
+    });
+  });
+
+  it("lets a key without a model list use any model, or none", async () => {
+    await account();
+    const { ref } = await key();
+    expect(await store.billing.reserve(ref, reserveInput(1, { model: { kind: "unknown" } }))).toMatchObject({
+      ok: true,
+    });
+    expect(
+      await store.billing.reserve(ref, reserveInput(1, { model: { kind: "named", model: "x" } })),
+    ).toMatchObject({ ok: true });
+  });
+
+  it("accepts a worst case that exactly fills the budget and refuses one micro-ruble more", async () => {
+    await account("100");
+    const { ref } = await key({ budget: "10" });
+    expect(await store.billing.reserve(ref, reserveInput(rub("10") + 1))).toMatchObject({
+      ok: false,
+      code: "budget_exceeded",
+      budget: rub("10"),
+      spent: 0,
+      keyReserved: 0,
+      period: "month",
+    });
+    expect(await store.billing.reserve(ref, reserveInput(rub("10")))).toMatchObject({
+      ok: true,
+      keyReserved: rub("10"),
+    });
+    // Nothing is left while that reservation is held.
+    expect(await store.billing.reserve(ref, reserveInput(1))).toMatchObject({
+      ok: false,
+      code: "budget_exceeded",
+    });
+  });
+
+  it("refuses even a free request once the budget is used up", async () => {
+    await account("100");
+    const { ref } = await key({ budget: "1" });
+    const first = reserveInput(rub("1"));
+    await store.billing.reserve(ref, first);
+    await store.billing.settle(ref, settleInput(first.reservationId, rub("1")));
+    expect(await store.billing.reserve(ref, reserveInput(0))).toMatchObject({
+      ok: false,
+      code: "budget_exceeded",
+      spent: rub("1"),
+    });
+  });
+
+  it("refuses with insufficient_balance when the balance is not positive, even for a free request", async () => {
+    await account("1");
+    const { ref } = await key();
+    const first = reserveInput(rub("1"));
+    await store.billing.reserve(ref, first);
+    await store.billing.settle(ref, settleInput(first.reservationId, rub("1")));
+    expect(await store.billing.reserve(ref, reserveInput(0))).toMatchObject({
+      ok: false,
+      code: "insufficient_balance",
+      balance: 0,
+    });
+  });
+
+  it("counts what is reserved by requests in flight against the balance", async () => {
+    await account("10");
+    const { ref } = await key();
+    expect(await store.billing.reserve(ref, reserveInput(rub("6")))).toMatchObject({ ok: true });
+    expect(await store.billing.reserve(ref, reserveInput(rub("4") + 1))).toMatchObject({
+      ok: false,
+      code: "insufficient_balance",
+      balance: rub("10"),
+      accountReserved: rub("6"),
+    });
+    expect(await store.billing.reserve(ref, reserveInput(rub("4")))).toMatchObject({
+      ok: true,
+      accountReserved: rub("10"),
+    });
+  });
+
+  it("reserves nothing for a request whose worst case is zero", async () => {
+    await account();
+    const { ref } = await key();
+    await store.billing.reserve(ref, reserveInput(0));
+    expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
+    expect(await store.redis.zcard(store.redisKeys.reservations("acme"))).toBe(0);
+  });
+});
+
+describe("settle", () => {
+  it("releases the reservation, charges spent and balance, and counts the day's usage", async () => {
+    await account("100");
+    const { ref } = await key({ budget: "50" });
+    const reservation = reserveInput(rub("10"));
+    await store.billing.reserve(ref, reservation);
+    const settled = await store.billing.settle(
+      ref,
+      settleInput(reservation.reservationId, rub("2.5"), { estimated: true, failed: true, latencyMs: 300 }),
+    );
+    expect(settled).toEqual({
+      duplicate: false,
+      expired: 0,
+      balance: rub("97.5"),
+      budget: rub("50"),
+      spent: rub("2.5"),
+    });
+    expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
+    const usage = await store.redis.hgetall(
+      store.redisKeys.usage("acme", ref.keyId, store.calendar.dayOf(store.clock.now())),
+    );
+    expect(usage).toEqual({
+      requests: "1",
+      prompt_tokens: "10",
+      completion_tokens: "20",
+      cost: String(rub("2.5")),
+      errors: "1",
+      estimated: "1",
+      latency_ms_sum: "300",
+      lat_le_500: "1",
+    });
+    expect(
+      await store.redis.ttl(
+        store.redisKeys.usage("acme", ref.keyId, store.calendar.dayOf(store.clock.now())),
+      ),
+    ).toBeGreaterThan(29 * 86_400);
+  });
+
+  it("charges a settlement only once, however often it is retried", async () => {
+    await account("100");
+    const { ref } = await key({ budget: "50" });
+    const reservation = reserveInput(rub("10"));
+    await store.billing.reserve(ref, reservation);
+    const input = settleInput(reservation.reservationId, rub("3"));
+    await store.billing.settle(ref, input);
+    expect(await store.billing.settle(ref, input)).toEqual({ duplicate: true, expired: 0 });
+    expect(await store.billing.settle(ref, input)).toMatchObject({ duplicate: true });
+    expect((await store.accounts.require("acme")).balance).toBe(rub("97"));
+    expect((await store.keys.get(ref))?.spent).toBe(rub("3"));
+  });
+
+  it("charges the full cost when usage exceeded the reservation, past the budget if it must", async () => {
+    await account("100");
+    const { ref } = await key({ budget: "5" });
+    const reservation = reserveInput(rub("5"));
+    await store.billing.reserve(ref, reservation);
+    expect(await store.billing.settle(ref, settleInput(reservation.reservationId, rub("7")))).toMatchObject({
+      spent: rub("7"),
+      balance: rub("93"),
+    });
+    expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
+  });
+
+  it("charges a request whose reservation had already expired, without releasing anything twice", async () => {
+    await account("100");
+    const { ref } = await key();
+    const reservation = reserveInput(rub("10"));
+    await store.billing.reserve(ref, reservation);
+    store.clock.advance(120_000);
+    const settled = await store.billing.settle(ref, settleInput(reservation.reservationId, rub("4")));
+    expect(settled).toMatchObject({ duplicate: false, expired: 1, balance: rub("96") });
+    expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
+  });
+
+  it("leaves the balance alone for a free request but still counts it", async () => {
+    await account("100");
+    const { ref } = await key();
+    const reservation = reserveInput(0);
+    await store.billing.reserve(ref, reservation);
+    expect(await store.billing.settle(ref, settleInput(reservation.reservationId, 0))).toMatchObject({
+      balance: rub("100"),
+    });
+    const day = store.calendar.dayOf(store.clock.now());
+    expect(await store.redis.hget(store.redisKeys.usage("acme", ref.keyId, day), "requests")).toBe("1");
+  });
+
+  it("forgets settled ids after the dedup window, and releases their markers", async () => {
+    await account("100");
+    const { ref } = await key();
+    const reservation = reserveInput(rub("1"));
+    await store.billing.reserve(ref, reservation);
+    await store.billing.settle(ref, settleInput(reservation.reservationId, rub("1")));
+    expect(
+      await store.redis.hget(store.redisKeys.reservationRecords("acme"), reservation.reservationId),
+    ).toBe("settled");
+    store.clock.advance(3600_000 + 1);
+    // Any later script of the account sweeps the marker; a settled marker does not count as expired.
+    expect(await store.billing.reserve(ref, reserveInput(0))).toMatchObject({ ok: true, expired: 0 });
+    expect(await store.redis.hlen(store.redisKeys.reservationRecords("acme"))).toBe(0);
+    expect(await store.redis.zcard(store.redisKeys.reservations("acme"))).toBe(0);
+  });
+});
+
+describe("reservations that are never settled", () => {
+  it("expire by themselves and give the budget and balance back", async () => {
+    await account("10");
+    const { ref } = await key({ budget: "10" });
+    await store.billing.reserve(ref, reserveInput(rub("10")));
+    expect(await store.billing.reserve(ref, reserveInput(1))).toMatchObject({
+      ok: false,
+      code: "budget_exceeded",
+    });
+    store.clock.advance(60_000);
+    expect(await store.billing.reserve(ref, reserveInput(rub("10")))).toMatchObject({
+      ok: true,
+      expired: 1,
+      keyReserved: rub("10"),
+    });
+  });
+
+  it("stay alive while extended, and extension never revives a released one", async () => {
+    await account("10");
+    const { ref } = await key();
+    const running = reserveInput(rub("4"));
+    const released = reserveInput(rub("4"));
+    await store.billing.reserve(ref, running);
+    await store.billing.reserve(ref, released);
+    await store.billing.settle(ref, settleInput(released.reservationId, rub("1")));
+    await store.redis.hdel(store.redisKeys.reservationRecords("acme"), released.reservationId);
+    await store.redis.zrem(store.redisKeys.reservations("acme"), released.reservationId);
+
+    store.clock.advance(50_000);
+    expect(
+      await store.billing.extend(
+        "acme",
+        [running.reservationId, released.reservationId],
+        store.clock.now() + 60_000,
+      ),
+    ).toBe(1);
+    expect(await store.redis.zscore(store.redisKeys.reservations("acme"), released.reservationId)).toBeNull();
+    // An extension to an earlier time does not shorten it.
+    expect(await store.billing.extend("acme", [running.reservationId], store.clock.now())).toBe(0);
+    store.clock.advance(50_000);
+    expect(await store.billing.reserve(ref, reserveInput(0))).toMatchObject({
+      ok: true,
+      expired: 0,
+      accountReserved: rub("4"),
+    });
+  });
+});
+
+describe("amounts near the largest the gateway holds", () => {
+  it("keep every micro-ruble through top-ups and charges", async () => {
+    await account("999999999.999998");
+    const { ref } = await key();
+    await store.accounts.topUp("acme", 1);
+    expect((await store.accounts.require("acme")).balance).toBe(999_999_999_999_999);
+    await expect(store.accounts.topUp("acme", 1)).rejects.toMatchObject({ code: "invalid_request" });
+    const reservation = reserveInput(999_999_999_999_998);
+    expect(await store.billing.reserve(ref, reservation)).toMatchObject({
+      ok: true,
+      accountReserved: 999_999_999_999_998,
+    });
+    expect(
+      await store.billing.settle(ref, settleInput(reservation.reservationId, 999_999_999_999_997)),
+    ).toMatchObject({
+      balance: 2,
+      spent: 999_999_999_999_997,
+    });
+  });
+});
+
+describe("under concurrency", () => {
+  it("never reserves more than the budget, whatever the number of parallel requests", async () => {
+    await account("1000");
+    const { ref } = await key({ budget: "10" });
+    const results = await Promise.all(
+      Array.from({ length: 200 }, () => store.billing.reserve(ref, reserveInput(rub("0.3")))),
+    );
+    const accepted = results.filter((r) => r.ok).length;
+    expect(accepted).toBe(33); // 33 × 0.3 = 9.9 ≤ 10 < 34 × 0.3
+    expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.code === "budget_exceeded")).toBe(true);
+    expect((await store.billing.reserved("acme")).account).toBe(33 * rub("0.3"));
+  });
+
+  it("keeps the balance exact under parallel top-ups and charges", async () => {
+    await account("1000");
+    const { ref } = await key();
+    const charges = Array.from({ length: 150 }, (_, i) => ({ id: randomUUID(), cost: 1_000 + i }));
+    for (const charge of charges)
+      await store.billing.reserve(ref, reserveInput(charge.cost, { reservationId: charge.id }));
+    const topUps = Array.from({ length: 150 }, (_, i) => 7 + i);
+    await Promise.all([
+      ...charges.map((charge) => store.billing.settle(ref, settleInput(charge.id, charge.cost))),
+      ...topUps.map((amount) => store.accounts.topUp("acme", amount)),
+      // Retries of the same settlements, racing the first attempts: none may charge twice.
+      ...charges.slice(0, 50).map((charge) => store.billing.settle(ref, settleInput(charge.id, charge.cost))),
+    ]);
+    const charged = charges.reduce((sum, c) => sum + c.cost, 0);
+    const added = topUps.reduce((sum, a) => sum + a, 0);
+    expect((await store.accounts.require("acme")).balance).toBe(rub("1000") - charged + added);
+    expect((await store.keys.get(ref))?.spent).toBe(charged);
+    expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
+  });
+});
