@@ -8,9 +8,8 @@ import { type CommonOptions, configFor, withSession } from "./cli/session.js";
 import { ConfigError } from "./config/config-error.js";
 import type { Override } from "./config/load.js";
 import { GatewayError } from "./errors.js";
-import { runGateway } from "./gateway.js";
 import { accountView, keyListView, keyView } from "./services/views.js";
-import { asGatewayError } from "./store/redis.js";
+import { asGatewayError, isRedisError } from "./store/redis.js";
 
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
@@ -42,7 +41,10 @@ function buildProgram(): Command {
       if (options.upstream !== undefined) {
         overrides.push({ path: ["upstream", "url"], value: options.upstream, source: "--upstream" });
       }
-      await runGateway(configFor(options, overrides));
+      const config = configFor(options, overrides);
+      // Loaded on demand: the management commands start faster without the proxy and its dependencies.
+      const { runGateway } = await import("./gateway.js");
+      await runGateway(config);
     });
 
   const accounts = program.command("accounts").description("manage accounts and their ruble balances");
@@ -213,7 +215,9 @@ async function main(argv: string[]): Promise<number> {
     const json = argv.includes("--json");
     if (error instanceof ConfigError) printError(error, false);
     else if (error instanceof GatewayError) printError(error, json);
-    else printError(asGatewayError(error), json);
+    else if (isRedisError(error)) printError(asGatewayError(error), json);
+    // Anything else is a bug: say what it was rather than a generic "internal error".
+    else printError(error instanceof Error ? error : new Error(String(error)), false);
     return EXIT_FAILURE;
   }
 }

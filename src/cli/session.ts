@@ -9,7 +9,7 @@ import type { ServiceContext } from "../services/context.js";
 import { KeyService } from "../services/keys.js";
 import { AccountStore } from "../store/account-store.js";
 import { KeyStore } from "../store/key-store.js";
-import { connectRedis, createRedis } from "../store/redis.js";
+import { closeRedis, connectRedis, createRedis } from "../store/redis.js";
 import { RedisKeys } from "../store/redis-keys.js";
 
 export interface CommonOptions {
@@ -55,6 +55,6 @@ export async function withSession<T>(
       keys: new KeyService(context),
     });
   } finally {
-    redis.disconnect();
+    closeRedis(redis);
   }
 }

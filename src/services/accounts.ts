@@ -35,11 +35,11 @@ export class AccountService {
     return { ...account, balance };
   }
 
-  show(accountId: unknown): Promise<AccountRecord> {
+  async show(accountId: unknown): Promise<AccountRecord> {
     return this.ctx.accounts.require(validateAccountId(accountId));
   }
 
-  list(): Promise<AccountRecord[]> {
+  async list(): Promise<AccountRecord[]> {
     return this.ctx.accounts.list();
   }
 }

@@ -76,7 +76,7 @@ export class KeyService {
     return this.ctx.keys.list(id);
   }
 
-  show(keyId: unknown): Promise<KeyRecord> {
+  async show(keyId: unknown): Promise<KeyRecord> {
     return this.ctx.keys.requireById(validateKeyId(keyId));
   }
 

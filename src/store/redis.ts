@@ -36,17 +36,33 @@ export function createRedis(settings: RedisSettings, role: ConnectionRole): Redi
   return client;
 }
 
-/** Connects, or throws service_unavailable naming the server (without its password). */
+/** Connects, or throws service_unavailable naming the server (without its password) and the real cause. */
 export async function connectRedis(client: RedisClient, settings: RedisSettings): Promise<void> {
+  // ioredis rejects connect() with a bare "Connection is closed."; the cause arrives as an error event.
+  let cause: Error | undefined;
+  const remember = (error: Error) => {
+    cause ??= error;
+  };
+  client.on("error", remember);
   try {
     await client.connect();
   } catch (error) {
+    const reason = (cause ?? (error as Error)).message;
     throw new GatewayError(
       "service_unavailable",
-      `cannot connect to Redis at ${redactUrl(settings.url)}: ${(error as Error).message}`,
-      { cause: error },
+      `cannot connect to Redis at ${redactUrl(settings.url)}: ${reason}`,
+      {
+        cause: cause ?? error,
+      },
     );
+  } finally {
+    client.off("error", remember);
   }
+}
+
+/** Closes a connection without leaving timers behind (ioredis arms one even for a socket that never opened). */
+export function closeRedis(client: RedisClient): void {
+  if (client.status !== "end") client.disconnect();
 }
 
 /** The URL with any password replaced, for messages and logs. */

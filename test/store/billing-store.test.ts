@@ -433,3 +433,54 @@ describe("under concurrency", () => {
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
   });
 });
+
+describe("budget periods in the scripts", () => {
+  it("start the spent amount again at the boundary in the billing time zone, and a lagging replica cannot undo it", async () => {
+    store.close();
+    store = await openStore({ timezone: "Asia/Vladivostok" }); // UTC+10
+    store.clock.set("2026-11-21T13:59:00.000Z"); // 23:59 on Saturday in Vladivostok
+    await account("100");
+    const { ref } = await key({ budget: "10", period: "day" });
+    const first = reserveInput(rub("6"));
+    await store.billing.reserve(ref, first);
+    await store.billing.settle(ref, settleInput(first.reservationId, rub("6")));
+    expect(await store.billing.reserve(ref, reserveInput(rub("5")))).toMatchObject({
+      ok: false,
+      code: "budget_exceeded",
+    });
+
+    store.clock.set("2026-11-21T14:00:00.000Z"); // midnight: a new day
+    const fresh = reserveInput(rub("5"));
+    expect(await store.billing.reserve(ref, fresh)).toMatchObject({ ok: true, spent: 0 });
+    await store.billing.settle(ref, settleInput(fresh.reservationId, rub("5")));
+
+    // A replica whose clock is a second behind still computes yesterday; it must not reset today's spending.
+    const lagging = reserveInput(rub("5"), { now: Date.parse("2026-11-21T13:59:59.000Z") });
+    lagging.periods = store.calendar.at(lagging.now);
+    expect(await store.billing.reserve(ref, lagging)).toMatchObject({
+      ok: true,
+      spent: rub("5"),
+      keyReserved: rub("5"),
+    });
+    expect(await store.billing.reserve(ref, reserveInput(1))).toMatchObject({
+      ok: false,
+      code: "budget_exceeded",
+    });
+  });
+
+  it("charge a request that settles after the boundary to the new period", async () => {
+    await account("100");
+    const { ref } = await key({ budget: "10", period: "month" });
+    store.clock.set("2026-11-30T23:59:59.000Z");
+    const reservation = reserveInput(rub("3"));
+    await store.billing.reserve(ref, reservation);
+    store.clock.set("2026-12-01T00:00:01.000Z");
+    expect(await store.billing.settle(ref, settleInput(reservation.reservationId, rub("2")))).toMatchObject({
+      spent: rub("2"),
+    });
+    expect(await store.keys.get(ref)).toMatchObject({
+      spent: rub("2"),
+      periodStart: Date.parse("2026-12-01T00:00:00Z"),
+    });
+  });
+});

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { estimatedUsage, worstCase } from "../../src/billing/estimate.js";
+import { costOf, Pricing } from "../../src/billing/pricing.js";
+import { configSchema } from "../../src/config/schema.js";
+
+const config = configSchema.parse({
+  pricing: {
+    default: { input: 100, output: 300 },
+    models: {
+      cheap: { input: "0.5", output: "1.25" },
+      long: { input: 1, output: 2, maxOutputTokens: 32_000 },
+    },
+  },
+});
+const pricing = new Pricing(config.pricing);
+
+describe("Pricing", () => {
+  it("uses the model's own price, else the default", () => {
+    expect(pricing.priceFor("cheap")).toEqual({ input: 500_000, output: 1_250_000, maxOutputTokens: 4096 });
+    expect(pricing.priceFor("long").maxOutputTokens).toBe(32_000);
+    expect(pricing.priceFor("unknown")).toEqual({
+      input: 100_000_000,
+      output: 300_000_000,
+      maxOutputTokens: 4096,
+    });
+    expect(pricing.priceFor(null)).toBe(pricing.priceFor("unknown"));
+  });
+});
+
+describe("costOf", () => {
+  it("is prompt × input + completion × output per million tokens, exactly", () => {
+    // 1000 × 100 ₽/M + 500 × 300 ₽/M = 0.1 + 0.15 = 0.25 ₽
+    expect(costOf({ promptTokens: 1000, completionTokens: 500 }, pricing.priceFor(null))).toBe(250_000);
+    // 3 × 0.5 ₽/M + 7 × 1.25 ₽/M = 1.5 + 8.75 µ₽ = 10.25 µ₽, rounded up
+    expect(costOf({ promptTokens: 3, completionTokens: 7 }, pricing.priceFor("cheap"))).toBe(11);
+    expect(costOf({ promptTokens: 0, completionTokens: 0 }, pricing.priceFor(null))).toBe(0);
+  });
+
+  it("stays exact where floating point would not", () => {
+    const price = { input: 755_724_435, output: 0, maxOutputTokens: 1 };
+    // The product passes 2^53: in doubles, ceil(42897354733 × 755724435 / 1e6) comes out one micro-ruble short.
+    expect(Math.ceil((42_897_354_733 * 755_724_435) / 1e6)).toBe(32_418_579_168_591);
+    expect(costOf({ promptTokens: 42_897_354_733, completionTokens: 0 }, price)).toBe(32_418_579_168_592);
+  });
+});
+
+describe("estimates", () => {
+  it("takes the whole body as prompt and the largest output for each choice as the worst case", () => {
+    const worst = worstCase(2000, 100, 2, pricing.priceFor(null), config.estimate);
+    expect(worst).toEqual({ promptTokens: 2000, completionTokens: 200, choices: 2, amount: 260_000 });
+    expect(worstCase(10, null, 1, pricing.priceFor("long"), config.estimate).completionTokens).toBe(32_000);
+  });
+
+  it("estimates missing usage from the traffic, keeping what the upstream did report", () => {
+    expect(estimatedUsage({}, 400, 4000, null, config.estimate)).toEqual({
+      promptTokens: 100,
+      completionTokens: 1000,
+    });
+    expect(estimatedUsage({}, 400, 4000, 17, config.estimate)).toEqual({
+      promptTokens: 100,
+      completionTokens: 17,
+    });
+    expect(estimatedUsage({ promptTokens: 7 }, 400, 4000, 17, config.estimate)).toEqual({
+      promptTokens: 7,
+      completionTokens: 17,
+    });
+  });
+});

@@ -1,0 +1,232 @@
+// The tunnel-gateway binary end to end: `node dist/cli.js …` in a child process against the suite's Redis,
+// as an operator would run it. `npm test` builds dist/ first.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { freePort } from "../helpers/redis-server.js";
+import { testPrefix } from "../helpers/store.js";
+
+const CLI = join(import.meta.dirname, "../../dist/cli.js");
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, ...env, TUNNEL_CONFIG: "" },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+let env: Record<string, string>;
+
+beforeAll(() => {
+  if (!existsSync(CLI))
+    throw new Error("dist/cli.js is missing: run `npm run build` (npm test does it for you)");
+  env = { TUNNEL_REDIS_URL: inject("redisUrl"), TUNNEL_REDIS_PREFIX: testPrefix() };
+});
+
+async function ok(args: string[]): Promise<unknown> {
+  const result = await run([...args, "--json"], env);
+  expect(result.stderr).toBe("");
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+async function fails(args: string[], code: number, message: RegExp): Promise<void> {
+  const result = await run(args, env);
+  expect(result.code).toBe(code);
+  expect(result.stderr).toMatch(message);
+  if (code === 1) expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+}
+
+describe("accounts", () => {
+  it("create, show and top up with JSON output", async () => {
+    const created = await ok(["accounts", "create", "acme", "--name", "Acme Corp", "--balance", "4987.65"]);
+    expect(created).toEqual({
+      id: "acme",
+      name: "Acme Corp",
+      balance: 4987.65,
+      currency: "RUB",
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
+    expect(await ok(["accounts", "topup", "acme", "12.35"])).toMatchObject({ balance: 5000 });
+    expect(await ok(["accounts", "show", "acme"])).toEqual({ ...(created as object), balance: 5000 });
+    expect(await ok(["accounts", "list"])).toEqual([{ ...(created as object), balance: 5000 }]);
+  });
+
+  it("print readable text without --json", async () => {
+    await ok(["accounts", "create", "text-co", "--balance", "5"]);
+    const result = await run(["accounts", "show", "text-co"], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/balance\s+5 RUB/);
+  });
+
+  it("fail with exit 1 and one line on stderr", async () => {
+    await ok(["accounts", "create", "dup"]);
+    await fails(["accounts", "create", "dup"], 1, /^error: account dup already exists\n$/);
+    await fails(["accounts", "topup", "dup", "0"], 1, /amount must be a positive amount/);
+    await fails(["accounts", "topup", "dup", "1e3"], 1, /amount must be a positive amount/);
+    await fails(["accounts", "show", "ghost"], 1, /no account with id ghost/);
+    await fails(["accounts", "create", "Bad Id"], 1, /account id must be/);
+  });
+
+  it("print the error as one JSON line with --json", async () => {
+    const result = await run(["accounts", "show", "ghost", "--json"], env);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: {
+        message: "no account with id ghost",
+        type: "invalid_request_error",
+        code: "account_not_found",
+      },
+    });
+  });
+});
+
+describe("keys", () => {
+  it("create prints the key once with the /v1/key object; list, show and revoke manage it", async () => {
+    await ok(["accounts", "create", "keyco", "--balance", "100"]);
+    const created = (await ok([
+      "keys",
+      "create",
+      "--account",
+      "keyco",
+      "--name",
+      "production",
+      "--budget",
+      "1000",
+      "--period",
+      "month",
+      "--ttl",
+      "30d",
+      "--models",
+      "llama-3-8b,qwen-2",
+      "--no-log-bodies",
+    ])) as Record<string, unknown>;
+    expect(created).toEqual({
+      id: expect.stringMatching(/^key_[0-9a-z]{20}$/),
+      name: "production",
+      account_id: "keyco",
+      created_at: expect.any(String),
+      expires_at: expect.any(String),
+      allowed_models: ["llama-3-8b", "qwen-2"],
+      log_bodies: false,
+      budget: { period: "month", initial: 1000, spent: 0, remaining: 1000, reset_at: expect.any(String) },
+      currency: "RUB",
+      key: expect.stringMatching(/^sk-tunnel-[0-9a-f]{64}$/),
+    });
+    expect(Date.parse(created.expires_at as string) - Date.parse(created.created_at as string)).toBe(
+      30 * 86_400_000,
+    );
+
+    const { key, ...view } = created;
+    const listed = await ok(["keys", "list", "--account", "keyco"]);
+    expect(listed).toEqual([{ ...view, revoked_at: null }]);
+    expect(JSON.stringify(listed)).not.toContain(key as string);
+    expect(await ok(["keys", "show", created.id as string])).toEqual({ ...view, revoked_at: null });
+
+    const revoked = (await ok(["keys", "revoke", created.id as string])) as Record<string, unknown>;
+    expect(revoked.revoked_at).toEqual(expect.any(String));
+    expect(await ok(["keys", "list", "--account", "keyco"])).toEqual([
+      { ...view, revoked_at: revoked.revoked_at },
+    ]);
+  });
+
+  it("shows the key in the text output with a warning that it will not be shown again", async () => {
+    await ok(["accounts", "create", "textkeys", "--balance", "1"]);
+    const result = await run(["keys", "create", "--account", "textkeys", "--name", "dev"], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/sk-tunnel-[0-9a-f]{64}/);
+    expect(result.stdout).toMatch(/only time the key is shown/);
+  });
+
+  it("refuse a key while the balance is not positive, and a lifetime under 15 minutes", async () => {
+    await ok(["accounts", "create", "broke"]);
+    await fails(["keys", "create", "--account", "broke", "--name", "x"], 1, /balance is not positive/);
+    await ok(["accounts", "topup", "broke", "1"]);
+    await fails(
+      ["keys", "create", "--account", "broke", "--name", "x", "--ttl", "14m"],
+      1,
+      /at least 15 minutes/,
+    );
+    expect(await ok(["keys", "list", "--account", "broke"])).toEqual([]);
+  });
+
+  it("exit 2 on usage errors", async () => {
+    await fails(["keys", "create", "--account", "a"], 2, /required option '--name <name>'/);
+    await fails(
+      ["keys", "create", "--account", "a", "--name", "x", "--period", "year"],
+      2,
+      /--period.*invalid/i,
+    );
+    await fails(
+      ["keys", "create", "--account", "a", "--name", "x", "--period", "day"],
+      2,
+      /--period needs --budget/,
+    );
+    await fails(["accounts", "topup", "a"], 2, /missing required argument 'rubles'/);
+    await fails(["accounts", "frobnicate"], 2, /unknown command/);
+    await fails(["keys", "list", "--account", "a", "--bogus"], 2, /unknown option '--bogus'/);
+  });
+});
+
+describe("configuration and connection errors", () => {
+  it("report a bad configuration file with the field and no stack trace", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tunnel-cli-"));
+    const file = join(dir, "bad.yaml");
+    writeFileSync(file, "listen:\n  port: -1\n");
+    await fails(["accounts", "list", "--config", file], 1, /invalid configuration .*bad\.yaml.*listen\.port/);
+  });
+
+  it("report an unreachable Redis without hanging", async () => {
+    const url = `redis://127.0.0.1:${await freePort()}`;
+    await fails(["accounts", "list", "--redis", url], 1, /cannot connect to Redis at redis:\/\/127\.0\.0\.1/);
+  });
+});
+
+describe("serve", () => {
+  it("runs the gateway until SIGTERM and exits 0", async () => {
+    await ok(["accounts", "create", "served", "--balance", "10"]);
+    const { key } = (await ok(["keys", "create", "--account", "served", "--name", "k"])) as { key: string };
+    const port = await freePort();
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [CLI, "serve", "--port", String(port), "--upstream", "http://127.0.0.1:9"],
+      {
+        env: { ...process.env, ...env, TUNNEL_CONFIG: "", TUNNEL_LOG_LEVEL: "warn" },
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    try {
+      let res: Response | undefined;
+      for (let i = 0; i < 100 && !res; i++) {
+        res = await fetch(`http://127.0.0.1:${port}/v1/key`, {
+          headers: { authorization: `Bearer ${key}` },
+        }).catch(() => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 50)));
+      }
+      expect(res?.status).toBe(200);
+      expect(await res?.json()).toMatchObject({ account_id: "served", name: "k" });
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+  });
+
+  it("refuses a bad --port with the setting it overrides", async () => {
+    await fails(["serve", "--port", "http"], 1, /--port \(listen\.port\)/);
+  });
+});

@@ -1,0 +1,94 @@
+// Runs a real gateway in the test process: real HTTP listener, the suite's redis-server under a prefix of
+// the test's own, a stub upstream, an injectable clock, and the log lines captured for inspection.
+
+import { inject } from "vitest";
+import { type Config, type ConfigInput, configSchema } from "../../src/config/schema.js";
+import { type Gateway, startGateway } from "../../src/gateway.js";
+import { createLogger } from "../../src/observability/logger.js";
+import { TestClock } from "./clock.js";
+import { openStore, type TestStore, testPrefix } from "./store.js";
+
+export interface TestGateway {
+  gateway: Gateway;
+  url: string;
+  config: Config;
+  store: TestStore;
+  clock: TestClock;
+  logs: Record<string, unknown>[];
+  /** Creates an account with `balance` rubles and a key on it; returns the key value and id. */
+  newKey(options?: KeyOptions): Promise<{ value: string; id: string; accountId: string }>;
+  fetch(path: string, init?: RequestInit & { key?: string }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export interface KeyOptions {
+  accountId?: string;
+  balance?: string;
+  budget?: string;
+  period?: string;
+  ttl?: string;
+  models?: string[];
+  logBodies?: boolean;
+}
+
+/** A response body as JSON, loosely typed for assertions. */
+export async function json(res: Response): Promise<any> {
+  return res.json();
+}
+
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
+
+export async function startTestGateway(
+  options: { config?: DeepPartial<ConfigInput>; clock?: TestClock; upstreamUrl?: string } = {},
+): Promise<TestGateway> {
+  const clock = options.clock ?? new TestClock();
+  const prefix = testPrefix();
+  const input = options.config ?? {};
+  const config = configSchema.parse({
+    ...input,
+    listen: { host: "127.0.0.1", port: 0, ...input.listen },
+    upstream: { url: options.upstreamUrl ?? "http://127.0.0.1:9", ...input.upstream },
+    redis: { url: inject("redisUrl"), prefix, ...input.redis },
+    logging: { level: "info", ...input.logging },
+  });
+  const logs: Record<string, unknown>[] = [];
+  const logger = createLogger("info", { write: (line: string) => void logs.push(JSON.parse(line)) });
+  const gateway = await startGateway({ config, now: clock.now, logger });
+  const store = await openStore({ clock, prefix, timezone: config.billing.timezone });
+  const accountsMade = new Set<string>();
+
+  return {
+    gateway,
+    url: gateway.url,
+    config,
+    store,
+    clock,
+    logs,
+    async newKey(keyOptions = {}) {
+      const accountId = keyOptions.accountId ?? "acme";
+      if (!accountsMade.has(accountId)) {
+        await store.accountService.create({ id: accountId, balance: keyOptions.balance ?? "1000" });
+        accountsMade.add(accountId);
+      }
+      const { record, value } = await store.keyService.create({
+        accountId,
+        name: "test key",
+        budget: keyOptions.budget,
+        period: keyOptions.period,
+        ttl: keyOptions.ttl,
+        models: keyOptions.models,
+        logBodies: keyOptions.logBodies,
+      });
+      return { value, id: record.id, accountId };
+    },
+    fetch(path, init = {}) {
+      const headers = new Headers(init.headers);
+      if (init.key !== undefined) headers.set("authorization", `Bearer ${init.key}`);
+      return fetch(gateway.url + path, { ...init, headers });
+    },
+    async close() {
+      await gateway.close();
+      store.close();
+    },
+  };
+}
