@@ -13,6 +13,7 @@ import type { Config } from "./config/schema.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { logFinished, logRefused } from "./observability/request-log.js";
 import { createForwarder } from "./proxy/forwarder.js";
+import { InFlight } from "./proxy/in-flight.js";
 import type { GatewayContext } from "./server/context.js";
 import { createPublicHandler } from "./server/public-server.js";
 import { AccountStore } from "./store/account-store.js";
@@ -36,6 +37,8 @@ export interface Gateway {
   redis: RedisClient;
   settlements: SettlementQueue;
   context: GatewayContext;
+  /** Resolves once every forwarded request has finished and every settlement is written to Redis. */
+  settled(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -96,8 +99,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     },
   };
 
+  const inFlight = new InFlight();
   const proxy = createForwarder({
     config,
+    inFlight,
     now,
     calendar,
     settlements,
@@ -123,6 +128,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     redis,
     settlements,
     context,
+    async settled(timeoutMs = 10_000) {
+      await inFlight.idle();
+      await settlements.flush(timeoutMs);
+    },
     async close() {
       server.close();
       server.closeIdleConnections();

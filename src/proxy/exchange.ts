@@ -21,6 +21,7 @@ import { GatewayError } from "../errors.js";
 import { sendError } from "../server/respond.js";
 import type { KeyRef } from "../store/key-store.js";
 import { clientResponseHeaders } from "./headers.js";
+import type { InFlight } from "./in-flight.js";
 import { filterModelList } from "./models-filter.js";
 import { ResponseMeter } from "./response-meter.js";
 import { isComplete } from "./usage.js";
@@ -64,6 +65,7 @@ export interface FinishedRequest {
 
 export interface ExchangeDeps {
   config: Config;
+  inFlight: InFlight;
   now: () => number;
   calendar: PeriodCalendar;
   settlements: SettlementQueue;
@@ -226,9 +228,12 @@ export class Exchange {
   }
 
   onClientClose(): void {
-    if (!this.res.writableFinished && this.outcome === "completed") this.outcome = "client_aborted";
-    // http-proxy-3 destroys the upstream request too; the meter keeps what it has read so far.
-    this.meter?.abort();
+    if (!this.res.writableFinished) {
+      if (this.outcome === "completed") this.outcome = "client_aborted";
+      // http-proxy-3 destroys the upstream request; the meter keeps what it has read so far. (After a
+      // complete response the meter may still be decompressing its copy, and is left to finish.)
+      this.meter?.abort();
+    }
     void this.finish();
   }
 
@@ -320,6 +325,7 @@ export class Exchange {
       finished.responseBody = Buffer.concat(this.captured).subarray(0, limit).toString("utf8");
     }
     this.deps.finished(finished);
+    this.deps.inFlight.end();
   }
 
   /**

@@ -77,6 +77,7 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
     const path = pathOf(req.url);
     let ref: KeyRef | null = null;
     let model: string | null = null;
+    deps.inFlight.begin();
     try {
       const credential = await deps.authenticator.resolve(req.headers.authorization);
       ref = credential.ref;
@@ -139,6 +140,7 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
       }).start(proxy);
     } catch (error) {
       refuse(error);
+      deps.inFlight.end();
     }
 
     function refuse(error: unknown): void {

@@ -11,8 +11,19 @@ import { join } from "node:path";
 export interface RedisServer {
   url: string;
   port: number;
+  dir: string;
   process: ChildProcess;
-  stop(): Promise<void>;
+  /** Stops the server; its data directory is removed unless `keepData`. */
+  stop(options?: { keepData?: boolean }): Promise<void>;
+}
+
+export interface RedisServerOptions {
+  /** Extra redis-server arguments, e.g. ["--appendonly", "yes"]. */
+  args?: string[];
+  /** Port to bind (a free one by default). */
+  port?: number;
+  /** Data directory (a new temporary one by default), to restart a server on its own data. */
+  dir?: string;
 }
 
 export function assertRedisServerInstalled(): void {
@@ -36,12 +47,12 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-export async function startRedisServer(extraArgs: string[] = []): Promise<RedisServer> {
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   assertRedisServerInstalled();
   // A port found free can be taken before redis binds it; try a few times.
   for (let attempt = 0; ; attempt++) {
-    const port = await freePort();
-    const dir = mkdtempSync(join(tmpdir(), "tunnel-redis-"));
+    const port = options.port ?? (await freePort());
+    const dir = options.dir ?? mkdtempSync(join(tmpdir(), "tunnel-redis-"));
     const child = spawn(
       "redis-server",
       [
@@ -55,7 +66,7 @@ export async function startRedisServer(extraArgs: string[] = []): Promise<RedisS
         "no",
         "--dir",
         dir,
-        ...extraArgs,
+        ...(options.args ?? []),
       ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
@@ -71,17 +82,18 @@ export async function startRedisServer(extraArgs: string[] = []): Promise<RedisS
       return {
         url: `redis://127.0.0.1:${port}`,
         port,
+        dir,
         process: child,
-        async stop() {
+        async stop(stopOptions = {}) {
           if (child.exitCode === null) {
             child.kill("SIGTERM");
             await once(child, "exit");
           }
-          rmSync(dir, { recursive: true, force: true });
+          if (!stopOptions.keepData) rmSync(dir, { recursive: true, force: true });
         },
       };
     }
-    rmSync(dir, { recursive: true, force: true });
-    if (attempt >= 4) throw new Error("redis-server did not start");
+    if (!options.dir) rmSync(dir, { recursive: true, force: true });
+    if (attempt >= 4 || options.port !== undefined) throw new Error("redis-server did not start");
   }
 }

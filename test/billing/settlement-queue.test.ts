@@ -1,0 +1,143 @@
+// No settlement may be lost: one that fails because Redis is away is retried until Redis is back, and
+// charges exactly once. The test stops a Redis of its own (with append-only persistence, so that the
+// data survives) in the middle and starts it again on the same port and data.
+
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { PeriodCalendar } from "../../src/billing/periods.js";
+import { SettlementQueue } from "../../src/billing/settlement-queue.js";
+import { AccountService } from "../../src/services/accounts.js";
+import { KeyService } from "../../src/services/keys.js";
+import { AccountStore } from "../../src/store/account-store.js";
+import { BillingStore } from "../../src/store/billing-store.js";
+import { KeyStore } from "../../src/store/key-store.js";
+import { connectRedis, createRedis } from "../../src/store/redis.js";
+import { RedisKeys } from "../../src/store/redis-keys.js";
+import type { RedisClient } from "../../src/store/scripts.js";
+import { TestClock } from "../helpers/clock.js";
+import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";
+
+let server: RedisServer | undefined;
+let redis: RedisClient | undefined;
+
+afterEach(async () => {
+  redis?.disconnect();
+  await server?.stop();
+});
+
+describe("SettlementQueue", () => {
+  it("retries a settlement while Redis is away and charges it exactly once when Redis is back", async () => {
+    server = await startRedisServer({ args: ["--appendonly", "yes", "--appendfsync", "always"] });
+    const { port, dir } = server;
+    redis = createRedis({ url: server.url }, "gateway");
+    await connectRedis(redis, { url: server.url });
+    const keys = new RedisKeys("q:");
+    const clock = new TestClock();
+    const calendar = new PeriodCalendar("UTC");
+    const context = {
+      accounts: new AccountStore(redis, keys),
+      keys: new KeyStore(redis, keys),
+      calendar,
+      now: clock.now,
+    };
+    const billing = new BillingStore(redis, keys, { usageRetentionDays: 1, settlementDedupSeconds: 3600 });
+    await new AccountService(context).create({ id: "acme", balance: "10" });
+    const { record } = await new KeyService(context).create({ accountId: "acme", name: "k" });
+    const ref = { accountId: "acme", keyId: record.id };
+    const reservationId = randomUUID();
+    const now = clock.now();
+    await billing.reserve(ref, {
+      reservationId,
+      amount: 3_000_000,
+      now,
+      periods: calendar.at(now),
+      expiresAt: now + 600_000,
+      model: { kind: "none" },
+    });
+
+    const retried: string[] = [];
+    const pending: number[] = [];
+    const queue = new SettlementQueue(billing, {
+      retrying: (settlement) => retried.push(settlement.input.reservationId),
+      pendingChanged: (n) => pending.push(n),
+    });
+
+    await server.stop({ keepData: true });
+    queue.submit({
+      ref,
+      input: {
+        reservationId,
+        cost: 1_250_000,
+        promptTokens: 1,
+        completionTokens: 2,
+        failed: false,
+        estimated: false,
+        latencyMs: 10,
+        now,
+        periods: calendar.at(now),
+        day: calendar.dayOf(now),
+      },
+    });
+    expect(await queue.flush(300)).toBe(1); // Redis is away: it waits
+    expect(retried.length).toBeGreaterThan(0);
+
+    server = await startRedisServer({ port, dir, args: ["--appendonly", "yes"] });
+    expect(await queue.flush(10_000)).toBe(0);
+    queue.close();
+    expect(pending.at(-1)).toBe(0);
+    expect((await context.accounts.require("acme")).balance).toBe(10_000_000 - 1_250_000);
+    expect(await billing.reserved("acme")).toEqual({ account: 0, keys: {} });
+    // Submitting the same settlement again (a retry whose first reply was lost) changes nothing.
+    queue.submit({
+      ref,
+      input: {
+        reservationId,
+        cost: 1_250_000,
+        promptTokens: 1,
+        completionTokens: 2,
+        failed: false,
+        estimated: false,
+        latencyMs: 10,
+        now,
+        periods: calendar.at(now),
+        day: calendar.dayOf(now),
+      },
+    });
+    expect(await queue.flush(5000)).toBe(0);
+    expect((await context.accounts.require("acme")).balance).toBe(8_750_000);
+  });
+
+  it("gives up on a settlement Redis keeps refusing, and reports it for reconciliation", async () => {
+    server = await startRedisServer();
+    redis = createRedis({ url: server.url }, "gateway");
+    await connectRedis(redis, { url: server.url });
+    const billing = new BillingStore(redis, new RedisKeys("q:"), {
+      usageRetentionDays: 1,
+      settlementDedupSeconds: 60,
+    });
+    // A key name of the wrong type makes the script fail with a reply error every time.
+    await redis.set("q:{a:acme}:resv", "not a sorted set");
+    const failed: unknown[] = [];
+    const queue = new SettlementQueue(billing, { failed: (_s, error) => failed.push(error) });
+    const calendar = new PeriodCalendar("UTC");
+    queue.submit({
+      ref: { accountId: "acme", keyId: "key_x" },
+      input: {
+        reservationId: "r",
+        cost: 1,
+        promptTokens: 0,
+        completionTokens: 0,
+        failed: false,
+        estimated: false,
+        latencyMs: 1,
+        now: 0,
+        periods: calendar.at(0),
+        day: calendar.dayOf(0),
+      },
+    });
+    expect(await queue.flush(10_000)).toBe(0);
+    queue.close();
+    expect(failed).toHaveLength(1);
+    expect(String(failed[0])).toMatch(/WRONGTYPE/);
+  });
+});
