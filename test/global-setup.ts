@@ -3,7 +3,7 @@
 
 import type {} from "vitest";
 import type { TestProject } from "vitest/node";
-import { startRedisServer } from "./helpers/redis-server.js";
+import { startRedisServer } from "../src/demo/redis-server.js";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -1,7 +1,7 @@
 // Settlements happen after the response has gone to the client, never in its way, and none may be lost:
 // one that fails because Redis is unreachable waits here and is retried with backoff until Redis answers,
-// and flush() drains them all before a clean shutdown. The settle script ignores a reservation id it has
-// already settled, so a retry after a lost reply cannot charge twice.
+// and flush() drains them all before a clean shutdown. The settle script deletes the reservation it settles
+// and ignores an id it cannot find, so a retry after a lost reply cannot charge twice.
 
 import type { BillingStore, Settled, SettleInput } from "../store/billing-store.js";
 import type { KeyRef } from "../store/key-store.js";

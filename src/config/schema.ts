@@ -75,7 +75,7 @@ export const configSchema = z.strictObject({
         .refine(isValidTimeZone, { error: "must be an IANA time zone name such as UTC or Europe/Moscow" })
         .default("UTC"),
       reservationTtlSeconds: z.number().int().min(10).default(900),
-      settlementDedupSeconds: z.number().int().min(60).default(3600),
+      lateSettlementSeconds: z.number().int().min(60).default(86_400),
       usageRetentionDays: z.number().int().min(1).default(400),
     })
     .prefault({}),

@@ -86,7 +86,9 @@ export interface ExchangeInit {
   reservationId: string;
   /** What was reserved (0 for a request without a body). */
   reserved: Micros;
-  /** The body as forwarded (possibly with stream_options added). */
+  /** The body as the client sent it (logged, and the prompt size of an estimate). */
+  received: Buffer;
+  /** The body as forwarded (with stream_options added when the gateway asks for usage). */
   body: Buffer;
   /** Remove the usage-only chunk that the gateway's stream_options caused. */
   strip: boolean;
@@ -321,7 +323,7 @@ export class Exchange {
     };
     if (this.captured) {
       const limit = this.deps.config.logging.maxBodyBytes;
-      finished.requestBody = this.init.body.subarray(0, limit).toString("utf8");
+      finished.requestBody = this.init.received.subarray(0, limit).toString("utf8");
       finished.responseBody = Buffer.concat(this.captured).subarray(0, limit).toString("utf8");
     }
     this.deps.finished(finished);
@@ -353,7 +355,7 @@ export class Exchange {
     }
     const tokens = estimatedUsage(
       reported,
-      this.init.body.length,
+      this.init.received.length,
       this.meter?.bytes ?? 0,
       result?.events ?? null,
       this.deps.config.estimate,

@@ -134,6 +134,7 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
         worst,
         reservationId,
         reserved: worst.amount,
+        received: body,
         body: forwarded,
         strip,
         filterModels,

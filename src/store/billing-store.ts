@@ -84,6 +84,7 @@ export interface SettleInput {
 }
 
 export interface Settled {
+  /** No reservation with that id: the request had been settled already, and nothing changed. */
   duplicate: boolean;
   expired: number;
   /** Balance after the charge (absent for a duplicate). */
@@ -94,7 +95,7 @@ export interface Settled {
 
 export interface BillingSettings {
   usageRetentionDays: number;
-  settlementDedupSeconds: number;
+  lateSettlementSeconds: number;
 }
 
 export class BillingStore {
@@ -127,6 +128,7 @@ export class BillingStore {
         input.model.kind,
         input.model.kind === "named" ? input.model.model : "",
         PURGE_LIMIT,
+        this.settings.lateSettlementSeconds * 1000,
       ],
     );
     const code = reply[0] as string;
@@ -195,7 +197,7 @@ export class BillingStore {
         Math.round(input.latencyMs),
         latencyField(input.latencyMs),
         this.settings.usageRetentionDays * 86_400,
-        input.now + this.settings.settlementDedupSeconds * 1000,
+        this.settings.lateSettlementSeconds * 1000,
         PURGE_LIMIT,
       ],
     );

@@ -31,7 +31,7 @@ export class RedisKeys {
     return `${this.tag(accountId)}:resv`;
   }
 
-  /** hash: reservation id -> "<keyId> <amount>" or "settled" */
+  /** hash: reservation id -> "<keyId> <amount>" while in flight, "expired" once it expired unsettled */
   reservationRecords(accountId: string): string {
     return `${this.tag(accountId)}:resv:rec`;
   }

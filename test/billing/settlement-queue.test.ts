@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { PeriodCalendar } from "../../src/billing/periods.js";
 import { SettlementQueue } from "../../src/billing/settlement-queue.js";
+import { type RedisServer, startRedisServer } from "../../src/demo/redis-server.js";
 import { AccountService } from "../../src/services/accounts.js";
 import { KeyService } from "../../src/services/keys.js";
 import { AccountStore } from "../../src/store/account-store.js";
@@ -15,7 +16,6 @@ import { connectRedis, createRedis } from "../../src/store/redis.js";
 import { RedisKeys } from "../../src/store/redis-keys.js";
 import type { RedisClient } from "../../src/store/scripts.js";
 import { TestClock } from "../helpers/clock.js";
-import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";
 
 let server: RedisServer | undefined;
 let redis: RedisClient | undefined;
@@ -40,7 +40,7 @@ describe("SettlementQueue", () => {
       calendar,
       now: clock.now,
     };
-    const billing = new BillingStore(redis, keys, { usageRetentionDays: 1, settlementDedupSeconds: 3600 });
+    const billing = new BillingStore(redis, keys, { usageRetentionDays: 1, lateSettlementSeconds: 86_400 });
     await new AccountService(context).create({ id: "acme", balance: "10" });
     const { record } = await new KeyService(context).create({ accountId: "acme", name: "k" });
     const ref = { accountId: "acme", keyId: record.id };
@@ -113,7 +113,7 @@ describe("SettlementQueue", () => {
     await connectRedis(redis, { url: server.url });
     const billing = new BillingStore(redis, new RedisKeys("q:"), {
       usageRetentionDays: 1,
-      settlementDedupSeconds: 60,
+      lateSettlementSeconds: 60,
     });
     // A key name of the wrong type makes the script fail with a reply error every time.
     await redis.set("q:{a:acme}:resv", "not a sorted set");

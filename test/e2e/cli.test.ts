@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { freePort } from "../helpers/redis-server.js";
+import { freePort } from "../../src/demo/redis-server.js";
 import { testPrefix } from "../helpers/store.js";
 
 const CLI = join(import.meta.dirname, "../../dist/cli.js");

@@ -4,8 +4,8 @@
 import { request as httpRequest } from "node:http";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
+import { freePort } from "../../src/demo/redis-server.js";
 import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
-import { freePort } from "../helpers/redis-server.js";
 import { type StubUpstream, startStubUpstream } from "../helpers/upstream.js";
 
 let t: TestGateway;
@@ -338,6 +338,9 @@ describe("metering and settlement", () => {
     const text = await res.text();
     const events = text.split("\n\n").filter(Boolean);
     expect(JSON.parse(upstream.requests[0]!.body.toString()).stream_options).toEqual({ include_usage: true });
+    await t.gateway.settled();
+    // The log shows what the client sent, not the gateway's addition.
+    expect(lastRequestLog().request_body).not.toContain("stream_options");
     // 4 content chunks, the finish chunk and [DONE]: no usage-only chunk with empty choices.
     expect(events).toHaveLength(6);
     for (const event of events.slice(0, -1)) expect(JSON.parse(event.slice(6)).choices).toHaveLength(1);

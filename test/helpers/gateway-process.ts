@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { freePort } from "./redis-server.js";
+import { freePort } from "../../src/demo/redis-server.js";
 
 const CLI = join(import.meta.dirname, "../../dist/cli.js");
 

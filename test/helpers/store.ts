@@ -55,7 +55,7 @@ export async function openStore(
     prefix,
     accounts,
     keys,
-    billing: new BillingStore(redis, redisKeys, { usageRetentionDays: 30, settlementDedupSeconds: 3600 }),
+    billing: new BillingStore(redis, redisKeys, { usageRetentionDays: 30, lateSettlementSeconds: 86_400 }),
     calendar,
     clock,
     context,

@@ -3,11 +3,11 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { configSchema } from "../../src/config/schema.js";
+import { freePort } from "../../src/demo/redis-server.js";
 import { startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { TestClock } from "../helpers/clock.js";
 import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
-import { freePort } from "../helpers/redis-server.js";
 
 let t: TestGateway;
 afterEach(async () => {

@@ -128,6 +128,7 @@ describe("keys", () => {
 
   it("are listed per account and revoked once", async () => {
     const first = await store.keyService.create({ accountId: "acme", name: "one" });
+    store.clock.advance(1); // listed by creation time
     await store.keyService.create({ accountId: "acme", name: "two" });
     expect((await store.keyService.list("acme")).map((k) => k.name)).toEqual(["one", "two"]);
     const revoked = await store.keyService.revoke(first.record.id);

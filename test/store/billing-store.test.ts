@@ -222,9 +222,13 @@ describe("reserve", () => {
   it("reserves nothing for a request whose worst case is zero", async () => {
     await account();
     const { ref } = await key();
-    await store.billing.reserve(ref, reserveInput(0));
+    const reservation = reserveInput(0);
+    await store.billing.reserve(ref, reservation);
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
-    expect(await store.redis.zcard(store.redisKeys.reservations("acme"))).toBe(0);
+    // It still has its record, which makes its settlement exactly-once.
+    expect(
+      await store.redis.hget(store.redisKeys.reservationRecords("acme"), reservation.reservationId),
+    ).toBe(`${ref.keyId} 0`);
   });
 });
 
@@ -291,15 +295,47 @@ describe("settle", () => {
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
   });
 
-  it("charges a request whose reservation had already expired, without releasing anything twice", async () => {
+  it("charges a request whose reservation had already expired exactly once, without releasing anything twice", async () => {
     await account("100");
     const { ref } = await key();
     const reservation = reserveInput(rub("10"));
     await store.billing.reserve(ref, reservation);
     store.clock.advance(120_000);
-    const settled = await store.billing.settle(ref, settleInput(reservation.reservationId, rub("4")));
-    expect(settled).toMatchObject({ duplicate: false, expired: 1, balance: rub("96") });
+    const input = settleInput(reservation.reservationId, rub("4"));
+    expect(await store.billing.settle(ref, input)).toMatchObject({
+      duplicate: false,
+      expired: 1,
+      balance: rub("96"),
+    });
+    expect(await store.billing.settle(ref, input)).toMatchObject({ duplicate: true });
+    expect((await store.accounts.require("acme")).balance).toBe(rub("96"));
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
+  });
+
+  it("remembers an expired reservation for the late-settlement window, then forgets it", async () => {
+    await account("100");
+    const { ref } = await key();
+    const reservation = reserveInput(rub("10"));
+    await store.billing.reserve(ref, reservation);
+    store.clock.advance(60_000);
+    const probe = reserveInput(0);
+    expect(await store.billing.reserve(ref, probe)).toMatchObject({ ok: true, expired: 1 });
+    await store.billing.settle(ref, settleInput(probe.reservationId, 0));
+    expect(
+      await store.redis.hget(store.redisKeys.reservationRecords("acme"), reservation.reservationId),
+    ).toBe("expired");
+    // The store under test remembers expired reservations for a day.
+    store.clock.advance(86_400_000 + 1);
+    const later = reserveInput(0);
+    expect(await store.billing.reserve(ref, later)).toMatchObject({ ok: true, expired: 0 });
+    expect(
+      await store.redis.hget(store.redisKeys.reservationRecords("acme"), reservation.reservationId),
+    ).toBeNull();
+    // Past the window, a settlement for it cannot be told from a duplicate, and changes nothing.
+    expect(await store.billing.settle(ref, settleInput(reservation.reservationId, rub("1")))).toMatchObject({
+      duplicate: true,
+    });
+    expect((await store.accounts.require("acme")).balance).toBe(rub("100"));
   });
 
   it("leaves the balance alone for a free request but still counts it", async () => {
@@ -314,20 +350,17 @@ describe("settle", () => {
     expect(await store.redis.hget(store.redisKeys.usage("acme", ref.keyId, day), "requests")).toBe("1");
   });
 
-  it("forgets settled ids after the dedup window, and releases their markers", async () => {
+  it("leaves nothing behind in Redis once a request is settled", async () => {
     await account("100");
     const { ref } = await key();
-    const reservation = reserveInput(rub("1"));
-    await store.billing.reserve(ref, reservation);
-    await store.billing.settle(ref, settleInput(reservation.reservationId, rub("1")));
-    expect(
-      await store.redis.hget(store.redisKeys.reservationRecords("acme"), reservation.reservationId),
-    ).toBe("settled");
-    store.clock.advance(3600_000 + 1);
-    // Any later script of the account sweeps the marker; a settled marker does not count as expired.
-    expect(await store.billing.reserve(ref, reserveInput(0))).toMatchObject({ ok: true, expired: 0 });
+    for (const amount of [rub("1"), 0]) {
+      const reservation = reserveInput(amount);
+      await store.billing.reserve(ref, reservation);
+      await store.billing.settle(ref, settleInput(reservation.reservationId, amount));
+    }
     expect(await store.redis.hlen(store.redisKeys.reservationRecords("acme"))).toBe(0);
     expect(await store.redis.zcard(store.redisKeys.reservations("acme"))).toBe(0);
+    expect(await store.redis.exists(store.redisKeys.reserved("acme"))).toBe(0);
   });
 });
 
@@ -348,7 +381,7 @@ describe("reservations that are never settled", () => {
     });
   });
 
-  it("stay alive while extended, and extension never revives a released one", async () => {
+  it("stay alive while extended, and extension never revives a settled one", async () => {
     await account("10");
     const { ref } = await key();
     const running = reserveInput(rub("4"));
@@ -356,8 +389,6 @@ describe("reservations that are never settled", () => {
     await store.billing.reserve(ref, running);
     await store.billing.reserve(ref, released);
     await store.billing.settle(ref, settleInput(released.reservationId, rub("1")));
-    await store.redis.hdel(store.redisKeys.reservationRecords("acme"), released.reservationId);
-    await store.redis.zrem(store.redisKeys.reservations("acme"), released.reservationId);
 
     store.clock.advance(50_000);
     expect(

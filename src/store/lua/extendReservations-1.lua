@@ -1,6 +1,7 @@
 --[[
   Keeps the reservations of requests that are still running alive: moves their expiry forward, never
-  back, and never brings back one that has already been released (XX: only ids still in the set).
+  back, and never brings back one that has been settled (XX: only ids still in the set). One that has
+  already expired stays an 'expired' marker, only remembered longer.
 
   KEYS[1]  reservation expiries zset {a:<account>}:resv
 

@@ -9,7 +9,9 @@
   3. Rolls the key's spent amount over into the current period.
   4. Refuses when the budget is used up or cannot cover spent + reserved + this request's worst case.
   5. Refuses when the balance is not positive or cannot cover what is reserved + this worst case.
-  6. Reserves the amount on the key and the account, with an expiry, under the reservation id.
+  6. Records the reservation under its id, with an expiry, and holds the amount on the key and the account.
+     The record is what makes settlement exactly-once: settle deletes it, and a settlement that finds no
+     record has already been made.
 
   KEYS[1]  key record hash           {a:<account>}:key:<keyId>
   KEYS[2]  account hash              {a:<account>}:account
@@ -27,6 +29,7 @@
   ARGV[8]  model check: 'none' (no body), 'unknown' (a body without a model) or 'named'
   ARGV[9]  the model, when ARGV[8] is 'named'
   ARGV[10] most expired reservations to release in this call
+  ARGV[11] how long a reservation that expired unsettled is remembered (ms)
 
   Returns, with `expired` the number of reservations released in step 2:
     {'ok', expired, name, logBodies, models, budget, spent, keyReserved, balance, accountReserved}
@@ -43,7 +46,7 @@
 
 local now = tonumber(ARGV[1])
 local record = redis.call('HMGET', KEYS[1],
-  'id', 'name', 'log_bodies', 'models', 'budget', 'expires_at', 'revoked_at', 'period')
+  'id', 'name', 'log_bodies', 'models', 'budget', 'expires_at', 'revoked_at', 'period', 'spent', 'period_start')
 local keyId, name, logBodies, models, budget, expiresAt, revokedAt, period =
   record[1], record[2], record[3], record[4], record[5], record[6], record[7], record[8]
 
@@ -61,8 +64,8 @@ if models and ARGV[8] ~= 'none' then
   if not allowed then return { 'model_not_allowed', 0, models } end
 end
 
-local expired = purgeExpiredReservations(KEYS[3], KEYS[4], KEYS[5], ARGV[1], tonumber(ARGV[10]))
-local spent = rollOverPeriod(KEYS[1], { day = ARGV[2], week = ARGV[3], month = ARGV[4] })
+local expired = purgeExpiredReservations(KEYS[3], KEYS[4], KEYS[5], ARGV[1], tonumber(ARGV[11]), tonumber(ARGV[10]))
+local spent = rollOverPeriod(KEYS[1], period, record[9], record[10], { day = ARGV[2], week = ARGV[3], month = ARGV[4] })
 local amount = tonumber(ARGV[6])
 local keyReserved = tonumber(redis.call('HGET', KEYS[5], keyId) or '0')
 
@@ -79,11 +82,11 @@ if balance <= 0 or (amount > 0 and balance - accountReserved < amount) then
   return { 'insufficient_balance', expired, balance, accountReserved }
 end
 
+redis.call('ZADD', KEYS[3], ARGV[7], ARGV[5])
+redis.call('HSET', KEYS[4], ARGV[5], keyId .. ' ' .. ARGV[6])
 if amount > 0 then
   keyReserved = redis.call('HINCRBY', KEYS[5], keyId, ARGV[6])
   accountReserved = redis.call('HINCRBY', KEYS[5], '*', ARGV[6])
-  redis.call('ZADD', KEYS[3], ARGV[7], ARGV[5])
-  redis.call('HSET', KEYS[4], ARGV[5], keyId .. ' ' .. ARGV[6])
 end
 
 return { 'ok', expired, name, logBodies, models or '', budget or '', spent, keyReserved, balance, accountReserved }

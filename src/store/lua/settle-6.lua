@@ -1,12 +1,15 @@
 --[[
   Settles one request, atomically and exactly once: releases its reservation, charges its cost to the
   key's spent amount for the current period and to the account's balance, and adds it to the key's daily
-  usage counters. A settlement retried after its reply was lost (Redis restarted, connection cut) finds
-  its reservation id marked settled and changes nothing.
+  usage counters.
 
-  The cost is charged even when the reservation has already expired (a request that outlived it), and it
-  may exceed the reservation when the upstream produced more than the worst case allowed for: the spent
-  amount and the balance then go past their limits by that difference rather than losing real usage.
+  The reservation record is the proof that the request is still to be settled: this script deletes it,
+  so a settlement retried after its reply was lost (connection cut, Redis restarted) finds no record and
+  changes nothing. A request whose reservation expired before it finished finds an 'expired' marker (the
+  amount was already released) and is charged all the same.
+
+  The cost may exceed what was reserved when the upstream produced more than the worst case allowed for;
+  the spent amount and the balance then go past their limits by that difference rather than lose real usage.
 
   KEYS[1]  key record hash           {a:<account>}:key:<keyId>
   KEYS[2]  account hash              {a:<account>}:account
@@ -28,33 +31,35 @@
   ARGV[11] latency (ms, integer)
   ARGV[12] latency histogram field to count this request in, e.g. 'lat_le_250'
   ARGV[13] seconds to keep the daily usage hash
-  ARGV[14] until when (ms) to remember this reservation id as settled
+  ARGV[14] how long a reservation that expired unsettled is remembered (ms)
   ARGV[15] most expired reservations to release in this call
 
   Returns
     {'ok', expired, balance, budget, spent}   budget is '' for a key without one
-    {'duplicate', expired}                    this reservation id was settled before
+    {'duplicate', expired}                    no such reservation: this request was settled before
 ]]
 --- @include "purgeExpiredReservations"
 --- @include "rollOverPeriod"
 
-local expired = purgeExpiredReservations(KEYS[3], KEYS[4], KEYS[5], ARGV[1], tonumber(ARGV[15]))
+local expired = purgeExpiredReservations(KEYS[3], KEYS[4], KEYS[5], ARGV[1], tonumber(ARGV[14]), tonumber(ARGV[15]))
 
 local reservation = redis.call('HGET', KEYS[4], ARGV[5])
-if reservation == 'settled' then
+if not reservation then
   return { 'duplicate', expired }
 end
-if reservation then
-  local keyId, amount = string.match(reservation, '^(%S+) (%d+)$')
-  if keyId then releaseReserved(KEYS[5], keyId, amount) end
-end
-redis.call('HSET', KEYS[4], ARGV[5], 'settled')
-redis.call('ZADD', KEYS[3], ARGV[14], ARGV[5])
+local keyId, amount = string.match(reservation, '^(%S+) (%d+)$')
+if keyId then releaseReserved(KEYS[5], keyId, amount) end
+redis.call('HDEL', KEYS[4], ARGV[5])
+redis.call('ZREM', KEYS[3], ARGV[5])
 
-local spent = rollOverPeriod(KEYS[1], { day = ARGV[2], week = ARGV[3], month = ARGV[4] })
+local record = redis.call('HMGET', KEYS[1], 'id', 'period', 'spent', 'period_start', 'budget')
+local spent = 0
+if record[1] then
+  spent = rollOverPeriod(KEYS[1], record[2], record[3], record[4], { day = ARGV[2], week = ARGV[3], month = ARGV[4] })
+end
 local balance
 if ARGV[6] ~= '0' then
-  if spent then spent = redis.call('HINCRBY', KEYS[1], 'spent', ARGV[6]) end
+  if record[1] then spent = redis.call('HINCRBY', KEYS[1], 'spent', ARGV[6]) end
   balance = redis.call('HINCRBY', KEYS[2], 'balance', '-' .. ARGV[6])
 else
   balance = tonumber(redis.call('HGET', KEYS[2], 'balance') or '0')
@@ -70,5 +75,4 @@ redis.call('HINCRBY', KEYS[6], 'latency_ms_sum', ARGV[11])
 redis.call('HINCRBY', KEYS[6], ARGV[12], 1)
 redis.call('EXPIRE', KEYS[6], ARGV[13])
 
-local budget = redis.call('HGET', KEYS[1], 'budget') or ''
-return { 'ok', expired, balance, budget, spent or 0 }
+return { 'ok', expired, balance, record[5] or '', spent }

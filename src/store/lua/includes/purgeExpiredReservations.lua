@@ -1,31 +1,36 @@
 --- @include "releaseReserved"
 --[[
-  Fragment: releases reservations whose time is up, and forgets settled requests whose dedup window has
-  passed. A reservation outlives its request only when a gateway replica died before settling it; the
-  amount it held goes back to the key's and the account's available money here, lazily, the next time
-  any script touches the account. At most `limit` entries are handled per call to bound the script's time.
+  Fragment: releases reservations whose time is up. A reservation outlives its request only when a
+  gateway replica died (or lost Redis for longer than the reservation's lifetime) before settling it; the
+  amount it held goes back to the key and the account here, lazily, the next time any script touches the
+  account. The record stays behind as an 'expired' marker for `rememberMs`, so that the request, should it
+  still settle, is charged exactly once; markers older than that are dropped. At most `limit` entries are
+  handled per call, to bound the script's time.
 
   resvKey      zset  reservation id -> expiry (ms)
-  recordsKey   hash  reservation id -> "<keyId> <amount>" while reserved, "settled" once settled
+  recordsKey   hash  reservation id -> "<keyId> <amount>", or "expired"
   reservedKey  hash  <keyId> -> amount reserved for that key, "*" -> amount reserved for the account
-  now          current time (ms), as a string
+  now          current time (ms), a string
+  rememberMs   how long an expired reservation is remembered (ms), a number
 
-  Returns the number of reservations that expired unsettled.
+  Returns the number of reservations that expired unsettled in this call.
 ]]
-local function purgeExpiredReservations(resvKey, recordsKey, reservedKey, now, limit)
+local function purgeExpiredReservations(resvKey, recordsKey, reservedKey, now, rememberMs, limit)
   local ids = redis.call('ZRANGEBYSCORE', resvKey, '-inf', now, 'LIMIT', 0, limit)
   local expired = 0
   for _, id in ipairs(ids) do
     local record = redis.call('HGET', recordsKey, id)
-    if record and record ~= 'settled' then
-      local keyId, amount = string.match(record, '^(%S+) (%d+)$')
-      if keyId then
-        releaseReserved(reservedKey, keyId, amount)
-        expired = expired + 1
-      end
+    local keyId, amount
+    if record then keyId, amount = string.match(record, '^(%S+) (%d+)$') end
+    if keyId then
+      releaseReserved(reservedKey, keyId, amount)
+      redis.call('HSET', recordsKey, id, 'expired')
+      redis.call('ZADD', resvKey, tonumber(now) + rememberMs, id)
+      expired = expired + 1
+    else
+      redis.call('HDEL', recordsKey, id)
+      redis.call('ZREM', resvKey, id)
     end
-    redis.call('HDEL', recordsKey, id)
-    redis.call('ZREM', resvKey, id)
   end
   return expired
 end

@@ -1,5 +1,5 @@
-// Starts a throwaway redis-server on a free loopback port with persistence off, for the test suite (and
-// the demo and the benchmark). It never touches a Redis it did not start.
+// Starts a throwaway redis-server on a free loopback port with persistence off, for the demo, the
+// benchmark and the test suite. It never touches a Redis it did not start.
 
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -31,7 +31,7 @@ export function assertRedisServerInstalled(): void {
     execFileSync("redis-server", ["--version"], { stdio: "ignore" });
   } catch {
     throw new Error(
-      "redis-server is not installed; the tests need a real Redis. Install it with `sudo apt-get install redis-server` (Debian/Ubuntu) or `brew install redis` (macOS).",
+      "redis-server is not installed; the tests, the demo and the benchmark start a real Redis of their own. Install it with `sudo apt-get install redis-server` (Debian/Ubuntu) or `brew install redis` (macOS).",
     );
   }
 }

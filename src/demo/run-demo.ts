@@ -1,0 +1,80 @@
+// `npm run demo`: a throwaway, self-contained tunnel-gateway to try on one machine. It starts its own
+// redis-server on a free port (persistence off), the demo model server, a demo account and key, and the
+// gateway, prints curl commands to paste, and stops everything it started on Ctrl-C. Nothing persists.
+
+import { PeriodCalendar } from "../billing/periods.js";
+import { configSchema } from "../config/schema.js";
+import { startGateway } from "../gateway.js";
+import { createLogger } from "../observability/logger.js";
+import { AccountService } from "../services/accounts.js";
+import { KeyService } from "../services/keys.js";
+import { AccountStore } from "../store/account-store.js";
+import { KeyStore } from "../store/key-store.js";
+import { closeRedis, connectRedis, createRedis } from "../store/redis.js";
+import { RedisKeys } from "../store/redis-keys.js";
+import { startDemoUpstream } from "./demo-upstream.js";
+import { isPortFree } from "./ports.js";
+import { startRedisServer } from "./redis-server.js";
+
+const redis = await startRedisServer();
+const upstream = await startDemoUpstream(0, "127.0.0.1", { tokenIntervalMs: 40 });
+const port = (await isPortFree(8080)) ? 8080 : 0;
+const config = configSchema.parse({
+  listen: { host: "127.0.0.1", port },
+  upstream: { url: upstream.url },
+  redis: { url: redis.url, prefix: "demo:" },
+  pricing: { default: { input: 50, output: 150 } },
+});
+const gateway = await startGateway({ config, logger: createLogger("info") });
+
+const admin = createRedis(config.redis, "cli");
+await connectRedis(admin, config.redis);
+const keys = new RedisKeys(config.redis.prefix);
+const context = {
+  accounts: new AccountStore(admin, keys),
+  keys: new KeyStore(admin, keys),
+  calendar: new PeriodCalendar(config.billing.timezone),
+  now: Date.now,
+};
+await new AccountService(context).create({ id: "demo", name: "Demo account", balance: "1000" });
+const { value: key } = await new KeyService(context).create({
+  accountId: "demo",
+  name: "demo key",
+  budget: "100",
+  period: "day",
+  ttl: "1d",
+});
+closeRedis(admin);
+
+const url = gateway.url;
+process.stderr.write(`
+================================  DEMO  ================================
+tunnel-gateway demo: a throwaway Redis (${redis.url}, nothing is saved)
+and a fake model server (${upstream.url}) behind the gateway at ${url}.
+Account "demo" holds 1000 RUB; its key has a budget of 100 RUB a day.
+
+  export KEY=${key}
+
+  curl -s ${url}/v1/key -H "Authorization: Bearer $KEY"
+  curl -s ${url}/v1/balance -H "Authorization: Bearer $KEY"
+  curl -sN ${url}/v1/chat/completions -H "Authorization: Bearer $KEY" \\
+    -H "Content-Type: application/json" \\
+    -d '{"model":"demo-small","stream":true,"messages":[{"role":"user","content":"hello"}]}'
+
+Request log lines follow below. Ctrl-C stops the gateway, the model server
+and the Redis it started.
+========================================================================
+`);
+
+let stopping = false;
+async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  process.stderr.write("\nstopping the demo…\n");
+  await gateway.close();
+  await upstream.close();
+  await redis.stop();
+  process.exit(0);
+}
+process.on("SIGINT", () => void stop());
+process.on("SIGTERM", () => void stop());
