@@ -17,7 +17,10 @@ export const LATENCY_BUCKETS_MS = [
   50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000, 120_000, 300_000,
 ];
 
-/** The daily-usage field a latency is counted in: lat_le_<bound>, or lat_le_inf beyond the last bound. */
+/**
+ * The daily-usage field a latency is counted in: lat_le_<bound>, or lat_le_inf beyond the last bound.
+ * Every request is counted in exactly one, so they add up to the day's number of requests.
+ */
 export function latencyField(ms: number): string {
   for (const bound of LATENCY_BUCKETS_MS) if (ms <= bound) return `lat_le_${bound}`;
   return "lat_le_inf";
@@ -86,7 +89,6 @@ export interface SettleInput {
 export interface Settled {
   /** No reservation with that id: the request had been settled already, and nothing changed. */
   duplicate: boolean;
-  expired: number;
   /** Balance after the charge (absent for a duplicate). */
   balance?: Micros;
   budget?: Micros | null;
@@ -197,17 +199,14 @@ export class BillingStore {
         Math.round(input.latencyMs),
         latencyField(input.latencyMs),
         this.settings.usageRetentionDays * 86_400,
-        this.settings.lateSettlementSeconds * 1000,
-        PURGE_LIMIT,
       ],
     );
-    if (reply[0] === "duplicate") return { duplicate: true, expired: Number(reply[1]) };
+    if (reply[0] === "duplicate") return { duplicate: true };
     return {
       duplicate: false,
-      expired: Number(reply[1]),
-      balance: Number(reply[2]),
-      budget: reply[3] === "" ? null : Number(reply[3]),
-      spent: Number(reply[4]),
+      balance: Number(reply[1]),
+      budget: reply[2] === "" ? null : Number(reply[2]),
+      spent: Number(reply[3]),
     };
   }
 

@@ -115,8 +115,8 @@ describe("SettlementQueue", () => {
       usageRetentionDays: 1,
       lateSettlementSeconds: 60,
     });
-    // A key name of the wrong type makes the script fail with a reply error every time.
-    await redis.set("q:{a:acme}:resv", "not a sorted set");
+    // A key of the wrong type makes the script fail with a reply error every time.
+    await redis.set("q:{a:acme}:resv:rec", "not a hash");
     const failed: unknown[] = [];
     const queue = new SettlementQueue(billing, { failed: (_s, error) => failed.push(error) });
     const calendar = new PeriodCalendar("UTC");

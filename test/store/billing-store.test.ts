@@ -244,7 +244,6 @@ describe("settle", () => {
     );
     expect(settled).toEqual({
       duplicate: false,
-      expired: 0,
       balance: rub("97.5"),
       budget: rub("50"),
       spent: rub("2.5"),
@@ -254,7 +253,6 @@ describe("settle", () => {
       store.redisKeys.usage("acme", ref.keyId, store.calendar.dayOf(store.clock.now())),
     );
     expect(usage).toEqual({
-      requests: "1",
       prompt_tokens: "10",
       completion_tokens: "20",
       cost: String(rub("2.5")),
@@ -277,7 +275,7 @@ describe("settle", () => {
     await store.billing.reserve(ref, reservation);
     const input = settleInput(reservation.reservationId, rub("3"));
     await store.billing.settle(ref, input);
-    expect(await store.billing.settle(ref, input)).toEqual({ duplicate: true, expired: 0 });
+    expect(await store.billing.settle(ref, input)).toEqual({ duplicate: true });
     expect(await store.billing.settle(ref, input)).toMatchObject({ duplicate: true });
     expect((await store.accounts.require("acme")).balance).toBe(rub("97"));
     expect((await store.keys.get(ref))?.spent).toBe(rub("3"));
@@ -302,11 +300,7 @@ describe("settle", () => {
     await store.billing.reserve(ref, reservation);
     store.clock.advance(120_000);
     const input = settleInput(reservation.reservationId, rub("4"));
-    expect(await store.billing.settle(ref, input)).toMatchObject({
-      duplicate: false,
-      expired: 1,
-      balance: rub("96"),
-    });
+    expect(await store.billing.settle(ref, input)).toMatchObject({ duplicate: false, balance: rub("96") });
     expect(await store.billing.settle(ref, input)).toMatchObject({ duplicate: true });
     expect((await store.accounts.require("acme")).balance).toBe(rub("96"));
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
@@ -347,7 +341,12 @@ describe("settle", () => {
       balance: rub("100"),
     });
     const day = store.calendar.dayOf(store.clock.now());
-    expect(await store.redis.hget(store.redisKeys.usage("acme", ref.keyId, day), "requests")).toBe("1");
+    expect(await store.redis.hgetall(store.redisKeys.usage("acme", ref.keyId, day))).toEqual({
+      lat_le_250: "1",
+      latency_ms_sum: "120",
+      prompt_tokens: "10",
+      completion_tokens: "20",
+    });
   });
 
   it("leaves nothing behind in Redis once a request is settled", async () => {

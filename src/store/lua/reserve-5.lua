@@ -67,7 +67,8 @@ end
 local expired = purgeExpiredReservations(KEYS[3], KEYS[4], KEYS[5], ARGV[1], tonumber(ARGV[11]), tonumber(ARGV[10]))
 local spent = rollOverPeriod(KEYS[1], period, record[9], record[10], { day = ARGV[2], week = ARGV[3], month = ARGV[4] })
 local amount = tonumber(ARGV[6])
-local keyReserved = tonumber(redis.call('HGET', KEYS[5], keyId) or '0')
+local reserved = redis.call('HMGET', KEYS[5], keyId, '*')
+local keyReserved = tonumber(reserved[1] or '0')
 
 if budget then
   local limit = tonumber(budget)
@@ -77,7 +78,7 @@ if budget then
 end
 
 local balance = tonumber(redis.call('HGET', KEYS[2], 'balance') or '0')
-local accountReserved = tonumber(redis.call('HGET', KEYS[5], '*') or '0')
+local accountReserved = tonumber(reserved[2] or '0')
 if balance <= 0 or (amount > 0 and balance - accountReserved < amount) then
   return { 'insufficient_balance', expired, balance, accountReserved }
 end

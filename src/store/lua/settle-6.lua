@@ -31,21 +31,21 @@
   ARGV[11] latency (ms, integer)
   ARGV[12] latency histogram field to count this request in, e.g. 'lat_le_250'
   ARGV[13] seconds to keep the daily usage hash
-  ARGV[14] how long a reservation that expired unsettled is remembered (ms)
-  ARGV[15] most expired reservations to release in this call
 
   Returns
-    {'ok', expired, balance, budget, spent}   budget is '' for a key without one
-    {'duplicate', expired}                    no such reservation: this request was settled before
-]]
---- @include "purgeExpiredReservations"
---- @include "rollOverPeriod"
+    {'ok', balance, budget, spent}   budget is '' for a key without one
+    {'duplicate'}                    no such reservation: this request was settled before
 
-local expired = purgeExpiredReservations(KEYS[3], KEYS[4], KEYS[5], ARGV[1], tonumber(ARGV[14]), tonumber(ARGV[15]))
+  Expired reservations are released by reserve, where they matter; this script runs once per request
+  and makes as few calls as it can (each redis.call costs a few microseconds of Redis' time). The daily
+  usage hash has no request counter: the latency histogram fields add up to it.
+]]
+--- @include "releaseReserved"
+--- @include "rollOverPeriod"
 
 local reservation = redis.call('HGET', KEYS[4], ARGV[5])
 if not reservation then
-  return { 'duplicate', expired }
+  return { 'duplicate' }
 end
 local keyId, amount = string.match(reservation, '^(%S+) (%d+)$')
 if keyId then releaseReserved(KEYS[5], keyId, amount) end
@@ -65,14 +65,15 @@ else
   balance = tonumber(redis.call('HGET', KEYS[2], 'balance') or '0')
 end
 
-redis.call('HINCRBY', KEYS[6], 'requests', 1)
-redis.call('HINCRBY', KEYS[6], 'prompt_tokens', ARGV[7])
-redis.call('HINCRBY', KEYS[6], 'completion_tokens', ARGV[8])
-redis.call('HINCRBY', KEYS[6], 'cost', ARGV[6])
-redis.call('HINCRBY', KEYS[6], 'errors', ARGV[9])
-redis.call('HINCRBY', KEYS[6], 'estimated', ARGV[10])
+-- The first request of the day creates the hash and gives it its lifetime.
+if redis.call('HINCRBY', KEYS[6], ARGV[12], 1) == 1 and redis.call('HLEN', KEYS[6]) == 1 then
+  redis.call('EXPIRE', KEYS[6], ARGV[13])
+end
 redis.call('HINCRBY', KEYS[6], 'latency_ms_sum', ARGV[11])
-redis.call('HINCRBY', KEYS[6], ARGV[12], 1)
-redis.call('EXPIRE', KEYS[6], ARGV[13])
+if ARGV[7] ~= '0' then redis.call('HINCRBY', KEYS[6], 'prompt_tokens', ARGV[7]) end
+if ARGV[8] ~= '0' then redis.call('HINCRBY', KEYS[6], 'completion_tokens', ARGV[8]) end
+if ARGV[6] ~= '0' then redis.call('HINCRBY', KEYS[6], 'cost', ARGV[6]) end
+if ARGV[9] ~= '0' then redis.call('HINCRBY', KEYS[6], 'errors', ARGV[9]) end
+if ARGV[10] ~= '0' then redis.call('HINCRBY', KEYS[6], 'estimated', ARGV[10]) end
 
-return { 'ok', expired, balance, record[5] or '', spent }
+return { 'ok', balance, record[5] or '', spent }
