@@ -54,7 +54,7 @@ export const ERRORS = {
   not_found: {
     status: 404,
     type: "invalid_request_error",
-    message: "Not found.",
+    message: "Nothing is served at this path.",
   },
   method_not_allowed: {
     status: 405,
