@@ -6,6 +6,7 @@ import { z } from "zod";
 import { parseRubles } from "../billing/money.js";
 import { isValidTimeZone } from "../billing/periods.js";
 import { isGatewayError } from "../errors.js";
+import { parseCidr } from "../server/cidr.js";
 
 /** A ruble amount in the file (number or decimal string), held as integer micro-rubles after parsing. */
 const rubles = z.union([z.number(), z.string()]).transform((value, ctx) => {
@@ -22,6 +23,15 @@ const rubles = z.union([z.number(), z.string()]).transform((value, ctx) => {
 });
 
 const port = z.number().int().min(0).max(65535);
+const secret = z.string().min(16, "must be at least 16 characters");
+const file = z.string().min(1);
+/** host:port of a Redis node or sentinel. */
+const hostPort = z.string().regex(/^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, "must be host:port");
+
+/** An IPv4 or IPv6 CIDR such as 10.0.0.0/8 or fd00::/8 (a bare address means a single host). */
+const cidr = z
+  .string()
+  .refine((value) => parseCidr(value) !== null, { error: "must be a CIDR such as 10.0.0.0/8" });
 const host = z.string().min(1);
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" });
 
@@ -50,6 +60,27 @@ export const configSchema = z.strictObject({
       injectStreamUsage: z.boolean().default(true),
     })
     .prefault({}),
+  tls: z
+    .strictObject({
+      certFile: file.optional(),
+      keyFile: file.optional(),
+    })
+    .refine((tls) => (tls.certFile === undefined) === (tls.keyFile === undefined), {
+      error: "certFile and keyFile go together: give both or neither",
+    })
+    .prefault({}),
+  security: z
+    .strictObject({
+      requireHttps: z.boolean().default(false),
+      trustedProxies: z.array(cidr).default([]),
+      hstsMaxAgeSeconds: z.number().int().min(0).default(31_536_000),
+    })
+    .prefault({}),
+  shutdown: z
+    .strictObject({
+      drainSeconds: z.number().int().min(0).default(30),
+    })
+    .prefault({}),
   redis: z
     .strictObject({
       url: z
@@ -60,12 +91,56 @@ export const configSchema = z.strictObject({
         .string()
         .regex(/^[A-Za-z0-9:_.-]*$/, "may contain only letters, digits and : _ . -")
         .default("tg:"),
+      username: z.string().min(1).optional(),
+      password: z.string().min(1).optional(),
+      tls: z
+        .strictObject({
+          enabled: z.boolean().default(false),
+          caFile: file.optional(),
+          certFile: file.optional(),
+          keyFile: file.optional(),
+          rejectUnauthorized: z.boolean().default(true),
+        })
+        .prefault({}),
+      cluster: z
+        .strictObject({
+          nodes: z.array(hostPort).min(1, "needs at least one seed node"),
+        })
+        .optional(),
+      sentinel: z
+        .strictObject({
+          sentinels: z.array(hostPort).min(1, "needs at least one sentinel"),
+          name: z.string().min(1),
+          password: z.string().min(1).optional(),
+        })
+        .optional(),
+      commandTimeoutMs: z.number().int().positive().default(5000),
+    })
+    .refine((redis) => !(redis.cluster && redis.sentinel), {
+      error: "use either cluster or sentinel, not both",
     })
     .prefault({}),
   metrics: z
     .strictObject({
       host: host.default("127.0.0.1"),
       port: port.default(9464),
+      token: secret.optional(),
+      perKey: z.boolean().default(true),
+      maxKeySeries: z.number().int().min(0).default(1000),
+      maxModelSeries: z.number().int().min(1).default(100),
+    })
+    .prefault({}),
+  admin: z
+    .strictObject({
+      host: host.default("127.0.0.1"),
+      port: port.default(8081),
+      token: secret.optional(),
+    })
+    .prefault({}),
+  requestLog: z
+    .strictObject({
+      maxPerKey: z.number().int().min(0).default(1000),
+      maxBodyBytes: z.number().int().min(0).default(2048),
     })
     .prefault({}),
   billing: z

@@ -1,0 +1,297 @@
+// Every Prometheus metric the gateway exports, in one registry. Names follow the Prometheus conventions
+// (base units, _total for counters, _seconds, _rubles). Label sets are bounded: models and per-key series
+// go through a SeriesCap, so that clients sending arbitrary model names, or a million keys, cannot blow up
+// a scrape. Children of labelled metrics are cached, so the request path does not hash label sets.
+
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { type Micros, rublesForJson } from "../billing/money.js";
+import { ERRORS, type ErrorCode } from "../errors.js";
+
+export const METRIC_PREFIX = "tunnel_gateway_";
+
+const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+const TTFB_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1];
+const REDIS_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5];
+/** Coarser buckets for the per-key histogram: its series count is multiplied by the number of keys. */
+const KEY_DURATION_BUCKETS = [0.1, 0.5, 1, 5, 30, 120];
+
+export type UpstreamFailure = "refused" | "reset" | "timeout" | "5xx";
+export const UPSTREAM_FAILURES: readonly UpstreamFailure[] = ["refused", "reset", "timeout", "5xx"];
+export type TokenKind = "prompt" | "completion";
+
+/** The label value series beyond a cap fold into. */
+export const OTHER = "other";
+
+/**
+ * Admits up to `max` distinct values; later ones map to "other". Values once admitted stay admitted, so a
+ * series never flips between its own name and "other".
+ */
+export class SeriesCap {
+  private readonly admitted = new Set<string>();
+
+  constructor(private readonly max: number) {}
+
+  label(value: string): string {
+    if (this.admitted.has(value)) return value;
+    if (this.admitted.size >= this.max) return OTHER;
+    this.admitted.add(value);
+    return value;
+  }
+}
+
+/** Values read at scrape time rather than updated on every request. */
+export interface MetricsProbes {
+  inFlight(): number;
+  settlementsPending(): number;
+  redisUp(): boolean;
+}
+
+export interface MetricsOptions {
+  /** Per-key series on or off. */
+  perKey: boolean;
+  /** Most keys with series of their own. */
+  maxKeySeries: number;
+  /** Most distinct model names with series of their own. */
+  maxModelSeries: number;
+  /** Also export Node's process and event-loop metrics. */
+  defaultMetrics?: boolean;
+}
+
+/** What a finished request contributes to the metrics. */
+export interface RequestSample {
+  model: string | null;
+  status: number;
+  accountId: string;
+  keyId: string;
+  keyName: string;
+  promptTokens: number;
+  completionTokens: number;
+  cost: Micros;
+  estimated: boolean;
+  latencySeconds: number;
+  upstreamTtfbSeconds: number | null;
+  overheadSeconds: number;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly models: SeriesCap;
+  private readonly keys: SeriesCap;
+
+  private readonly requests: Counter<"model" | "status">;
+  private readonly duration: Histogram<"model">;
+  private readonly ttfb: Histogram<"model">;
+  private readonly overhead: Histogram;
+  private readonly tokens: Counter<"model" | "kind">;
+  private readonly spend: Counter<"model" | "account">;
+  private readonly estimated: Counter<"model">;
+  private readonly refusals: Counter<"code">;
+  private readonly upstreamFailures: Counter<"kind">;
+  private readonly redisDuration: Histogram<"operation">;
+  private readonly reservationsExpired: Counter;
+  private readonly keyDuration: Histogram<"account" | "key_id" | "key_name">;
+  private readonly keySpend: Counter<"account" | "key_id" | "key_name">;
+  private readonly keyBudget: Gauge<"account" | "key_id" | "key_name">;
+  private readonly keyBudgetRemaining: Gauge<"account" | "key_id" | "key_name">;
+  private readonly accountBalance: Gauge<"account">;
+
+  constructor(
+    private readonly options: MetricsOptions,
+    probes: MetricsProbes,
+  ) {
+    this.models = new SeriesCap(options.maxModelSeries);
+    this.keys = new SeriesCap(options.maxKeySeries);
+    const registers = [this.registry];
+    const p = METRIC_PREFIX;
+
+    this.requests = new Counter({
+      name: `${p}requests_total`,
+      help: "Requests forwarded or refused by the gateway, by model and HTTP status (499: the client went away first).",
+      labelNames: ["model", "status"],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: `${p}request_duration_seconds`,
+      help: "End-to-end duration of forwarded requests, from arrival to the last byte, by model.",
+      labelNames: ["model"],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.ttfb = new Histogram({
+      name: `${p}upstream_ttfb_seconds`,
+      help: "Time from forwarding a request to the upstream's response headers, by model.",
+      labelNames: ["model"],
+      buckets: TTFB_BUCKETS,
+      registers,
+    });
+    this.overhead = new Histogram({
+      name: `${p}overhead_seconds`,
+      help: "Time the gateway adds before forwarding: authentication, reading the body, the reservation.",
+      buckets: OVERHEAD_BUCKETS,
+      registers,
+    });
+    this.tokens = new Counter({
+      name: `${p}tokens_total`,
+      help: "Tokens billed, by model and kind (prompt or completion).",
+      labelNames: ["model", "kind"],
+      registers,
+    });
+    this.spend = new Counter({
+      name: `${p}spend_rubles_total`,
+      help: "Rubles charged, by model and account.",
+      labelNames: ["model", "account"],
+      registers,
+    });
+    this.estimated = new Counter({
+      name: `${p}usage_estimated_total`,
+      help: "Requests billed on estimated usage because the upstream reported none (or the client hung up).",
+      labelNames: ["model"],
+      registers,
+    });
+    this.refusals = new Counter({
+      name: `${p}refusals_total`,
+      help: "Requests refused by the gateway, by error code.",
+      labelNames: ["code"],
+      registers,
+    });
+    this.upstreamFailures = new Counter({
+      name: `${p}upstream_failures_total`,
+      help: "Upstream failures by kind: refused (connection), reset (mid-response), timeout, 5xx (status).",
+      labelNames: ["kind"],
+      registers,
+    });
+    this.redisDuration = new Histogram({
+      name: `${p}redis_operation_duration_seconds`,
+      help: "Duration of Redis operations on the request path, by operation.",
+      labelNames: ["operation"],
+      buckets: REDIS_BUCKETS,
+      registers,
+    });
+    new Gauge({
+      name: `${p}redis_up`,
+      help: "1 while the gateway's Redis connection is ready, 0 otherwise.",
+      registers,
+      collect() {
+        this.set(probes.redisUp() ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: `${p}settlements_pending`,
+      help: "Settlements not yet written to Redis (waiting for Redis to come back, or in flight).",
+      registers,
+      collect() {
+        this.set(probes.settlementsPending());
+      },
+    });
+    this.reservationsExpired = new Counter({
+      name: `${p}reservations_expired_total`,
+      help: "Reservations released because they expired unsettled (a replica died mid-request).",
+      registers,
+    });
+    new Gauge({
+      name: `${p}requests_in_flight`,
+      help: "Forwarded requests in progress.",
+      registers,
+      collect() {
+        this.set(probes.inFlight());
+      },
+    });
+    this.keyDuration = new Histogram({
+      name: `${p}key_request_duration_seconds`,
+      help: 'End-to-end duration of forwarded requests per key (keys beyond metrics.maxKeySeries fold into key_id="other").',
+      labelNames: ["account", "key_id", "key_name"],
+      buckets: KEY_DURATION_BUCKETS,
+      registers,
+    });
+    this.keySpend = new Counter({
+      name: `${p}key_spend_rubles_total`,
+      help: 'Rubles charged per key (keys beyond metrics.maxKeySeries fold into key_id="other").',
+      labelNames: ["account", "key_id", "key_name"],
+      registers,
+    });
+    this.keyBudget = new Gauge({
+      name: `${p}key_budget_rubles`,
+      help: "A key's budget per period, for keys that have one.",
+      labelNames: ["account", "key_id", "key_name"],
+      registers,
+    });
+    this.keyBudgetRemaining = new Gauge({
+      name: `${p}key_budget_remaining_rubles`,
+      help: "What remains of a key's budget in the current period, as of its last settled request.",
+      labelNames: ["account", "key_id", "key_name"],
+      registers,
+    });
+    this.accountBalance = new Gauge({
+      name: `${p}account_balance_rubles`,
+      help: "An account's balance, as of its last settled request.",
+      labelNames: ["account"],
+      registers,
+    });
+
+    // Every code and failure kind exists from the start, so rate() and absent() work before the first one.
+    for (const code of Object.keys(ERRORS)) this.refusals.labels(code).inc(0);
+    for (const kind of UPSTREAM_FAILURES) this.upstreamFailures.labels(kind).inc(0);
+    this.reservationsExpired.inc(0);
+    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A finished forwarded request. */
+  finished(sample: RequestSample): void {
+    const model = this.models.label(sample.model ?? "none");
+    this.requests.labels(model, String(sample.status)).inc();
+    this.duration.labels(model).observe(sample.latencySeconds);
+    if (sample.upstreamTtfbSeconds !== null) this.ttfb.labels(model).observe(sample.upstreamTtfbSeconds);
+    this.overhead.observe(sample.overheadSeconds);
+    if (sample.promptTokens > 0) this.tokens.labels(model, "prompt").inc(sample.promptTokens);
+    if (sample.completionTokens > 0) this.tokens.labels(model, "completion").inc(sample.completionTokens);
+    const rubles = rublesForJson(sample.cost);
+    if (sample.cost > 0) this.spend.labels(model, sample.accountId).inc(rubles);
+    if (sample.estimated) this.estimated.labels(model).inc();
+    if (this.options.perKey) {
+      const keyId = this.keys.label(sample.keyId);
+      const keyName = keyId === OTHER ? OTHER : sample.keyName;
+      this.keyDuration.labels(sample.accountId, keyId, keyName).observe(sample.latencySeconds);
+      if (sample.cost > 0) this.keySpend.labels(sample.accountId, keyId, keyName).inc(rubles);
+    }
+  }
+
+  /** A request refused by the gateway with an error of the table. */
+  refused(code: ErrorCode, status: number, model: string | null): void {
+    this.refusals.labels(code).inc();
+    this.requests.labels(this.models.label(model ?? "none"), String(status)).inc();
+  }
+
+  upstreamFailure(kind: UpstreamFailure): void {
+    this.upstreamFailures.labels(kind).inc();
+  }
+
+  /**
+   * The balance and the key's budget as the settle script returned them, so that the gauges are exact and
+   * current after every request. A key without a budget has no remaining-budget series.
+   */
+  settled(
+    accountId: string,
+    keyId: string,
+    keyName: string,
+    balance: Micros,
+    budget: Micros | null,
+    spent: Micros,
+  ): void {
+    this.accountBalance.labels(accountId).set(rublesForJson(balance));
+    if (!this.options.perKey || budget === null) return;
+    const label = this.keys.label(keyId);
+    // Folded keys share a series; a budget gauge of "other" would mean nothing.
+    if (label === OTHER) return;
+    this.keyBudget.labels(accountId, keyId, keyName).set(rublesForJson(budget));
+    this.keyBudgetRemaining.labels(accountId, keyId, keyName).set(rublesForJson(Math.max(0, budget - spent)));
+  }
+
+  redisOperation(operation: string, seconds: number): void {
+    this.redisDuration.labels(operation).observe(seconds);
+  }
+
+  expiredReservations(count: number): void {
+    this.reservationsExpired.inc(count);
+  }
+}
