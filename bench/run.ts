@@ -75,6 +75,7 @@ writeFileSync(
   configFile,
   stringify({
     listen: { host: "127.0.0.1", port: gatewayPort },
+    metrics: { host: "127.0.0.1", port: 0 },
     upstream: { url: upstream },
     redis: { url: redis.url, prefix: "bench:" },
     pricing: { default: { input: 1, output: 1 } },

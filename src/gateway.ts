@@ -1,5 +1,5 @@
-// The composition root: builds the gateway from its configuration — Redis, stores, billing, the public
-// listener and the forwarder — and runs it until a signal stops it.
+// The composition root: builds the gateway from its configuration — Redis, stores, billing, metrics, the
+// public listener with the forwarder, the metrics listener — and runs it until a signal stops it.
 
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
@@ -11,7 +11,10 @@ import { ReservationKeeper } from "./billing/reservation-keeper.js";
 import { SettlementQueue } from "./billing/settlement-queue.js";
 import type { Config } from "./config/schema.js";
 import { createLogger, type Logger } from "./observability/logger.js";
+import { Metrics, type UpstreamFailure } from "./observability/metrics.js";
+import { startMetricsServer } from "./observability/metrics-server.js";
 import { logFinished, logRefused } from "./observability/request-log.js";
+import type { FinishedRequest, Outcome } from "./proxy/exchange.js";
 import { createForwarder } from "./proxy/forwarder.js";
 import { InFlight } from "./proxy/in-flight.js";
 import type { GatewayContext } from "./server/context.js";
@@ -33,8 +36,11 @@ export interface GatewayOptions {
 export interface Gateway {
   /** Base URL of the public listener, e.g. http://127.0.0.1:8080 */
   url: string;
+  /** Base URL of the metrics listener. */
+  metricsUrl: string;
   server: Server;
   redis: RedisClient;
+  metrics: Metrics;
   settlements: SettlementQueue;
   context: GatewayContext;
   /** Resolves once every forwarded request has finished and every settlement is written to Redis. */
@@ -43,6 +49,12 @@ export interface Gateway {
 }
 
 const READINESS_TIMEOUT_MS = 1000;
+
+const FAILURE_OF: Partial<Record<Outcome, UpstreamFailure>> = {
+  upstream_unavailable: "refused",
+  upstream_timeout: "timeout",
+  upstream_reset: "reset",
+};
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { config } = options;
@@ -53,17 +65,39 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   redis.connect().catch((error: Error) => {
     logger.warn({ redis: redactUrl(config.redis.url), err: error.message }, "Redis is not reachable yet");
   });
+
+  const inFlight = new InFlight();
+  let settlements: SettlementQueue | undefined;
+  const metrics = new Metrics(config.metrics, {
+    inFlight: () => inFlight.size,
+    settlementsPending: () => settlements?.pending ?? 0,
+    redisUp: () => redis.status === "ready",
+  });
+  const observeRedis = (operation: string, seconds: number) => metrics.redisOperation(operation, seconds);
+
   const redisKeys = new RedisKeys(config.redis.prefix);
-  const keys = new KeyStore(redis, redisKeys);
+  const keys = new KeyStore(redis, redisKeys, observeRedis);
   const accounts = new AccountStore(redis, redisKeys);
-  const billing = new BillingStore(redis, redisKeys, config.billing);
+  const billing = new BillingStore(redis, redisKeys, config.billing, observeRedis);
   const calendar = new PeriodCalendar(config.billing.timezone);
   const authenticator = new Authenticator(keys);
 
-  const settlements = new SettlementQueue(billing, {
+  settlements = new SettlementQueue(billing, {
+    settled: (settlement, result) => {
+      if (result.balance === undefined) return;
+      const { ref, keyName } = settlement;
+      metrics.settled(
+        ref.accountId,
+        ref.keyId,
+        keyName,
+        result.balance,
+        result.budget ?? null,
+        result.spent ?? 0,
+      );
+    },
     retrying: (settlement, error) =>
       logger.warn(
-        { request_reservation: settlement.input.reservationId, err: (error as Error).message },
+        { reservation_id: settlement.input.reservationId, err: (error as Error).message },
         "settlement delayed; will retry",
       ),
     failed: (settlement, error) =>
@@ -97,9 +131,35 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         return "redis unavailable";
       }
     },
+    refused: (code, status, model) => metrics.refused(code, status, model),
   };
 
-  const inFlight = new InFlight();
+  const finished = (request: FinishedRequest) => {
+    logFinished(logger, request);
+    metrics.finished({
+      model: request.model,
+      status: request.status,
+      accountId: request.accountId,
+      keyId: request.keyId,
+      keyName: request.keyName,
+      promptTokens: request.promptTokens,
+      completionTokens: request.completionTokens,
+      cost: request.cost,
+      estimated: request.estimated,
+      latencySeconds: request.latencyMs / 1000,
+      upstreamTtfbSeconds: request.upstreamTtfbMs === null ? null : request.upstreamTtfbMs / 1000,
+      overheadSeconds: request.gatewayMs / 1000,
+    });
+    const failure =
+      FAILURE_OF[request.outcome] ??
+      (request.status >= 500 && request.upstreamTtfbMs !== null ? "5xx" : null);
+    if (failure) metrics.upstreamFailure(failure);
+    // The gateway answered these itself, with a code of the error table.
+    if (request.outcome === "upstream_unavailable" || request.outcome === "upstream_timeout") {
+      metrics.answeredWithError(request.outcome);
+    }
+  };
+
   const proxy = createForwarder({
     config,
     inFlight,
@@ -111,21 +171,28 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     billing,
     pricing: new Pricing(config.pricing),
     logger,
-    finished: (request) => logFinished(logger, request),
-    refused: (request) => logRefused(logger, request),
-    expiredReservations: (count) => logger.warn({ count }, "released reservations that expired unsettled"),
+    finished,
+    refused: (request) => {
+      logRefused(logger, request);
+      metrics.refused(request.code, request.status, request.model);
+    },
+    expiredReservations: (count) => {
+      metrics.expiredReservations(count);
+      logger.warn({ count }, "released reservations that expired unsettled");
+    },
   });
 
   const server = createServer(createPublicHandler(context, proxy.forward));
   server.listen(config.listen.port, config.listen.host);
   await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  const host = config.listen.host.includes(":") ? `[${config.listen.host}]` : config.listen.host;
+  const metricsServer = await startMetricsServer(metrics.registry, config.metrics);
 
   return {
-    url: `http://${host}:${port}`,
+    url: baseUrl("http", config.listen.host, server),
+    metricsUrl: baseUrl("http", config.metrics.host, metricsServer),
     server,
     redis,
+    metrics,
     settlements,
     context,
     async settled(timeoutMs = 10_000) {
@@ -135,6 +202,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     async close() {
       server.close();
       server.closeIdleConnections();
+      metricsServer.close();
+      metricsServer.closeAllConnections();
       await once(server, "close");
       keeper.stop();
       await settlements.flush(10_000);
@@ -145,12 +214,22 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
 }
 
+function baseUrl(scheme: string, host: string, server: Server): string {
+  const { port } = server.address() as AddressInfo;
+  return `${scheme}://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
 /** Runs the gateway until SIGTERM or SIGINT, then stops it. */
 export async function runGateway(config: Config): Promise<void> {
   const logger = createLogger(config.logging.level);
   const gateway = await startGateway({ config, logger });
   logger.info(
-    { url: gateway.url, upstream: config.upstream.url, redis: redactUrl(config.redis.url) },
+    {
+      url: gateway.url,
+      metrics: `${gateway.metricsUrl}/metrics`,
+      upstream: config.upstream.url,
+      redis: redactUrl(config.redis.url),
+    },
     "tunnel-gateway listening",
   );
   await new Promise<void>((resolve) => {

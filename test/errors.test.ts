@@ -11,7 +11,7 @@ function readmeTable(): { status: number; code: string; type: string }[] {
     readme.indexOf("\n## Errors"),
     readme.indexOf("\n## ", readme.indexOf("\n## Errors") + 1),
   );
-  return [...section.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \| `([a-z_]+)` \|/gm)].map(
+  return [...section.matchAll(/^\|\s*(\d{3})\s*\|\s*`([a-z_]+)`\s*\|\s*`([a-z_]+)`\s*\|/gm)].map(
     ([, status, code, type]) => ({
       status: Number(status),
       code: code as string,

@@ -9,6 +9,8 @@ import { isConnectionError } from "../store/redis.js";
 
 export interface Settlement {
   ref: KeyRef;
+  /** For the metrics' key_name label. */
+  keyName: string;
   input: SettleInput;
 }
 

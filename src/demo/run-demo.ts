@@ -19,8 +19,10 @@ import { startRedisServer } from "./redis-server.js";
 const redis = await startRedisServer();
 const upstream = await startDemoUpstream(0, "127.0.0.1", { tokenIntervalMs: 40 });
 const port = (await isPortFree(8080)) ? 8080 : 0;
+const metricsPort = (await isPortFree(9464)) ? 9464 : 0;
 const config = configSchema.parse({
   listen: { host: "127.0.0.1", port },
+  metrics: { host: "127.0.0.1", port: metricsPort },
   upstream: { url: upstream.url },
   redis: { url: redis.url, prefix: "demo:" },
   pricing: { default: { input: 50, output: 150 } },
@@ -60,6 +62,8 @@ Account "demo" holds 1000 RUB; its key has a budget of 100 RUB a day.
   curl -sN ${url}/v1/chat/completions -H "Authorization: Bearer $KEY" \\
     -H "Content-Type: application/json" \\
     -d '{"model":"demo-small","stream":true,"messages":[{"role":"user","content":"hello"}]}'
+
+Prometheus metrics: ${gateway.metricsUrl}/metrics
 
 Request log lines follow below. Ctrl-C stops the gateway, the model server
 and the Redis it started.

@@ -233,7 +233,18 @@ export class Metrics {
     for (const code of Object.keys(ERRORS)) this.refusals.labels(code).inc(0);
     for (const kind of UPSTREAM_FAILURES) this.upstreamFailures.labels(kind).inc(0);
     this.reservationsExpired.inc(0);
-    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    if (options.defaultMetrics !== false) {
+      collectDefaultMetrics({ register: this.registry });
+      // prom-client names these gauges with a counter's _total suffix (promtool refuses them); their
+      // per-type siblings (nodejs_active_handles{type} etc.) carry the same information.
+      for (const misnamed of [
+        "nodejs_active_handles_total",
+        "nodejs_active_requests_total",
+        "nodejs_active_resources_total",
+      ]) {
+        this.registry.removeSingleMetric(misnamed);
+      }
+    }
   }
 
   /** A finished forwarded request. */
@@ -260,6 +271,11 @@ export class Metrics {
   refused(code: ErrorCode, status: number, model: string | null): void {
     this.refusals.labels(code).inc();
     this.requests.labels(this.models.label(model ?? "none"), String(status)).inc();
+  }
+
+  /** An error of the table the gateway answered for a request that finished() counts already (502, 504). */
+  answeredWithError(code: ErrorCode): void {
+    this.refusals.labels(code).inc();
   }
 
   upstreamFailure(kind: UpstreamFailure): void {

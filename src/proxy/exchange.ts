@@ -288,6 +288,7 @@ export class Exchange {
 
     this.deps.settlements.submit({
       ref: this.init.ref,
+      keyName: this.init.keyName,
       input: {
         reservationId: this.init.reservationId,
         cost,

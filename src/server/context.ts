@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Authenticator } from "../auth/authenticator.js";
 import type { PeriodCalendar } from "../billing/periods.js";
 import type { Config } from "../config/schema.js";
+import type { ErrorCode } from "../errors.js";
 import type { Logger } from "../observability/logger.js";
 import type { AccountStore } from "../store/account-store.js";
 import type { KeyStore } from "../store/key-store.js";
@@ -27,4 +28,6 @@ export interface GatewayContext {
   logger: Logger;
   /** null when ready to take traffic, else why not. */
   readiness: () => Promise<string | null>;
+  /** A request the gateway refused with an error of the table (for the metrics). */
+  refused: (code: ErrorCode, status: number, model: string | null) => void;
 }

@@ -33,11 +33,9 @@ function answerLocally(
   requestId: string,
 ): void {
   if (req.method !== "GET" && req.method !== "HEAD") {
-    sendError(
-      res,
-      new GatewayError("method_not_allowed", `${req.method} is not allowed here; use GET`),
-      LOCAL_METHODS,
-    );
+    const refusal = new GatewayError("method_not_allowed", `${req.method} is not allowed here; use GET`);
+    sendError(res, refusal, LOCAL_METHODS);
+    ctx.refused(refusal.code, refusal.status, null);
     return;
   }
   Promise.resolve()
@@ -45,11 +43,13 @@ function answerLocally(
     .catch((error: unknown) => {
       const failure = asGatewayError(error);
       if (failure.status >= 500) {
+        const path = (req.url ?? "/").split("?")[0];
         ctx.logger.error(
-          { request_id: requestId, path: req.url, err: failure.cause ?? failure },
+          { request_id: requestId, path, err: failure.cause ?? failure },
           "local route failed",
         );
       }
       sendError(res, failure);
+      ctx.refused(failure.code, failure.status, null);
     });
 }

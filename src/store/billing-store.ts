@@ -8,6 +8,7 @@ import type { KeyRef } from "./key-store.js";
 import { parseModels } from "./records.js";
 import type { RedisKeys } from "./redis-keys.js";
 import { type RedisClient, runScript } from "./scripts.js";
+import { type RedisObserver, timed } from "./timing.js";
 
 /** Most expired reservations one script call releases; the rest go on the next calls. */
 const PURGE_LIMIT = 100;
@@ -105,33 +106,36 @@ export class BillingStore {
     private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     private readonly settings: BillingSettings,
+    private readonly observe?: RedisObserver,
   ) {}
 
   async reserve(ref: KeyRef, input: ReserveInput): Promise<Reservation | Refusal> {
     const { accountId } = ref;
-    const reply = await runScript(
-      this.redis,
-      "reserve",
-      [
-        this.keys.key(accountId, ref.keyId),
-        this.keys.account(accountId),
-        this.keys.reservations(accountId),
-        this.keys.reservationRecords(accountId),
-        this.keys.reserved(accountId),
-      ],
-      [
-        input.now,
-        input.periods.day.start,
-        input.periods.week.start,
-        input.periods.month.start,
-        input.reservationId,
-        input.amount,
-        input.expiresAt,
-        input.model.kind,
-        input.model.kind === "named" ? input.model.model : "",
-        PURGE_LIMIT,
-        this.settings.lateSettlementSeconds * 1000,
-      ],
+    const reply = await timed(this.observe, "reserve", () =>
+      runScript(
+        this.redis,
+        "reserve",
+        [
+          this.keys.key(accountId, ref.keyId),
+          this.keys.account(accountId),
+          this.keys.reservations(accountId),
+          this.keys.reservationRecords(accountId),
+          this.keys.reserved(accountId),
+        ],
+        [
+          input.now,
+          input.periods.day.start,
+          input.periods.week.start,
+          input.periods.month.start,
+          input.reservationId,
+          input.amount,
+          input.expiresAt,
+          input.model.kind,
+          input.model.kind === "named" ? input.model.model : "",
+          PURGE_LIMIT,
+          this.settings.lateSettlementSeconds * 1000,
+        ],
+      ),
     );
     const code = reply[0] as string;
     const expired = Number(reply[1]);
@@ -174,32 +178,34 @@ export class BillingStore {
 
   async settle(ref: KeyRef, input: SettleInput): Promise<Settled> {
     const { accountId } = ref;
-    const reply = await runScript(
-      this.redis,
-      "settle",
-      [
-        this.keys.key(accountId, ref.keyId),
-        this.keys.account(accountId),
-        this.keys.reservations(accountId),
-        this.keys.reservationRecords(accountId),
-        this.keys.reserved(accountId),
-        this.keys.usage(accountId, ref.keyId, input.day),
-      ],
-      [
-        input.now,
-        input.periods.day.start,
-        input.periods.week.start,
-        input.periods.month.start,
-        input.reservationId,
-        input.cost,
-        input.promptTokens,
-        input.completionTokens,
-        input.failed ? 1 : 0,
-        input.estimated ? 1 : 0,
-        Math.round(input.latencyMs),
-        latencyField(input.latencyMs),
-        this.settings.usageRetentionDays * 86_400,
-      ],
+    const reply = await timed(this.observe, "settle", () =>
+      runScript(
+        this.redis,
+        "settle",
+        [
+          this.keys.key(accountId, ref.keyId),
+          this.keys.account(accountId),
+          this.keys.reservations(accountId),
+          this.keys.reservationRecords(accountId),
+          this.keys.reserved(accountId),
+          this.keys.usage(accountId, ref.keyId, input.day),
+        ],
+        [
+          input.now,
+          input.periods.day.start,
+          input.periods.week.start,
+          input.periods.month.start,
+          input.reservationId,
+          input.cost,
+          input.promptTokens,
+          input.completionTokens,
+          input.failed ? 1 : 0,
+          input.estimated ? 1 : 0,
+          Math.round(input.latencyMs),
+          latencyField(input.latencyMs),
+          this.settings.usageRetentionDays * 86_400,
+        ],
+      ),
     );
     if (reply[0] === "duplicate") return { duplicate: true };
     return {
@@ -213,11 +219,13 @@ export class BillingStore {
   /** Moves the expiry of running requests' reservations forward; returns how many were extended. */
   async extend(accountId: string, reservationIds: readonly string[], expiresAt: number): Promise<number> {
     if (reservationIds.length === 0) return 0;
-    const extended = await runScript<number>(
-      this.redis,
-      "extendReservations",
-      [this.keys.reservations(accountId)],
-      [expiresAt, ...reservationIds],
+    const extended = await timed(this.observe, "extend", () =>
+      runScript<number>(
+        this.redis,
+        "extendReservations",
+        [this.keys.reservations(accountId)],
+        [expiresAt, ...reservationIds],
+      ),
     );
     return Number(extended);
   }

@@ -9,6 +9,7 @@ import { accountNotFound } from "./account-store.js";
 import { type AccountRecord, type KeyRecord, parseAccount, parseKey } from "./records.js";
 import type { RedisKeys } from "./redis-keys.js";
 import { type RedisClient, runScript } from "./scripts.js";
+import { type RedisObserver, timed } from "./timing.js";
 
 export interface NewKey {
   id: string;
@@ -35,6 +36,7 @@ export class KeyStore {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
+    private readonly observe?: RedisObserver,
   ) {}
 
   async create(key: NewKey): Promise<void> {
@@ -77,7 +79,7 @@ export class KeyStore {
 
   /** The key a hash belongs to, or null when no key has that hash. */
   async lookup(hash: string): Promise<KeyRef | null> {
-    const value = await this.redis.get(this.keys.keyHash(hash));
+    const value = await timed(this.observe, "lookup", () => this.redis.get(this.keys.keyHash(hash)));
     if (value === null) return null;
     const separator = value.indexOf(":");
     return { accountId: value.slice(0, separator), keyId: value.slice(separator + 1) };
@@ -89,11 +91,13 @@ export class KeyStore {
 
   /** The key record and its account's record, read in one round trip. */
   async getWithAccount(ref: KeyRef): Promise<{ key: KeyRecord | null; account: AccountRecord | null }> {
-    const results = await this.redis
-      .pipeline()
-      .hgetall(this.keys.key(ref.accountId, ref.keyId))
-      .hgetall(this.keys.account(ref.accountId))
-      .exec();
+    const results = await timed(this.observe, "read_key", () =>
+      this.redis
+        .pipeline()
+        .hgetall(this.keys.key(ref.accountId, ref.keyId))
+        .hgetall(this.keys.account(ref.accountId))
+        .exec(),
+    );
     const [keyResult, accountResult] = results ?? [];
     if (keyResult?.[0]) throw keyResult[0];
     if (accountResult?.[0]) throw accountResult[0];

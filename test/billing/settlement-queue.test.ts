@@ -65,6 +65,7 @@ describe("SettlementQueue", () => {
     await server.stop({ keepData: true });
     queue.submit({
       ref,
+      keyName: "k",
       input: {
         reservationId,
         cost: 1_250_000,
@@ -90,6 +91,7 @@ describe("SettlementQueue", () => {
     // Submitting the same settlement again (a retry whose first reply was lost) changes nothing.
     queue.submit({
       ref,
+      keyName: "k",
       input: {
         reservationId,
         cost: 1_250_000,
@@ -122,6 +124,7 @@ describe("SettlementQueue", () => {
     const calendar = new PeriodCalendar("UTC");
     queue.submit({
       ref: { accountId: "acme", keyId: "key_x" },
+      keyName: "k",
       input: {
         reservationId: "r",
         cost: 1,

@@ -207,7 +207,13 @@ describe("serve", () => {
       process.execPath,
       [CLI, "serve", "--port", String(port), "--upstream", "http://127.0.0.1:9"],
       {
-        env: { ...process.env, ...env, TUNNEL_CONFIG: "", TUNNEL_LOG_LEVEL: "warn" },
+        env: {
+          ...process.env,
+          ...env,
+          TUNNEL_CONFIG: "",
+          TUNNEL_LOG_LEVEL: "warn",
+          TUNNEL_METRICS_PORT: "0",
+        },
       },
     );
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));

@@ -12,6 +12,7 @@ const CLI = join(import.meta.dirname, "../../dist/cli.js");
 
 export interface GatewayProcess {
   url: string;
+  metricsUrl: string;
   child: ChildProcess;
   /** Parsed JSON log lines written so far. */
   logs: Record<string, any>[];
@@ -25,9 +26,17 @@ export async function spawnGateway(
   env: Record<string, string> = {},
 ): Promise<GatewayProcess> {
   const port = await freePort();
+  const metricsPort = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "tunnel-gw-"));
   const file = join(dir, "config.yaml");
-  writeFileSync(file, stringify({ ...config, listen: { host: "127.0.0.1", port } }));
+  writeFileSync(
+    file,
+    stringify({
+      ...config,
+      listen: { host: "127.0.0.1", port },
+      metrics: { port: metricsPort, ...(config.metrics as object) },
+    }),
+  );
   const child = spawn(process.execPath, [CLI, "serve", "--config", file], {
     env: { ...process.env, TUNNEL_CONFIG: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -56,6 +65,7 @@ export async function spawnGateway(
   }
   return {
     url,
+    metricsUrl: `http://127.0.0.1:${metricsPort}`,
     child,
     logs,
     stderr: () => stderr,

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { Metrics, OTHER, SeriesCap } from "../../src/observability/metrics.js";
+
+describe("SeriesCap", () => {
+  it("admits up to its maximum, folds the rest into other, and never moves an admitted value", () => {
+    const cap = new SeriesCap(2);
+    expect(cap.label("a")).toBe("a");
+    expect(cap.label("b")).toBe("b");
+    expect(cap.label("c")).toBe(OTHER);
+    expect(cap.label("a")).toBe("a");
+    expect(cap.label("c")).toBe(OTHER);
+  });
+});
+
+describe("Metrics", () => {
+  const probes = { inFlight: () => 3, settlementsPending: () => 2, redisUp: () => false };
+
+  it("reads in-flight requests, pending settlements and Redis availability at scrape time", async () => {
+    const metrics = new Metrics(
+      { perKey: true, maxKeySeries: 10, maxModelSeries: 10, defaultMetrics: false },
+      probes,
+    );
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/^tunnel_gateway_requests_in_flight 3$/m);
+    expect(text).toMatch(/^tunnel_gateway_settlements_pending 2$/m);
+    expect(text).toMatch(/^tunnel_gateway_redis_up 0$/m);
+  });
+
+  it("bounds model names chosen by clients", async () => {
+    const metrics = new Metrics(
+      { perKey: false, maxKeySeries: 0, maxModelSeries: 2, defaultMetrics: false },
+      probes,
+    );
+    for (const model of ["m1", "m2", "m3", "m4"]) metrics.refused("model_not_allowed", 403, model);
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/tunnel_gateway_requests_total\{model="m1",status="403"\} 1/);
+    expect(text).toMatch(/tunnel_gateway_requests_total\{model="other",status="403"\} 2/);
+    expect(text).not.toMatch(/model="m3"/);
+  });
+});
