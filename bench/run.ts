@@ -14,14 +14,12 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { PeriodCalendar } from "../src/billing/periods.js";
 import { freePort, startRedisServer } from "../src/demo/redis-server.js";
 import { AccountService } from "../src/services/accounts.js";
+import { buildServiceContext } from "../src/services/context.js";
 import { KeyService } from "../src/services/keys.js";
-import { AccountStore } from "../src/store/account-store.js";
-import { KeyStore } from "../src/store/key-store.js";
+import type { Actor } from "../src/store/audit-store.js";
 import { closeRedis, connectRedis, createRedis } from "../src/store/redis.js";
-import { RedisKeys } from "../src/store/redis-keys.js";
 import { firstByte, fixedRate, median, percentile, saturate, type Target } from "./load.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -91,15 +89,10 @@ await waitReady(gatewayUrl);
 
 const admin = createRedis({ url: redis.url }, "cli");
 await connectRedis(admin, { url: redis.url });
-const keys = new RedisKeys("bench:");
-const context = {
-  accounts: new AccountStore(admin, keys),
-  keys: new KeyStore(admin, keys),
-  calendar: new PeriodCalendar("UTC"),
-  now: Date.now,
-};
-await new AccountService(context).create({ id: "bench", balance: "999999999" });
-const { value: key } = await new KeyService(context).create({ accountId: "bench", name: "bench" });
+const context = buildServiceContext(admin, { prefix: "bench:", timezone: "UTC" });
+const operator: Actor = { kind: "cli" };
+await new AccountService(context).create({ id: "bench", balance: "999999999" }, operator);
+const { value: key } = await new KeyService(context).create({ accountId: "bench", name: "bench" }, operator);
 closeRedis(admin);
 
 const targets: Target[] = [

@@ -9,10 +9,13 @@ import { ConfigError } from "./config/config-error.js";
 import type { Override } from "./config/load.js";
 import { GatewayError } from "./errors.js";
 import { accountView, keyListView, keyView } from "./services/views.js";
+import type { Actor } from "./store/audit-store.js";
 import { asGatewayError, isRedisError } from "./store/redis.js";
 
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
+/** Changes made with the CLI are recorded in the audit log as made by "cli". */
+const CLI: Actor = { kind: "cli" };
 
 function common(command: Command): Command {
   return command
@@ -56,7 +59,7 @@ function buildProgram(): Command {
     .action((accountId: string, options: CommonOptions & { name?: string; balance: string }) =>
       withSession(options, async ({ accounts }) => {
         const view = accountView(
-          await accounts.create({ id: accountId, name: options.name, balance: options.balance }),
+          await accounts.create({ id: accountId, name: options.name, balance: options.balance }, CLI),
         );
         if (options.json) printJson(view);
         else printLines(`Created account ${view.id}.`, ...describeAccount(view));
@@ -67,7 +70,7 @@ function buildProgram(): Command {
     .description("add rubles to an account's balance")
     .action((accountId: string, rubles: string, options: CommonOptions) =>
       withSession(options, async ({ accounts }) => {
-        const view = accountView(await accounts.topUp(accountId, rubles));
+        const view = accountView(await accounts.topUp(accountId, rubles, CLI));
         if (options.json) printJson(view);
         else printLines(`Topped up account ${view.id} by ${rubles} RUB; balance is now ${view.balance} RUB.`);
       }),
@@ -94,6 +97,40 @@ function buildProgram(): Command {
             ...(views.length
               ? views.map((a) => `${a.id}\t${a.balance} ${a.currency}\t${a.name}`)
               : ["no accounts"]),
+          );
+      }),
+    );
+
+  const tokens = accounts.command("token").description("manage an account's dashboard token");
+
+  common(tokens.command("create <accountId>"))
+    .description("issue the account's dashboard token (replacing any previous one); printed once")
+    .action((accountId: string, options: CommonOptions) =>
+      withSession(options, async ({ accounts }) => {
+        const { account, token } = await accounts.createToken(accountId, CLI);
+        if (options.json) printJson({ account_id: account.id, token });
+        else
+          printLines(
+            `Dashboard token for account ${account.id}:`,
+            "",
+            `  ${token}`,
+            "",
+            "This is the only time the token is shown. It lets its holder manage this account's keys.",
+          );
+      }),
+    );
+
+  common(tokens.command("revoke <accountId>"))
+    .description("revoke the account's dashboard token")
+    .action((accountId: string, options: CommonOptions) =>
+      withSession(options, async ({ accounts }) => {
+        const revoked = await accounts.revokeToken(accountId, CLI);
+        if (options.json) printJson({ account_id: accountId, revoked });
+        else
+          printLines(
+            revoked
+              ? `Revoked the dashboard token of account ${accountId}.`
+              : `Account ${accountId} had no dashboard token.`,
           );
       }),
     );
@@ -127,15 +164,18 @@ function buildProgram(): Command {
           if (options.period !== undefined && options.budget === undefined) {
             throw new CommanderError(EXIT_USAGE, "usage", "error: --period needs --budget");
           }
-          const created = await keys.create({
-            accountId: options.account,
-            name: options.name,
-            budget: options.budget,
-            period: options.period,
-            ttl: options.ttl,
-            models: options.models?.split(","),
-            logBodies: options.logBodies,
-          });
+          const created = await keys.create(
+            {
+              accountId: options.account,
+              name: options.name,
+              budget: options.budget,
+              period: options.period,
+              ttl: options.ttl,
+              models: options.models?.split(","),
+              logBodies: options.logBodies,
+            },
+            CLI,
+          );
           const view = keyView(created.record, context.now(), context.calendar);
           if (options.json) {
             printJson({ ...view, key: created.value });
@@ -177,11 +217,58 @@ function buildProgram(): Command {
       }),
     );
 
+  common(keys.command("update <keyId>"))
+    .description("change a key's name, budget, period, allowed models or privacy switch")
+    .option("--name <name>", "new name")
+    .option("--budget <rubles>", "new budget per period")
+    .option("--no-budget", "remove the budget")
+    .addOption(new Option("--period <period>", "new budget period").choices(["day", "week", "month"]))
+    .option("--models <a,b,…>", "allow only these models")
+    .option("--all-models", "allow every model")
+    .option("--log-bodies", "allow request and response bodies in logs")
+    .option("--no-log-bodies", "keep bodies out of logs")
+    .action(
+      (
+        keyId: string,
+        options: CommonOptions & {
+          name?: string;
+          budget?: string | false;
+          period?: string;
+          models?: string;
+          allModels?: boolean;
+          logBodies?: boolean;
+        },
+      ) =>
+        withSession(options, async ({ keys, context }) => {
+          if (options.models !== undefined && options.allModels) {
+            throw new CommanderError(
+              EXIT_USAGE,
+              "usage",
+              "error: --models and --all-models exclude each other",
+            );
+          }
+          const record = await keys.update(
+            keyId,
+            {
+              name: options.name,
+              budget: options.budget === false ? null : options.budget,
+              period: options.period,
+              models: options.allModels ? null : options.models?.split(","),
+              logBodies: options.logBodies,
+            },
+            CLI,
+          );
+          const view = keyListView(record, context.now(), context.calendar);
+          if (options.json) printJson(view);
+          else printLines(`Updated key ${view.id}.`, ...describeKey(view));
+        }),
+    );
+
   common(keys.command("revoke <keyId>"))
     .description("revoke a key: every gateway replica refuses it from the next request on")
     .action((keyId: string, options: CommonOptions) =>
       withSession(options, async ({ keys, context }) => {
-        const { record, alreadyRevoked } = await keys.revoke(keyId);
+        const { record, alreadyRevoked } = await keys.revoke(keyId, CLI);
         const view = keyListView(record, context.now(), context.calendar);
         if (options.json) printJson(view);
         else

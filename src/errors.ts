@@ -24,6 +24,11 @@ export const ERRORS = {
     type: "authentication_error",
     message: "This API key has expired. Create a new key.",
   },
+  admin_unauthorized: {
+    status: 401,
+    type: "authentication_error",
+    message: "Send the admin token or an account token as 'Authorization: Bearer …'.",
+  },
   // Money and permissions
   insufficient_balance: {
     status: 402,
@@ -39,6 +44,11 @@ export const ERRORS = {
     status: 403,
     type: "permission_error",
     message: "This key may not use the requested model.",
+  },
+  forbidden: {
+    status: 403,
+    type: "permission_error",
+    message: "This credential may not do that.",
   },
   https_required: {
     status: 403,

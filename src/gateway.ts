@@ -70,41 +70,44 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let settlements: SettlementQueue | undefined;
   const metrics = new Metrics(config.metrics, {
     inFlight: () => inFlight.size,
-    settlementsPending: () => settlements?.pending ?? 0,
+    settlementsPending: () => settlements?.waitingForRetry ?? 0,
     redisUp: () => redis.status === "ready",
+    now,
   });
   const observeRedis = (operation: string, seconds: number) => metrics.redisOperation(operation, seconds);
 
   const redisKeys = new RedisKeys(config.redis.prefix);
   const keys = new KeyStore(redis, redisKeys, observeRedis);
   const accounts = new AccountStore(redis, redisKeys);
-  const billing = new BillingStore(redis, redisKeys, config.billing, observeRedis);
+  const billing = new BillingStore(
+    redis,
+    redisKeys,
+    { ...config.billing, requestLogMaxPerKey: config.requestLog.maxPerKey },
+    observeRedis,
+  );
   const calendar = new PeriodCalendar(config.billing.timezone);
   const authenticator = new Authenticator(keys);
 
   settlements = new SettlementQueue(billing, {
     settled: (settlement, result) => {
       if (result.balance === undefined) return;
-      const { ref, keyName } = settlement;
-      metrics.settled(
-        ref.accountId,
-        ref.keyId,
-        keyName,
-        result.balance,
-        result.budget ?? null,
-        result.spent ?? 0,
-      );
+      const { ref, keyName, input } = settlement;
+      const resetAt = input.periods[result.period ?? "month"].end;
+      const { balance, budget, spent } = result;
+      metrics.settled(ref.accountId, ref.keyId, keyName, balance, budget ?? null, spent ?? 0, resetAt);
     },
     retrying: (settlement, error) =>
       logger.warn(
         { reservation_id: settlement.input.reservationId, err: (error as Error).message },
         "settlement delayed; will retry",
       ),
-    failed: (settlement, error) =>
+    failed: (settlement, error) => {
+      metrics.settlementFailed();
       logger.error(
         { settlement: { ...settlement.input, ...settlement.ref }, err: error },
         "settlement refused by Redis; recorded here for reconciliation",
-      ),
+      );
+    },
   });
   const keeper = new ReservationKeeper(billing, config.billing.reservationTtlSeconds * 1000, now, (error) =>
     logger.warn({ err: (error as Error).message }, "could not extend reservations of running requests"),

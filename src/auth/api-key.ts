@@ -33,6 +33,13 @@ export function keyHint(value: string): string {
   return value.slice(-KEY_HINT_LENGTH);
 }
 
+/** Prefix of account tokens, the dashboard credential of one account; never valid as an API key. */
+export const ACCOUNT_TOKEN_PREFIX = "sk-tunnel-account-";
+
+export function generateAccountToken(): string {
+  return ACCOUNT_TOKEN_PREFIX + randomBytes(32).toString("hex");
+}
+
 /** A short, URL-safe, non-secret identifier such as `key_5m2x8q0c7w1r9t4z6b3n`. */
 export function generateKeyId(): string {
   return `key_${randomToken(20)}`;

@@ -44,6 +44,11 @@ export class SettlementQueue {
     return this.running + this.waiting.length;
   }
 
+  /** Settlements that failed at least once and wait for their retry (Redis away). */
+  get waitingForRetry(): number {
+    return this.waiting.length;
+  }
+
   submit(settlement: Settlement): void {
     this.attempt(settlement, 0);
   }

@@ -1,16 +1,12 @@
 // What a management command needs: the configuration (file, environment, --redis) and a Redis
 // connection with the service layer on top, closed when the command is done.
 
-import { PeriodCalendar } from "../billing/periods.js";
 import { loadConfig, type Override } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { AccountService } from "../services/accounts.js";
-import type { ServiceContext } from "../services/context.js";
+import { buildServiceContext, type ServiceContext } from "../services/context.js";
 import { KeyService } from "../services/keys.js";
-import { AccountStore } from "../store/account-store.js";
-import { KeyStore } from "../store/key-store.js";
 import { closeRedis, connectRedis, createRedis } from "../store/redis.js";
-import { RedisKeys } from "../store/redis-keys.js";
 
 export interface CommonOptions {
   config?: string;
@@ -41,13 +37,10 @@ export async function withSession<T>(
   const redis = createRedis(config.redis, "cli");
   try {
     await connectRedis(redis, config.redis);
-    const keys = new RedisKeys(config.redis.prefix);
-    const context: ServiceContext = {
-      accounts: new AccountStore(redis, keys),
-      keys: new KeyStore(redis, keys),
-      calendar: new PeriodCalendar(config.billing.timezone),
-      now: Date.now,
-    };
+    const context = buildServiceContext(redis, {
+      prefix: config.redis.prefix,
+      timezone: config.billing.timezone,
+    });
     return await work({
       config,
       context,

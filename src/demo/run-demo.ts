@@ -2,16 +2,14 @@
 // redis-server on a free port (persistence off), the demo model server, a demo account and key, and the
 // gateway, prints curl commands to paste, and stops everything it started on Ctrl-C. Nothing persists.
 
-import { PeriodCalendar } from "../billing/periods.js";
 import { configSchema } from "../config/schema.js";
 import { startGateway } from "../gateway.js";
 import { createLogger } from "../observability/logger.js";
 import { AccountService } from "../services/accounts.js";
+import { buildServiceContext } from "../services/context.js";
 import { KeyService } from "../services/keys.js";
-import { AccountStore } from "../store/account-store.js";
-import { KeyStore } from "../store/key-store.js";
+import type { Actor } from "../store/audit-store.js";
 import { closeRedis, connectRedis, createRedis } from "../store/redis.js";
-import { RedisKeys } from "../store/redis-keys.js";
 import { startDemoUpstream } from "./demo-upstream.js";
 import { isPortFree } from "./ports.js";
 import { startRedisServer } from "./redis-server.js";
@@ -31,21 +29,16 @@ const gateway = await startGateway({ config, logger: createLogger("info") });
 
 const admin = createRedis(config.redis, "cli");
 await connectRedis(admin, config.redis);
-const keys = new RedisKeys(config.redis.prefix);
-const context = {
-  accounts: new AccountStore(admin, keys),
-  keys: new KeyStore(admin, keys),
-  calendar: new PeriodCalendar(config.billing.timezone),
-  now: Date.now,
-};
-await new AccountService(context).create({ id: "demo", name: "Demo account", balance: "1000" });
-const { value: key } = await new KeyService(context).create({
-  accountId: "demo",
-  name: "demo key",
-  budget: "100",
-  period: "day",
-  ttl: "1d",
+const context = buildServiceContext(admin, {
+  prefix: config.redis.prefix,
+  timezone: config.billing.timezone,
 });
+const demo: Actor = { kind: "cli" };
+await new AccountService(context).create({ id: "demo", name: "Demo account", balance: "1000" }, demo);
+const { value: key } = await new KeyService(context).create(
+  { accountId: "demo", name: "demo key", budget: "100", period: "day", ttl: "1d" },
+  demo,
+);
 closeRedis(admin);
 
 const url = gateway.url;

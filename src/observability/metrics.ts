@@ -43,8 +43,20 @@ export class SeriesCap {
 /** Values read at scrape time rather than updated on every request. */
 export interface MetricsProbes {
   inFlight(): number;
+  /** Settlements waiting to be retried because Redis was away. */
   settlementsPending(): number;
   redisUp(): boolean;
+  /** Wall clock (ms), to tell whether a budget period has ended since a key's last request. */
+  now(): number;
+}
+
+/** A key's budget as of its last settled request. */
+interface KeyBudget {
+  labels: [account: string, keyId: string, keyName: string];
+  budget: Micros;
+  spent: Micros;
+  /** When the period of `spent` ends (ms): from then on the whole budget remains. */
+  resetAt: number;
 }
 
 export interface MetricsOptions {
@@ -90,10 +102,10 @@ export class Metrics {
   private readonly upstreamFailures: Counter<"kind">;
   private readonly redisDuration: Histogram<"operation">;
   private readonly reservationsExpired: Counter;
+  private readonly settlementsFailed: Counter;
+  private readonly budgets = new Map<string, KeyBudget>();
   private readonly keyDuration: Histogram<"account" | "key_id" | "key_name">;
   private readonly keySpend: Counter<"account" | "key_id" | "key_name">;
-  private readonly keyBudget: Gauge<"account" | "key_id" | "key_name">;
-  private readonly keyBudgetRemaining: Gauge<"account" | "key_id" | "key_name">;
   private readonly accountBalance: Gauge<"account">;
 
   constructor(
@@ -178,11 +190,16 @@ export class Metrics {
     });
     new Gauge({
       name: `${p}settlements_pending`,
-      help: "Settlements not yet written to Redis (waiting for Redis to come back, or in flight).",
+      help: "Settlements waiting to be retried because Redis could not be reached.",
       registers,
       collect() {
         this.set(probes.settlementsPending());
       },
+    });
+    this.settlementsFailed = new Counter({
+      name: `${p}settlements_failed_total`,
+      help: "Settlements Redis refused repeatedly and that were dropped; each is logged in full for reconciliation.",
+      registers,
     });
     this.reservationsExpired = new Counter({
       name: `${p}reservations_expired_total`,
@@ -210,17 +227,30 @@ export class Metrics {
       labelNames: ["account", "key_id", "key_name"],
       registers,
     });
-    this.keyBudget = new Gauge({
+    const budgets = this.budgets;
+    new Gauge({
       name: `${p}key_budget_rubles`,
       help: "A key's budget per period, for keys that have one.",
       labelNames: ["account", "key_id", "key_name"],
       registers,
+      collect() {
+        this.reset();
+        for (const key of budgets.values()) this.labels(...key.labels).set(rublesForJson(key.budget));
+      },
     });
-    this.keyBudgetRemaining = new Gauge({
+    new Gauge({
       name: `${p}key_budget_remaining_rubles`,
-      help: "What remains of a key's budget in the current period, as of its last settled request.",
+      help: "What remains of a key's budget in the current period (the whole budget once a period has ended).",
       labelNames: ["account", "key_id", "key_name"],
       registers,
+      collect() {
+        this.reset();
+        const now = probes.now();
+        for (const key of budgets.values()) {
+          const remaining = now >= key.resetAt ? key.budget : Math.max(0, key.budget - key.spent);
+          this.labels(...key.labels).set(rublesForJson(remaining));
+        }
+      },
     });
     this.accountBalance = new Gauge({
       name: `${p}account_balance_rubles`,
@@ -233,6 +263,7 @@ export class Metrics {
     for (const code of Object.keys(ERRORS)) this.refusals.labels(code).inc(0);
     for (const kind of UPSTREAM_FAILURES) this.upstreamFailures.labels(kind).inc(0);
     this.reservationsExpired.inc(0);
+    this.settlementsFailed.inc(0);
     if (options.defaultMetrics !== false) {
       collectDefaultMetrics({ register: this.registry });
       // prom-client names these gauges with a counter's _total suffix (promtool refuses them); their
@@ -284,7 +315,8 @@ export class Metrics {
 
   /**
    * The balance and the key's budget as the settle script returned them, so that the gauges are exact and
-   * current after every request. A key without a budget has no remaining-budget series.
+   * current after every request; `resetAt` is when the key's period ends, after which the gauge shows the
+   * whole budget again without waiting for the next request. A key without a budget has no budget series.
    */
   settled(
     accountId: string,
@@ -293,14 +325,26 @@ export class Metrics {
     balance: Micros,
     budget: Micros | null,
     spent: Micros,
+    resetAt: number,
   ): void {
-    this.accountBalance.labels(accountId).set(rublesForJson(balance));
-    if (!this.options.perKey || budget === null) return;
-    const label = this.keys.label(keyId);
+    this.balance(accountId, balance);
+    if (!this.options.perKey) return;
+    if (budget === null) {
+      this.budgets.delete(keyId);
+      return;
+    }
     // Folded keys share a series; a budget gauge of "other" would mean nothing.
-    if (label === OTHER) return;
-    this.keyBudget.labels(accountId, keyId, keyName).set(rublesForJson(budget));
-    this.keyBudgetRemaining.labels(accountId, keyId, keyName).set(rublesForJson(Math.max(0, budget - spent)));
+    if (this.keys.label(keyId) === OTHER) return;
+    this.budgets.set(keyId, { labels: [accountId, keyId, keyName], budget, spent, resetAt });
+  }
+
+  /** An account's balance as just read or written (after a settlement or a top-up). */
+  balance(accountId: string, balance: Micros): void {
+    this.accountBalance.labels(accountId).set(rublesForJson(balance));
+  }
+
+  settlementFailed(): void {
+    this.settlementsFailed.inc();
   }
 
   redisOperation(operation: string, seconds: number): void {

@@ -11,7 +11,7 @@ import { performance } from "node:perf_hooks";
 import { Readable } from "node:stream";
 import type { ProxyServer } from "http-proxy-3";
 import { estimatedUsage, type WorstCase } from "../billing/estimate.js";
-import type { Micros } from "../billing/money.js";
+import { type Micros, rublesForJson } from "../billing/money.js";
 import type { PeriodCalendar } from "../billing/periods.js";
 import { costOf, type ModelPrice, type TokenCounts } from "../billing/pricing.js";
 import type { ReservationKeeper } from "../billing/reservation-keeper.js";
@@ -20,6 +20,7 @@ import type { Config } from "../config/schema.js";
 import { GatewayError } from "../errors.js";
 import { sendError } from "../server/respond.js";
 import type { KeyRef } from "../store/key-store.js";
+import type { RequestLogEntry } from "../store/request-log-store.js";
 import { clientResponseHeaders } from "./headers.js";
 import type { InFlight } from "./in-flight.js";
 import { filterModelList } from "./models-filter.js";
@@ -258,11 +259,17 @@ export class Exchange {
 
   private capture(out: Buffer | string): void {
     if (!this.captured) return;
-    const limit = this.deps.config.logging.maxBodyBytes;
+    const limit = this.captureLimit();
     if (this.capturedBytes >= limit) return;
     const chunk = typeof out === "string" ? Buffer.from(out) : out;
     this.captured.push(chunk);
     this.capturedBytes += chunk.length;
+  }
+
+  /** Bodies are kept for the log line and the key's recent-requests list, each cut to its own limit. */
+  private captureLimit(): number {
+    const { logging, requestLog } = this.deps.config;
+    return Math.max(logging.bodies ? logging.maxBodyBytes : 0, requestLog.maxBodyBytes);
   }
 
   /** The client drained its buffer: let the upstream's bytes flow again. */
@@ -286,10 +293,36 @@ export class Exchange {
     const failed = status >= 400 || this.outcome !== "completed";
     const now = this.deps.now();
 
+    const logEntry: RequestLogEntry = {
+      at: new Date(now).toISOString(),
+      request_id: this.init.requestId,
+      method: this.req.method ?? "GET",
+      path: this.init.path,
+      model: this.init.model,
+      status,
+      outcome: this.outcome,
+      prompt_tokens: tokens.promptTokens,
+      completion_tokens: tokens.completionTokens,
+      cost: rublesForJson(cost),
+      usage_estimated: estimated,
+      latency_ms: Math.round(latencyMs),
+      upstream_ttfb_ms: this.firstByteAt > 0 ? Math.round(this.firstByteAt - this.forwardedAt) : null,
+    };
+    const bodies = this.bodies();
+    const requestLogLimit = this.deps.config.requestLog.maxBodyBytes;
     this.deps.settlements.submit({
       ref: this.init.ref,
       keyName: this.init.keyName,
       input: {
+        logEntry: JSON.stringify(logEntry),
+        logEntryWithBodies:
+          bodies && requestLogLimit > 0
+            ? JSON.stringify({
+                ...logEntry,
+                request_body: cut(bodies.request, requestLogLimit),
+                response_body: cut(bodies.response, requestLogLimit),
+              })
+            : "",
         reservationId: this.init.reservationId,
         cost,
         promptTokens: tokens.promptTokens,
@@ -322,13 +355,23 @@ export class Exchange {
       upstreamTtfbMs: this.firstByteAt > 0 ? this.firstByteAt - this.forwardedAt : null,
       gatewayMs: (this.forwardedAt || endedAt) - this.init.arrivedAt,
     };
-    if (this.captured) {
+    if (bodies && this.deps.config.logging.bodies) {
       const limit = this.deps.config.logging.maxBodyBytes;
-      finished.requestBody = this.init.received.subarray(0, limit).toString("utf8");
-      finished.responseBody = Buffer.concat(this.captured).subarray(0, limit).toString("utf8");
+      finished.requestBody = cut(bodies.request, limit);
+      finished.responseBody = cut(bodies.response, limit);
     }
     this.deps.finished(finished);
     this.deps.inFlight.end();
+  }
+
+  /** The request and response bodies as captured, when the key's log_bodies allowed capturing them. */
+  private bodies(): { request: Buffer; response: Buffer } | null {
+    if (!this.captured) return null;
+    const limit = this.captureLimit();
+    return {
+      request: this.init.received.subarray(0, limit),
+      response: Buffer.concat(this.captured).subarray(0, limit),
+    };
   }
 
   /**
@@ -367,6 +410,11 @@ export class Exchange {
 
 export function exchangeOf(target: object): Exchange | undefined {
   return (target as Tagged)[EXCHANGE];
+}
+
+/** The first `limit` bytes as text (a multi-byte character cut in two becomes U+FFFD). */
+function cut(bytes: Buffer, limit: number): string {
+  return bytes.subarray(0, limit).toString("utf8");
 }
 
 function statusWithoutResponse(outcome: Outcome, res: ServerResponse): number {

@@ -127,7 +127,7 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
         arrivedAt,
         ref,
         keyName: reservation.keyName,
-        logBodies: reservation.logBodies && config.logging.bodies,
+        logBodies: reservation.logBodies,
         model,
         path,
         price,

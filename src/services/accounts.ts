@@ -1,7 +1,10 @@
-// Account management: create, top up, show, list. Used by the CLI and the admin API alike.
+// Account management: create, top up, show, list, dashboard tokens, audit log. Used by the CLI and the
+// admin API alike; every change names its actor, and the scripts record it in the audit log.
 
-import { type Micros, parsePositiveRubles, parseRubles } from "../billing/money.js";
+import { generateAccountToken, hashApiKey, keyHint } from "../auth/api-key.js";
+import { formatRubles, type Micros, parsePositiveRubles, parseRubles } from "../billing/money.js";
 import { GatewayError } from "../errors.js";
+import { type Actor, type AuditEntry, auditEntry } from "../store/audit-store.js";
 import type { AccountRecord } from "../store/records.js";
 import type { ServiceContext } from "./context.js";
 import { validateAccountId, validateName } from "./validate.js";
@@ -13,25 +16,30 @@ export interface CreateAccountInput {
   balance?: unknown;
 }
 
+export const MAX_AUDIT_READ = 1000;
+
 export class AccountService {
   constructor(private readonly ctx: ServiceContext) {}
 
-  async create(input: CreateAccountInput): Promise<AccountRecord> {
+  async create(input: CreateAccountInput, actor: Actor): Promise<AccountRecord> {
     const id = validateAccountId(input.id);
     const name = input.name === undefined || input.name === null ? id : validateName(input.name);
     const balance =
       input.balance === undefined || input.balance === null ? 0 : rublesInput(input.balance, "balance");
-    const account = { id, name, balance, createdAt: this.ctx.now() };
-    await this.ctx.accounts.create(account);
+    const now = this.ctx.now();
+    const account = { id, name, balance, createdAt: now };
+    const audit = auditEntry(actor, now, "account.create", id, { name, balance: formatRubles(balance) });
+    await this.ctx.accounts.create(account, audit);
     return account;
   }
 
   /** Adds a positive amount of rubles; returns the account with its new balance. */
-  async topUp(accountId: unknown, amount: unknown): Promise<AccountRecord> {
+  async topUp(accountId: unknown, amount: unknown, actor: Actor): Promise<AccountRecord> {
     const id = validateAccountId(accountId);
     const micros = parsePositiveRubles(amountText(amount, "amount"), "amount");
     const account = await this.ctx.accounts.require(id);
-    const balance = await this.ctx.accounts.topUp(id, micros);
+    const audit = auditEntry(actor, this.ctx.now(), "account.topup", id, { amount: formatRubles(micros) });
+    const balance = await this.ctx.accounts.topUp(id, micros, audit);
     return { ...account, balance };
   }
 
@@ -42,13 +50,44 @@ export class AccountService {
   async list(): Promise<AccountRecord[]> {
     return this.ctx.accounts.list();
   }
+
+  /** Issues the account's dashboard token, replacing any previous one; the value is returned only here. */
+  async createToken(accountId: unknown, actor: Actor): Promise<{ account: AccountRecord; token: string }> {
+    const id = validateAccountId(accountId);
+    await this.ctx.accounts.require(id);
+    const token = generateAccountToken();
+    const hint = keyHint(token);
+    const audit = auditEntry(actor, this.ctx.now(), "account.token.create", id, { hint });
+    await this.ctx.accounts.setToken(id, hashApiKey(token), hint, audit);
+    return { account: await this.ctx.accounts.require(id), token };
+  }
+
+  /** Revokes the account's dashboard token; returns whether there was one. */
+  async revokeToken(accountId: unknown, actor: Actor): Promise<boolean> {
+    const id = validateAccountId(accountId);
+    const audit = auditEntry(actor, this.ctx.now(), "account.token.revoke", id, {});
+    return this.ctx.accounts.revokeToken(id, audit);
+  }
+
+  /** The account's audit log, newest first. */
+  async audit(accountId: unknown, limit: number): Promise<AuditEntry[]> {
+    const id = validateAccountId(accountId);
+    await this.ctx.accounts.require(id);
+    return this.ctx.audit.list(id, Math.min(limit, MAX_AUDIT_READ));
+  }
+
+  /** Every account's audit log merged, newest first. */
+  async auditAll(limit: number): Promise<AuditEntry[]> {
+    const ids = (await this.ctx.accounts.list()).map((account) => account.id);
+    return this.ctx.audit.listAll(ids, Math.min(limit, MAX_AUDIT_READ));
+  }
 }
 
 function rublesInput(value: unknown, what: string): Micros {
   return parseRubles(amountText(value, what), what);
 }
 
-/** Amounts arrive as CLI text or JSON numbers; anything else is refused by the money parser with its name. */
+/** Amounts arrive as CLI text or JSON numbers; anything else is refused, naming the field. */
 export function amountText(value: unknown, what: string): string | number {
   if (typeof value === "string" || typeof value === "number") return value;
   throw new GatewayError(

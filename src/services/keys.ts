@@ -1,11 +1,16 @@
 // API key management: create (the only time a key value exists outside the caller's hands), list, show,
-// revoke. Used by the CLI and the admin API alike, so both apply the same rules.
+// change, revoke, and read a key's usage and recent requests. Used by the CLI and the admin API alike, so
+// both apply the same rules; every change names its actor and is recorded in the audit log.
 
 import { generateApiKey, generateKeyId, hashApiKey, keyHint } from "../auth/api-key.js";
-import { parsePositiveRubles } from "../billing/money.js";
-import { isPeriod, type Period } from "../billing/periods.js";
+import { formatRubles, parsePositiveRubles } from "../billing/money.js";
+import { dayStamp, isPeriod, type Period } from "../billing/periods.js";
 import { GatewayError } from "../errors.js";
+import { type Actor, auditEntry } from "../store/audit-store.js";
+import type { KeyChanges } from "../store/key-store.js";
 import type { KeyRecord } from "../store/records.js";
+import type { RequestLogEntry } from "../store/request-log-store.js";
+import type { DailyUsage } from "../store/usage-store.js";
 import { amountText } from "./accounts.js";
 import type { ServiceContext } from "./context.js";
 import { parseLifetime } from "./lifetime.js";
@@ -26,16 +31,30 @@ export interface CreateKeyInput {
   logBodies?: unknown;
 }
 
+/** Changes to a key: a field left undefined stays as it is; null budget/models remove the limit. */
+export interface UpdateKeyInput {
+  name?: unknown;
+  budget?: unknown;
+  period?: unknown;
+  models?: unknown;
+  logBodies?: unknown;
+}
+
 export interface CreatedKey {
   record: KeyRecord;
   /** The key value: returned here once and never stored. */
   value: string;
 }
 
+const DAY_MS = 86_400_000;
+/** Longest range of daily usage one call returns. */
+export const MAX_USAGE_DAYS = 366;
+export const MAX_REQUESTS_READ = 1000;
+
 export class KeyService {
   constructor(private readonly ctx: ServiceContext) {}
 
-  async create(input: CreateKeyInput): Promise<CreatedKey> {
+  async create(input: CreateKeyInput, actor: Actor): Promise<CreatedKey> {
     const accountId = validateAccountId(input.accountId);
     const name = validateName(input.name);
     const budget = present(input.budget)
@@ -44,10 +63,7 @@ export class KeyService {
     const period = parsePeriod(input.period, budget !== null);
     const lifetime = present(input.ttl) ? lifetimeInput(input.ttl) : null;
     const allowedModels = present(input.models) ? validateModels(input.models) : null;
-    if (input.logBodies !== undefined && typeof input.logBodies !== "boolean") {
-      throw new GatewayError("invalid_request", "log_bodies must be true or false");
-    }
-    const logBodies = input.logBodies !== false;
+    const logBodies = booleanInput(input.logBodies, "log_bodies") ?? true;
 
     const now = this.ctx.now();
     const value = generateApiKey();
@@ -66,7 +82,22 @@ export class KeyService {
       logBodies,
       revokedAt: null,
     };
-    await this.ctx.keys.create({ ...record, hash: hashApiKey(value) });
+    const audit = auditEntry(
+      actor,
+      now,
+      "key.create",
+      accountId,
+      {
+        name,
+        budget: budget === null ? null : formatRubles(budget),
+        period,
+        expires_at: record.expiresAt === null ? null : new Date(record.expiresAt).toISOString(),
+        allowed_models: allowedModels,
+        log_bodies: logBodies,
+      },
+      record.id,
+    );
+    await this.ctx.keys.create({ ...record, hash: hashApiKey(value) }, audit);
     return { record, value };
   }
 
@@ -80,18 +111,109 @@ export class KeyService {
     return this.ctx.keys.requireById(validateKeyId(keyId));
   }
 
-  async revoke(keyId: unknown): Promise<{ record: KeyRecord; alreadyRevoked: boolean }> {
+  async update(keyId: unknown, input: UpdateKeyInput, actor: Actor): Promise<KeyRecord> {
     const key = await this.show(keyId);
+    const changes: KeyChanges = {};
+    const details: Record<string, unknown> = {};
+    if (input.name !== undefined) {
+      changes.name = validateName(input.name);
+      details.name = changes.name;
+    }
+    if (input.budget !== undefined) {
+      const budget =
+        input.budget === null ? null : parsePositiveRubles(amountText(input.budget, "budget"), "budget");
+      changes.budget = budget === null ? "" : String(budget);
+      details.budget = budget === null ? null : formatRubles(budget);
+    }
+    if (input.models !== undefined) {
+      const models = input.models === null ? null : validateModels(input.models);
+      changes.models = models === null ? "" : JSON.stringify(models);
+      details.allowed_models = models;
+    }
+    const logBodies = booleanInput(input.logBodies, "log_bodies");
+    if (logBodies !== undefined) {
+      changes.log_bodies = logBodies ? "1" : "0";
+      details.log_bodies = logBodies;
+    }
+    if (input.period !== undefined && input.period !== key.period) {
+      if (!isPeriod(input.period)) {
+        throw new GatewayError(
+          "invalid_request",
+          `period must be day, week or month; got ${JSON.stringify(input.period)}`,
+        );
+      }
+      // The spent amount of the new period is what the key was charged since it began.
+      const now = this.ctx.now();
+      const start = this.ctx.calendar.at(now)[input.period].start;
+      const spent = await this.ctx.usage.cost(key.accountId, key.id, this.daysBetween(start, now));
+      Object.assign(changes, { period: input.period, period_start: String(start), spent: String(spent) });
+      details.period = input.period;
+    }
+    if (Object.keys(details).length === 0) {
+      throw new GatewayError(
+        "invalid_request",
+        "nothing to change: give name, budget, period, models or log_bodies",
+      );
+    }
+    const audit = auditEntry(actor, this.ctx.now(), "key.update", key.accountId, details, key.id);
+    await this.ctx.keys.update({ accountId: key.accountId, keyId: key.id }, changes, audit);
+    return this.show(key.id);
+  }
+
+  async revoke(keyId: unknown, actor: Actor): Promise<{ record: KeyRecord; alreadyRevoked: boolean }> {
+    const key = await this.show(keyId);
+    const now = this.ctx.now();
+    const audit = auditEntry(actor, now, "key.revoke", key.accountId, { name: key.name }, key.id);
     const { revokedAt, alreadyRevoked } = await this.ctx.keys.revoke(
       { accountId: key.accountId, keyId: key.id },
-      this.ctx.now(),
+      now,
+      audit,
     );
     return { record: { ...key, revokedAt }, alreadyRevoked };
+  }
+
+  /** The key's usage per day from `from` to `to` (YYYY-MM-DD, inclusive, billing time zone); the last 30 days by default. */
+  async usage(keyId: unknown, from?: unknown, to?: unknown): Promise<DailyUsage[]> {
+    const key = await this.show(keyId);
+    const now = this.ctx.now();
+    const last = to === undefined ? dayStamp(now, this.ctx.calendar.zone) : dateInput(to, "to");
+    const first = from === undefined ? shiftDay(last, -29) : dateInput(from, "from");
+    if (first > last)
+      throw new GatewayError("invalid_request", `from (${first}) must not be after to (${last})`);
+    const days: string[] = [];
+    for (let day = first; day <= last; day = shiftDay(day, 1)) {
+      days.push(day);
+      if (days.length > MAX_USAGE_DAYS) {
+        throw new GatewayError("invalid_request", `a usage range may span at most ${MAX_USAGE_DAYS} days`);
+      }
+    }
+    return this.ctx.usage.daily(key.accountId, key.id, days);
+  }
+
+  /** The key's most recent requests, newest first. */
+  async requests(keyId: unknown, limit: number): Promise<RequestLogEntry[]> {
+    const key = await this.show(keyId);
+    return this.ctx.requestLog.recent(key.accountId, key.id, Math.min(Math.max(1, limit), MAX_REQUESTS_READ));
+  }
+
+  /** Calendar days (billing time zone) from the one containing `start` to the one containing `end`. */
+  private daysBetween(start: number, end: number): string[] {
+    const last = dayStamp(end, this.ctx.calendar.zone);
+    const days: string[] = [];
+    for (let day = dayStamp(start, this.ctx.calendar.zone); day <= last; day = shiftDay(day, 1))
+      days.push(day);
+    return days;
   }
 }
 
 function present(value: unknown): boolean {
   return value !== undefined && value !== null;
+}
+
+function booleanInput(value: unknown, what: string): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "boolean") throw new GatewayError("invalid_request", `${what} must be true or false`);
+  return value;
 }
 
 function parsePeriod(value: unknown, hasBudget: boolean): Period {
@@ -115,4 +237,21 @@ function lifetimeInput(value: unknown): number | null {
     );
   }
   return parseLifetime(value);
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function dateInput(value: unknown, what: string): string {
+  if (typeof value !== "string" || !DATE.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
+    throw new GatewayError(
+      "invalid_request",
+      `${what} must be a date as YYYY-MM-DD; got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
+
+/** The calendar date `days` after `day` (both YYYY-MM-DD). */
+function shiftDay(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }

@@ -75,6 +75,9 @@ export interface Refusal {
 
 export interface SettleInput {
   reservationId: string;
+  /** The request for the key's recent-requests list (JSON), without and with bodies ("" if none kept). */
+  logEntry: string;
+  logEntryWithBodies: string;
   cost: Micros;
   promptTokens: number;
   completionTokens: number;
@@ -94,11 +97,15 @@ export interface Settled {
   balance?: Micros;
   budget?: Micros | null;
   spent?: Micros;
+  /** The key's budget period, whose current bounds the request settled in. */
+  period?: Period;
 }
 
 export interface BillingSettings {
   usageRetentionDays: number;
   lateSettlementSeconds: number;
+  /** Most recent requests kept per key (0: none). */
+  requestLogMaxPerKey: number;
 }
 
 export class BillingStore {
@@ -189,6 +196,7 @@ export class BillingStore {
           this.keys.reservationRecords(accountId),
           this.keys.reserved(accountId),
           this.keys.usage(accountId, ref.keyId, input.day),
+          this.keys.requestLog(accountId, ref.keyId),
         ],
         [
           input.now,
@@ -204,6 +212,9 @@ export class BillingStore {
           Math.round(input.latencyMs),
           latencyField(input.latencyMs),
           this.settings.usageRetentionDays * 86_400,
+          input.logEntry,
+          input.logEntryWithBodies,
+          this.settings.requestLogMaxPerKey,
         ],
       ),
     );
@@ -213,6 +224,7 @@ export class BillingStore {
       balance: Number(reply[1]),
       budget: reply[2] === "" ? null : Number(reply[2]),
       spent: Number(reply[3]),
+      period: isPeriod(reply[4]) ? reply[4] : "month",
     };
   }
 

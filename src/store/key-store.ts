@@ -6,6 +6,7 @@ import { formatRubles, type Micros } from "../billing/money.js";
 import type { Period } from "../billing/periods.js";
 import { GatewayError } from "../errors.js";
 import { accountNotFound } from "./account-store.js";
+import { AUDIT_CAP } from "./audit-store.js";
 import { type AccountRecord, type KeyRecord, parseAccount, parseKey } from "./records.js";
 import type { RedisKeys } from "./redis-keys.js";
 import { type RedisClient, runScript } from "./scripts.js";
@@ -39,7 +40,7 @@ export class KeyStore {
     private readonly observe?: RedisObserver,
   ) {}
 
-  async create(key: NewKey): Promise<void> {
+  async create(key: NewKey, audit: string): Promise<void> {
     const [code, balance] = await runScript(
       this.redis,
       "createKey",
@@ -47,6 +48,7 @@ export class KeyStore {
         this.keys.account(key.accountId),
         this.keys.key(key.accountId, key.id),
         this.keys.accountKeys(key.accountId),
+        this.keys.audit(key.accountId),
       ],
       [
         key.createdAt,
@@ -60,6 +62,8 @@ export class KeyStore {
         key.periodStart,
         key.allowedModels ? JSON.stringify(key.allowedModels) : "",
         key.logBodies ? "1" : "0",
+        audit,
+        AUDIT_CAP,
       ],
     );
     if (code === "account_not_found") throw accountNotFound(key.accountId);
@@ -136,14 +140,45 @@ export class KeyStore {
   }
 
   /** Revokes a key; returns when it was revoked (the first time, if it already was) and whether it already was. */
-  async revoke(ref: KeyRef, now: number): Promise<{ revokedAt: number; alreadyRevoked: boolean }> {
+  async revoke(
+    ref: KeyRef,
+    now: number,
+    audit: string,
+  ): Promise<{ revokedAt: number; alreadyRevoked: boolean }> {
     const [code, revokedAt] = await runScript(
       this.redis,
       "revokeKey",
-      [this.keys.key(ref.accountId, ref.keyId)],
-      [now],
+      [this.keys.key(ref.accountId, ref.keyId), this.keys.audit(ref.accountId)],
+      [now, audit, AUDIT_CAP],
     );
     if (code === "key_not_found") throw new GatewayError("key_not_found", `no key with id ${ref.keyId}`);
     return { revokedAt: Number(revokedAt), alreadyRevoked: code === "already_revoked" };
   }
+
+  /** Applies changes to a key (see updateKey-2.lua for their form). */
+  async update(ref: KeyRef, changes: KeyChanges, audit: string): Promise<void> {
+    const [code] = await runScript(
+      this.redis,
+      "updateKey",
+      [this.keys.key(ref.accountId, ref.keyId), this.keys.audit(ref.accountId)],
+      [JSON.stringify(changes), audit, AUDIT_CAP],
+    );
+    if (code === "key_not_found") throw new GatewayError("key_not_found", `no key with id ${ref.keyId}`);
+    if (code === "key_revoked")
+      throw new GatewayError("invalid_request", `key ${ref.keyId} is revoked and cannot be changed`);
+  }
+}
+
+/** Changes to a key as the updateKey script takes them: every value a string. */
+export interface KeyChanges {
+  name?: string;
+  /** µ₽, or "" to remove the budget. */
+  budget?: string;
+  /** A JSON list, or "" to allow every model. */
+  models?: string;
+  log_bodies?: "1" | "0";
+  period?: string;
+  period_start?: string;
+  /** µ₽ spent in the new period so far. */
+  spent?: string;
 }

@@ -9,6 +9,10 @@ export interface AccountRecord {
   name: string;
   balance: Micros;
   createdAt: number;
+  /** SHA-256 of the account's dashboard token, if it has one. */
+  tokenHash?: string;
+  /** Its last characters, to recognise it. */
+  tokenHint?: string;
 }
 
 export interface KeyRecord {
@@ -33,12 +37,15 @@ type Hash = Record<string, string>;
 
 export function parseAccount(hash: Hash): AccountRecord | null {
   if (hash.id === undefined) return null;
-  return {
+  const account: AccountRecord = {
     id: hash.id,
     name: hash.name ?? hash.id,
     balance: int(hash.balance),
     createdAt: int(hash.created_at),
   };
+  if (hash.token_hash) account.tokenHash = hash.token_hash;
+  if (hash.token_hint) account.tokenHint = hash.token_hint;
+  return account;
 }
 
 export function parseKey(hash: Hash): KeyRecord | null {

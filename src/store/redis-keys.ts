@@ -46,6 +46,21 @@ export class RedisKeys {
     return `${this.tag(accountId)}:usage:${keyId}:${day}`;
   }
 
+  /** list: the key's most recent requests, newest first, as JSON (capped by requestLog.maxPerKey) */
+  requestLog(accountId: string, keyId: string): string {
+    return `${this.tag(accountId)}:reqlog:${keyId}`;
+  }
+
+  /** list: the account's audit log, newest first, as JSON */
+  audit(accountId: string): string {
+    return `${this.tag(accountId)}:audit`;
+  }
+
+  /** string: SHA-256 of an account's dashboard token -> account id */
+  accountToken(hash: string): string {
+    return `${this.prefix}acctoken:${hash}`;
+  }
+
   /** string: SHA-256 of a key value -> "<accountId>:<keyId>"; never changes once written */
   keyHash(hash: string): string {
     return `${this.prefix}keyhash:${hash}`;

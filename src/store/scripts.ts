@@ -43,10 +43,12 @@ export function loadScripts(dir = LUA_DIR): LuaScript[] {
 }
 
 let cached: LuaScript[] | undefined;
+const keyCounts = new Map<string, number>();
 
 export function defineScripts(client: RedisClient): void {
   cached ??= loadScripts();
   for (const script of cached) {
+    keyCounts.set(script.name, script.numberOfKeys);
     client.defineCommand(script.name, { numberOfKeys: script.numberOfKeys, lua: script.lua });
   }
 }
@@ -56,6 +58,8 @@ export type ScriptName =
   | "topUpAccount"
   | "createKey"
   | "revokeKey"
+  | "updateKey"
+  | "setAccountToken"
   | "reserve"
   | "settle"
   | "extendReservations";
@@ -72,6 +76,10 @@ export function runScript<Reply = unknown[]>(
   keys: readonly string[],
   args: readonly (string | number)[],
 ): Promise<Reply> {
+  // A wrong count would silently shift a key into ARGV; refuse it instead.
+  if (keys.length !== keyCounts.get(name)) {
+    return Promise.reject(new Error(`script ${name} takes ${keyCounts.get(name)} keys, got ${keys.length}`));
+  }
   const call = (client as unknown as Record<ScriptName, ScriptCall>)[name];
   return call.call(client, ...keys, ...args) as Promise<Reply>;
 }

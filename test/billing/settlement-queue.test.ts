@@ -8,13 +8,13 @@ import { PeriodCalendar } from "../../src/billing/periods.js";
 import { SettlementQueue } from "../../src/billing/settlement-queue.js";
 import { type RedisServer, startRedisServer } from "../../src/demo/redis-server.js";
 import { AccountService } from "../../src/services/accounts.js";
+import { buildServiceContext } from "../../src/services/context.js";
 import { KeyService } from "../../src/services/keys.js";
-import { AccountStore } from "../../src/store/account-store.js";
 import { BillingStore } from "../../src/store/billing-store.js";
-import { KeyStore } from "../../src/store/key-store.js";
 import { connectRedis, createRedis } from "../../src/store/redis.js";
 import { RedisKeys } from "../../src/store/redis-keys.js";
 import type { RedisClient } from "../../src/store/scripts.js";
+import { ACTOR } from "../helpers/actor.js";
 import { TestClock } from "../helpers/clock.js";
 
 let server: RedisServer | undefined;
@@ -33,16 +33,15 @@ describe("SettlementQueue", () => {
     await connectRedis(redis, { url: server.url });
     const keys = new RedisKeys("q:");
     const clock = new TestClock();
-    const calendar = new PeriodCalendar("UTC");
-    const context = {
-      accounts: new AccountStore(redis, keys),
-      keys: new KeyStore(redis, keys),
-      calendar,
-      now: clock.now,
-    };
-    const billing = new BillingStore(redis, keys, { usageRetentionDays: 1, lateSettlementSeconds: 86_400 });
-    await new AccountService(context).create({ id: "acme", balance: "10" });
-    const { record } = await new KeyService(context).create({ accountId: "acme", name: "k" });
+    const context = buildServiceContext(redis, { prefix: "q:", timezone: "UTC", now: clock.now });
+    const { calendar } = context;
+    const billing = new BillingStore(redis, keys, {
+      usageRetentionDays: 1,
+      lateSettlementSeconds: 86_400,
+      requestLogMaxPerKey: 10,
+    });
+    await new AccountService(context).create({ id: "acme", balance: "10" }, ACTOR);
+    const { record } = await new KeyService(context).create({ accountId: "acme", name: "k" }, ACTOR);
     const ref = { accountId: "acme", keyId: record.id };
     const reservationId = randomUUID();
     const now = clock.now();
@@ -68,6 +67,8 @@ describe("SettlementQueue", () => {
       keyName: "k",
       input: {
         reservationId,
+        logEntry: "{}",
+        logEntryWithBodies: "",
         cost: 1_250_000,
         promptTokens: 1,
         completionTokens: 2,
@@ -94,6 +95,8 @@ describe("SettlementQueue", () => {
       keyName: "k",
       input: {
         reservationId,
+        logEntry: "{}",
+        logEntryWithBodies: "",
         cost: 1_250_000,
         promptTokens: 1,
         completionTokens: 2,
@@ -116,6 +119,7 @@ describe("SettlementQueue", () => {
     const billing = new BillingStore(redis, new RedisKeys("q:"), {
       usageRetentionDays: 1,
       lateSettlementSeconds: 60,
+      requestLogMaxPerKey: 10,
     });
     // A key of the wrong type makes the script fail with a reply error every time.
     await redis.set("q:{a:acme}:resv:rec", "not a hash");
@@ -127,6 +131,8 @@ describe("SettlementQueue", () => {
       keyName: "k",
       input: {
         reservationId: "r",
+        logEntry: "{}",
+        logEntryWithBodies: "",
         cost: 1,
         promptTokens: 0,
         completionTokens: 0,

@@ -5,6 +5,7 @@ import { request as httpRequest } from "node:http";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { freePort } from "../../src/demo/redis-server.js";
+import { ACTOR } from "../helpers/actor.js";
 import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { type StubUpstream, startStubUpstream } from "../helpers/upstream.js";
 
@@ -305,7 +306,7 @@ describe("reservation before forwarding", () => {
     expect(expired.status).toBe(401);
     expect((await json(expired)).error.code).toBe("key_expired");
     const other = await t.newKey();
-    await t.store.keyService.revoke(other.id);
+    await t.store.keyService.revoke(other.id, ACTOR);
     expect((await json(await chat({}, other.value))).error.code).toBe("key_revoked");
   });
 });

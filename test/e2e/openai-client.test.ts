@@ -2,6 +2,7 @@
 
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
+import { ACTOR } from "../helpers/actor.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { type StubUpstream, startStubUpstream } from "../helpers/upstream.js";
 
@@ -80,7 +81,7 @@ describe("the openai client", () => {
 
   it("surfaces the gateway's errors as the client's typed errors", async () => {
     const { openai, key } = await client();
-    await t.store.keyService.revoke(key.id);
+    await t.store.keyService.revoke(key.id, ACTOR);
     const error = await openai.models.list().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((error as InstanceType<typeof OpenAI.AuthenticationError>).code).toBe("key_revoked");

@@ -5,6 +5,7 @@ import { inject } from "vitest";
 import { type Config, type ConfigInput, configSchema } from "../../src/config/schema.js";
 import { type Gateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
+import { ACTOR } from "./actor.js";
 import { TestClock } from "./clock.js";
 import { openStore, type TestStore, testPrefix } from "./store.js";
 
@@ -68,18 +69,21 @@ export async function startTestGateway(
     async newKey(keyOptions = {}) {
       const accountId = keyOptions.accountId ?? "acme";
       if (!accountsMade.has(accountId)) {
-        await store.accountService.create({ id: accountId, balance: keyOptions.balance ?? "1000" });
+        await store.accountService.create({ id: accountId, balance: keyOptions.balance ?? "1000" }, ACTOR);
         accountsMade.add(accountId);
       }
-      const { record, value } = await store.keyService.create({
-        accountId,
-        name: "test key",
-        budget: keyOptions.budget,
-        period: keyOptions.period,
-        ttl: keyOptions.ttl,
-        models: keyOptions.models,
-        logBodies: keyOptions.logBodies,
-      });
+      const { record, value } = await store.keyService.create(
+        {
+          accountId,
+          name: "test key",
+          budget: keyOptions.budget,
+          period: keyOptions.period,
+          ttl: keyOptions.ttl,
+          models: keyOptions.models,
+          logBodies: keyOptions.logBodies,
+        },
+        ACTOR,
+      );
       return { value, id: record.id, accountId };
     },
     fetch(path, init = {}) {

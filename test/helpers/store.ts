@@ -3,13 +3,13 @@
 
 import { inject } from "vitest";
 import { randomToken } from "../../src/auth/api-key.js";
-import { PeriodCalendar } from "../../src/billing/periods.js";
+import type { PeriodCalendar } from "../../src/billing/periods.js";
 import { AccountService } from "../../src/services/accounts.js";
-import type { ServiceContext } from "../../src/services/context.js";
+import { buildServiceContext, type ServiceContext } from "../../src/services/context.js";
 import { KeyService } from "../../src/services/keys.js";
-import { AccountStore } from "../../src/store/account-store.js";
+import type { AccountStore } from "../../src/store/account-store.js";
 import { BillingStore } from "../../src/store/billing-store.js";
-import { KeyStore } from "../../src/store/key-store.js";
+import type { KeyStore } from "../../src/store/key-store.js";
 import { connectRedis, createRedis } from "../../src/store/redis.js";
 import { RedisKeys } from "../../src/store/redis-keys.js";
 import type { RedisClient } from "../../src/store/scripts.js";
@@ -45,18 +45,19 @@ export async function openStore(
   const prefix = options.prefix ?? testPrefix();
   const redisKeys = new RedisKeys(prefix);
   const clock = options.clock ?? new TestClock();
-  const accounts = new AccountStore(redis, redisKeys);
-  const keys = new KeyStore(redis, redisKeys);
-  const calendar = new PeriodCalendar(options.timezone ?? "UTC");
-  const context: ServiceContext = { accounts, keys, calendar, now: clock.now };
+  const context = buildServiceContext(redis, { prefix, timezone: options.timezone ?? "UTC", now: clock.now });
   return {
     redis,
     redisKeys,
     prefix,
-    accounts,
-    keys,
-    billing: new BillingStore(redis, redisKeys, { usageRetentionDays: 30, lateSettlementSeconds: 86_400 }),
-    calendar,
+    accounts: context.accounts,
+    keys: context.keys,
+    billing: new BillingStore(redis, redisKeys, {
+      usageRetentionDays: 30,
+      lateSettlementSeconds: 86_400,
+      requestLogMaxPerKey: 100,
+    }),
+    calendar: context.calendar,
     clock,
     context,
     accountService: new AccountService(context),

@@ -6,6 +6,7 @@ import { configSchema } from "../../src/config/schema.js";
 import { freePort } from "../../src/demo/redis-server.js";
 import { startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
+import { ACTOR } from "../helpers/actor.js";
 import { TestClock } from "../helpers/clock.js";
 import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 
@@ -28,6 +29,8 @@ async function spend(keyId: string, accountId: string, micros: number): Promise<
   });
   await t.store.billing.settle(ref, {
     reservationId,
+    logEntry: "{}",
+    logEntryWithBodies: "",
     cost: micros,
     promptTokens: 1,
     completionTokens: 1,
@@ -208,7 +211,7 @@ describe("authentication errors", () => {
     t = await startTestGateway();
     const key = await t.newKey();
     expect((await t.fetch("/v1/key", { key: key.value })).status).toBe(200);
-    await t.store.keyService.revoke(key.id);
+    await t.store.keyService.revoke(key.id, ACTOR);
     const res = await t.fetch("/v1/key", { key: key.value });
     expect(res.status).toBe(401);
     expect((await json(res)).error.code).toBe("key_revoked");
@@ -228,7 +231,7 @@ describe("authentication errors", () => {
   it("never puts the key into a response or a log line", async () => {
     t = await startTestGateway();
     const key = await t.newKey();
-    await t.store.keyService.revoke(key.id);
+    await t.store.keyService.revoke(key.id, ACTOR);
     const text = await (await t.fetch("/v1/key", { key: key.value })).text();
     expect(text).not.toContain(key.value);
     expect(JSON.stringify(t.logs)).not.toContain(key.value.slice(10));

@@ -2,6 +2,7 @@
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../src/auth/api-key.js";
+import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
 let store: TestStore;
@@ -12,10 +13,12 @@ afterEach(() => store.close());
 
 describe("accounts", () => {
   it("are created with an opening balance and topped up by positive amounts only", async () => {
-    await store.accountService.create({ id: "acme", name: "Acme Corp", balance: "10.5" });
-    expect(await store.accountService.topUp("acme", "0.000001")).toMatchObject({ balance: 10_500_001 });
+    await store.accountService.create({ id: "acme", name: "Acme Corp", balance: "10.5" }, ACTOR);
+    expect(await store.accountService.topUp("acme", "0.000001", ACTOR)).toMatchObject({
+      balance: 10_500_001,
+    });
     for (const bad of ["0", "-1", "abc", "1e3", 0, -5, null, {}]) {
-      await expect(store.accountService.topUp("acme", bad)).rejects.toMatchObject({
+      await expect(store.accountService.topUp("acme", bad, ACTOR)).rejects.toMatchObject({
         code: "invalid_request",
       });
     }
@@ -23,8 +26,8 @@ describe("accounts", () => {
   });
 
   it("cannot be created twice, and a second attempt leaves the balance alone", async () => {
-    await store.accountService.create({ id: "acme", balance: "10" });
-    await expect(store.accountService.create({ id: "acme", balance: "999" })).rejects.toMatchObject({
+    await store.accountService.create({ id: "acme", balance: "10" }, ACTOR);
+    await expect(store.accountService.create({ id: "acme", balance: "999" }, ACTOR)).rejects.toMatchObject({
       code: "account_exists",
     });
     expect((await store.accountService.show("acme")).balance).toBe(10_000_000);
@@ -32,23 +35,25 @@ describe("accounts", () => {
 
   it("refuses malformed ids and names", async () => {
     for (const id of ["", "Acme", "a b", "{a}", "a:b", "-a", "x".repeat(65)]) {
-      await expect(store.accountService.create({ id })).rejects.toMatchObject({ code: "invalid_request" });
+      await expect(store.accountService.create({ id }, ACTOR)).rejects.toMatchObject({
+        code: "invalid_request",
+      });
     }
-    await expect(store.accountService.create({ id: "ok", name: "bad\nname" })).rejects.toThrow(
+    await expect(store.accountService.create({ id: "ok", name: "bad\nname" }, ACTOR)).rejects.toThrow(
       /control characters/,
     );
     expect(await store.allKeys()).toEqual([]);
   });
 
   it("are listed", async () => {
-    await store.accountService.create({ id: "b" });
-    await store.accountService.create({ id: "a" });
+    await store.accountService.create({ id: "b" }, ACTOR);
+    await store.accountService.create({ id: "a" }, ACTOR);
     expect((await store.accountService.list()).map((a) => a.id).sort()).toEqual(["a", "b"]);
   });
 
   it("report a missing account as account_not_found", async () => {
     await expect(store.accountService.show("ghost")).rejects.toMatchObject({ code: "account_not_found" });
-    await expect(store.accountService.topUp("ghost", "1")).rejects.toMatchObject({
+    await expect(store.accountService.topUp("ghost", "1", ACTOR)).rejects.toMatchObject({
       code: "account_not_found",
     });
   });
@@ -56,11 +61,11 @@ describe("accounts", () => {
 
 describe("keys", () => {
   beforeEach(async () => {
-    await store.accountService.create({ id: "acme", balance: "100" });
+    await store.accountService.create({ id: "acme", balance: "100" }, ACTOR);
   });
 
   it("are stored by hash only, findable by hash and by id", async () => {
-    const { record, value } = await store.keyService.create({ accountId: "acme", name: "prod" });
+    const { record, value } = await store.keyService.create({ accountId: "acme", name: "prod" }, ACTOR);
     const stored = JSON.stringify(
       await Promise.all(
         (await store.allKeys()).map(async (k) => [k, await store.redis.type(k), await store.redis.dump(k)]),
@@ -73,9 +78,9 @@ describe("keys", () => {
   });
 
   it("are created only while the balance is positive, and a refusal writes nothing", async () => {
-    await store.accountService.create({ id: "broke", balance: "0" });
+    await store.accountService.create({ id: "broke", balance: "0" }, ACTOR);
     const before = await store.allKeys();
-    await expect(store.keyService.create({ accountId: "broke", name: "k" })).rejects.toMatchObject({
+    await expect(store.keyService.create({ accountId: "broke", name: "k" }, ACTOR)).rejects.toMatchObject({
       code: "insufficient_balance",
       message: expect.stringMatching(/balance is not positive/),
     });
@@ -99,23 +104,26 @@ describe("keys", () => {
       [{ accountId: "ghost" }, /no account with id ghost/],
     ];
     for (const [input, message] of cases) {
-      await expect(store.keyService.create({ accountId: "acme", name: "k", ...input })).rejects.toThrow(
-        message,
-      );
+      await expect(
+        store.keyService.create({ accountId: "acme", name: "k", ...input }, ACTOR),
+      ).rejects.toThrow(message);
     }
     expect(await store.allKeys()).toEqual(before);
   });
 
   it("take a budget per period, a lifetime, a model list and the privacy switch", async () => {
-    const { record } = await store.keyService.create({
-      accountId: "acme",
-      name: "k",
-      budget: 12.5,
-      period: "week",
-      ttl: "2h",
-      models: ["a", " b ", "a"],
-      logBodies: false,
-    });
+    const { record } = await store.keyService.create(
+      {
+        accountId: "acme",
+        name: "k",
+        budget: 12.5,
+        period: "week",
+        ttl: "2h",
+        models: ["a", " b ", "a"],
+        logBodies: false,
+      },
+      ACTOR,
+    );
     expect(record).toMatchObject({
       budget: 12_500_000,
       period: "week",
@@ -127,16 +135,16 @@ describe("keys", () => {
   });
 
   it("are listed per account and revoked once", async () => {
-    const first = await store.keyService.create({ accountId: "acme", name: "one" });
+    const first = await store.keyService.create({ accountId: "acme", name: "one" }, ACTOR);
     store.clock.advance(1); // listed by creation time
-    await store.keyService.create({ accountId: "acme", name: "two" });
+    await store.keyService.create({ accountId: "acme", name: "two" }, ACTOR);
     expect((await store.keyService.list("acme")).map((k) => k.name)).toEqual(["one", "two"]);
-    const revoked = await store.keyService.revoke(first.record.id);
+    const revoked = await store.keyService.revoke(first.record.id, ACTOR);
     expect(revoked).toMatchObject({ alreadyRevoked: false, record: { revokedAt: store.clock.now() } });
     store.clock.advance(1000);
-    const again = await store.keyService.revoke(first.record.id);
+    const again = await store.keyService.revoke(first.record.id, ACTOR);
     expect(again).toMatchObject({ alreadyRevoked: true, record: { revokedAt: store.clock.now() - 1000 } });
-    await expect(store.keyService.revoke("key_00000000000000000000")).rejects.toMatchObject({
+    await expect(store.keyService.revoke("key_00000000000000000000", ACTOR)).rejects.toMatchObject({
       code: "key_not_found",
     });
     await expect(store.keyService.show("nope")).rejects.toMatchObject({ code: "invalid_request" });

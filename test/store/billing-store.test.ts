@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseRubles } from "../../src/billing/money.js";
 import type { ReserveInput, SettleInput } from "../../src/store/billing-store.js";
 import type { KeyRef } from "../../src/store/key-store.js";
+import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
 const rub = (text: string) => parseRubles(text, "test amount");
@@ -17,20 +18,23 @@ beforeEach(async () => {
 afterEach(() => store.close());
 
 async function account(balance = "100", id = "acme"): Promise<void> {
-  await store.accountService.create({ id, balance });
+  await store.accountService.create({ id, balance }, ACTOR);
 }
 
 async function key(
   options: { budget?: string; period?: string; ttl?: string; models?: string[]; accountId?: string } = {},
 ) {
-  const { record } = await store.keyService.create({
-    accountId: options.accountId ?? "acme",
-    name: "test",
-    budget: options.budget,
-    period: options.period,
-    ttl: options.ttl,
-    models: options.models,
-  });
+  const { record } = await store.keyService.create(
+    {
+      accountId: options.accountId ?? "acme",
+      name: "test",
+      budget: options.budget,
+      period: options.period,
+      ttl: options.ttl,
+      models: options.models,
+    },
+    ACTOR,
+  );
   return { ref: { accountId: record.accountId, keyId: record.id } satisfies KeyRef, record };
 }
 
@@ -51,6 +55,8 @@ function settleInput(reservationId: string, cost: number, overrides: Partial<Set
   const now = store.clock.now();
   return {
     reservationId,
+    logEntry: JSON.stringify({ request_id: reservationId }),
+    logEntryWithBodies: "",
     cost,
     promptTokens: 10,
     completionTokens: 20,
@@ -93,7 +99,7 @@ describe("reserve", () => {
   it("refuses a revoked key with key_revoked", async () => {
     await account();
     const { ref } = await key();
-    await store.keys.revoke(ref, store.clock.now());
+    await store.keys.revoke(ref, store.clock.now(), "{}");
     expect(await store.billing.reserve(ref, reserveInput(1))).toMatchObject({
       ok: false,
       code: "key_revoked",
@@ -247,6 +253,7 @@ describe("settle", () => {
       balance: rub("97.5"),
       budget: rub("50"),
       spent: rub("2.5"),
+      period: "month",
     });
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
     const usage = await store.redis.hgetall(
@@ -413,9 +420,9 @@ describe("amounts near the largest the gateway holds", () => {
   it("keep every micro-ruble through top-ups and charges", async () => {
     await account("999999999.999998");
     const { ref } = await key();
-    await store.accounts.topUp("acme", 1);
+    await store.accounts.topUp("acme", 1, "{}");
     expect((await store.accounts.require("acme")).balance).toBe(999_999_999_999_999);
-    await expect(store.accounts.topUp("acme", 1)).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(store.accounts.topUp("acme", 1, "{}")).rejects.toMatchObject({ code: "invalid_request" });
     const reservation = reserveInput(999_999_999_999_998);
     expect(await store.billing.reserve(ref, reservation)).toMatchObject({
       ok: true,
@@ -452,7 +459,7 @@ describe("under concurrency", () => {
     const topUps = Array.from({ length: 150 }, (_, i) => 7 + i);
     await Promise.all([
       ...charges.map((charge) => store.billing.settle(ref, settleInput(charge.id, charge.cost))),
-      ...topUps.map((amount) => store.accounts.topUp("acme", amount)),
+      ...topUps.map((amount) => store.accounts.topUp("acme", amount, "{}")),
       // Retries of the same settlements, racing the first attempts: none may charge twice.
       ...charges.slice(0, 50).map((charge) => store.billing.settle(ref, settleInput(charge.id, charge.cost))),
     ]);

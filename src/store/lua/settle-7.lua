@@ -1,7 +1,7 @@
 --[[
   Settles one request, atomically and exactly once: releases its reservation, charges its cost to the
-  key's spent amount for the current period and to the account's balance, and adds it to the key's daily
-  usage counters.
+  key's spent amount for the current period and to the account's balance, adds it to the key's daily
+  usage counters, and keeps it in the key's list of recent requests.
 
   The reservation record is the proof that the request is still to be settled: this script deletes it,
   so a settlement retried after its reply was lost (connection cut, Redis restarted) finds no record and
@@ -17,6 +17,7 @@
   KEYS[4]  reservation records hash  {a:<account>}:resv:rec
   KEYS[5]  reserved totals hash      {a:<account>}:reserved
   KEYS[6]  daily usage hash          {a:<account>}:usage:<keyId>:<YYYY-MM-DD>
+  KEYS[7]  recent requests list      {a:<account>}:reqlog:<keyId>
 
   ARGV[1]  now (ms)
   ARGV[2]  start of the current day (ms)
@@ -31,9 +32,13 @@
   ARGV[11] latency (ms, integer)
   ARGV[12] latency histogram field to count this request in, e.g. 'lat_le_250'
   ARGV[13] seconds to keep the daily usage hash
+  ARGV[14] the request for the recent-requests list (JSON, without bodies)
+  ARGV[15] the same with request and response bodies, or '' (used only while the key's log_bodies is on,
+           so that switching it off stops storing bodies from that moment)
+  ARGV[16] most recent requests kept per key (0: none)
 
   Returns
-    {'ok', balance, budget, spent}   budget is '' for a key without one
+    {'ok', balance, budget, spent, period}   budget is '' for a key without one
     {'duplicate'}                    no such reservation: this request was settled before
 
   Expired reservations are released by reserve, where they matter; this script runs once per request
@@ -52,7 +57,7 @@ if keyId then releaseReserved(KEYS[5], keyId, amount) end
 redis.call('HDEL', KEYS[4], ARGV[5])
 redis.call('ZREM', KEYS[3], ARGV[5])
 
-local record = redis.call('HMGET', KEYS[1], 'id', 'period', 'spent', 'period_start', 'budget')
+local record = redis.call('HMGET', KEYS[1], 'id', 'period', 'spent', 'period_start', 'budget', 'log_bodies')
 local spent = 0
 if record[1] then
   spent = rollOverPeriod(KEYS[1], record[2], record[3], record[4], { day = ARGV[2], week = ARGV[3], month = ARGV[4] })
@@ -76,4 +81,11 @@ if ARGV[6] ~= '0' then redis.call('HINCRBY', KEYS[6], 'cost', ARGV[6]) end
 if ARGV[9] ~= '0' then redis.call('HINCRBY', KEYS[6], 'errors', ARGV[9]) end
 if ARGV[10] ~= '0' then redis.call('HINCRBY', KEYS[6], 'estimated', ARGV[10]) end
 
-return { 'ok', balance, record[5] or '', spent }
+if ARGV[16] ~= '0' then
+  local entry = ARGV[14]
+  if record[6] == '1' and ARGV[15] ~= '' then entry = ARGV[15] end
+  redis.call('LPUSH', KEYS[7], entry)
+  redis.call('LTRIM', KEYS[7], 0, tonumber(ARGV[16]) - 1)
+end
+
+return { 'ok', balance, record[5] or '', spent, record[2] or 'month' }

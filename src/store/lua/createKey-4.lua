@@ -1,11 +1,13 @@
 --[[
-  Creates an API key record for an account, only while the account's balance is positive. Nothing is
-  written when the account is missing or its balance is zero or less. The key's value is never seen
-  here: the gateway stores the hash -> key mapping separately once this script has succeeded.
+  Creates an API key record for an account, only while the account's balance is positive, and records it
+  in the account's audit log. Nothing is written when the account is missing or its balance is zero or
+  less. The key's value is never seen here: the gateway stores the hash -> key mapping separately once
+  this script has succeeded.
 
   KEYS[1]  account hash        {a:<account>}:account
   KEYS[2]  key record hash     {a:<account>}:key:<keyId>
   KEYS[3]  account's keys zset {a:<account>}:keys   (key id scored by creation time)
+  KEYS[4]  audit log list      {a:<account>}:audit
 
   ARGV[1]  now (ms), the creation time
   ARGV[2]  key id
@@ -18,9 +20,13 @@
   ARGV[9]  start of the current period (ms)
   ARGV[10] allowed models as a JSON array, or '' for all models
   ARGV[11] log_bodies: '1' | '0'
+  ARGV[12] audit entry (JSON)
+  ARGV[13] most audit entries kept
 
   Returns  {'ok'} | {'account_not_found'} | {'insufficient_balance', balance} | {'key_exists'}
 ]]
+--- @include "appendAudit"
+
 local balance = redis.call('HGET', KEYS[1], 'balance')
 if not balance then
   return { 'account_not_found' }
@@ -38,4 +44,5 @@ if ARGV[6] ~= '' then redis.call('HSET', KEYS[2], 'expires_at', ARGV[6]) end
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[2], 'budget', ARGV[7]) end
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[2], 'models', ARGV[10]) end
 redis.call('ZADD', KEYS[3], ARGV[1], ARGV[2])
+appendAudit(KEYS[4], ARGV[12], ARGV[13])
 return { 'ok' }
