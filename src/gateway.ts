@@ -4,6 +4,8 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { startAdminServer } from "./admin/admin-server.js";
+import { AdminCredentials } from "./admin/credentials.js";
 import { Authenticator } from "./auth/authenticator.js";
 import { PeriodCalendar } from "./billing/periods.js";
 import { Pricing } from "./billing/pricing.js";
@@ -19,6 +21,9 @@ import { createForwarder } from "./proxy/forwarder.js";
 import { InFlight } from "./proxy/in-flight.js";
 import type { GatewayContext } from "./server/context.js";
 import { createPublicHandler } from "./server/public-server.js";
+import { AccountService } from "./services/accounts.js";
+import { buildServiceContext } from "./services/context.js";
+import { KeyService } from "./services/keys.js";
 import { AccountStore } from "./store/account-store.js";
 import { BillingStore } from "./store/billing-store.js";
 import { KeyStore } from "./store/key-store.js";
@@ -38,6 +43,8 @@ export interface Gateway {
   url: string;
   /** Base URL of the metrics listener. */
   metricsUrl: string;
+  /** Base URL of the admin listener, or null when no admin token is configured. */
+  adminUrl: string | null;
   server: Server;
   redis: RedisClient;
   metrics: Metrics;
@@ -190,9 +197,34 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   await once(server, "listening");
   const metricsServer = await startMetricsServer(metrics.registry, config.metrics);
 
+  let adminServer: Server | null = null;
+  if (config.admin.token) {
+    const services = buildServiceContext(redis, {
+      prefix: config.redis.prefix,
+      timezone: config.billing.timezone,
+      now,
+    });
+    adminServer = await startAdminServer({
+      host: config.admin.host,
+      port: config.admin.port,
+      credentials: new AdminCredentials(config.admin.token, services.accounts),
+      services: {
+        accounts: new AccountService(services),
+        keys: new KeyService(services),
+        calendar,
+        now,
+        balanceChanged: (accountId, balance) => metrics.balance(accountId, balance),
+      },
+      logger,
+    });
+  } else {
+    logger.info("admin API and dashboard disabled: set admin.token (or TUNNEL_ADMIN_TOKEN) to enable them");
+  }
+
   return {
     url: baseUrl("http", config.listen.host, server),
     metricsUrl: baseUrl("http", config.metrics.host, metricsServer),
+    adminUrl: adminServer ? baseUrl("http", config.admin.host, adminServer) : null,
     server,
     redis,
     metrics,
@@ -207,6 +239,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       server.closeIdleConnections();
       metricsServer.close();
       metricsServer.closeAllConnections();
+      adminServer?.close();
+      adminServer?.closeAllConnections();
       await once(server, "close");
       keeper.stop();
       await settlements.flush(10_000);
@@ -230,6 +264,7 @@ export async function runGateway(config: Config): Promise<void> {
     {
       url: gateway.url,
       metrics: `${gateway.metricsUrl}/metrics`,
+      admin: gateway.adminUrl,
       upstream: config.upstream.url,
       redis: redactUrl(config.redis.url),
     },

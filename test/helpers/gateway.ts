@@ -51,6 +51,7 @@ export async function startTestGateway(
     upstream: { url: options.upstreamUrl ?? "http://127.0.0.1:9", ...input.upstream },
     redis: { url: inject("redisUrl"), prefix, ...input.redis },
     metrics: { host: "127.0.0.1", port: 0, ...input.metrics },
+    admin: { host: "127.0.0.1", port: 0, ...input.admin },
     logging: { level: "info", ...input.logging },
   });
   const logs: Record<string, unknown>[] = [];

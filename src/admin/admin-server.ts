@@ -1,0 +1,54 @@
+// The admin listener (admin.host:admin.port, never the public port): the JSON API under /admin/v1/, its
+// OpenAPI document, and the dashboard's static files at /. It only starts when an admin token is set.
+
+import { once } from "node:events";
+import { createServer, type Server } from "node:http";
+import { GatewayError } from "../errors.js";
+import type { Logger } from "../observability/logger.js";
+import { sendError, sendJson } from "../server/respond.js";
+import type { AdminCredentials } from "./credentials.js";
+import { openApiDocument } from "./openapi.js";
+import { createAdminRouter } from "./router.js";
+import { type AdminServices, ROUTES } from "./routes.js";
+import { CONTENT_SECURITY_POLICY, StaticFiles } from "./static.js";
+
+export interface AdminServerOptions {
+  host: string;
+  port: number;
+  credentials: AdminCredentials;
+  services: AdminServices;
+  logger: Logger;
+  ui?: StaticFiles;
+}
+
+const SECURITY_HEADERS = {
+  "content-security-policy": CONTENT_SECURITY_POLICY,
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+  "cross-origin-opener-policy": "same-origin",
+  "cross-origin-resource-policy": "same-origin",
+};
+
+export async function startAdminServer(options: AdminServerOptions): Promise<Server> {
+  const router = createAdminRouter(ROUTES, options.credentials, options.services, options.logger);
+  const ui = options.ui ?? new StaticFiles();
+  if (!ui.built)
+    options.logger.warn("the dashboard is not built (npm run build); the admin API works without it");
+  const document = openApiDocument();
+
+  const server = createServer((req, res) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    const path = (req.url ?? "/").split("?")[0] as string;
+    if (path === "/admin/v1/openapi.json" && req.method === "GET") {
+      sendJson(res, 200, document);
+      return;
+    }
+    if (router.handle(req, res)) return;
+    if (ui.serve(req, res, path)) return;
+    sendError(res, new GatewayError("not_found", `Nothing is served at ${path} here.`));
+  });
+  server.listen(options.port, options.host);
+  await once(server, "listening");
+  return server;
+}

@@ -1,0 +1,117 @@
+// The OpenAPI 3.1 document of the admin API, generated from the route table and its zod schemas, so that
+// it describes exactly what the router serves. `npm run openapi` writes it to src/admin/openapi.json, which
+// is kept in the repository (a test keeps the two equal); the admin API serves it at /admin/v1/openapi.json.
+
+import { z } from "zod";
+import { ROUTES, type Route } from "./routes.js";
+import * as S from "./schemas.js";
+
+const REF = (id: string) => `#/components/schemas/${id}`;
+
+type JsonSchema = Record<string, unknown>;
+
+function schemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  // A schema with an id is a component of its own: refer to it.
+  const id = z.globalRegistry.get(schema)?.id;
+  if (id) return { $ref: REF(id) };
+  const json = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as JsonSchema;
+  delete json.$schema;
+  delete json.$defs;
+  // Schemas with ids inside it come out as #/$defs/<id>; they are the document's components.
+  return JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', '"#/components/schemas/'));
+}
+
+function parameters(route: Route): JsonSchema[] {
+  const path = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: "path",
+    required: true,
+    schema: schemaOf(name === "keyId" ? S.KeyIdParam : S.AccountIdParam, "input"),
+  }));
+  const query = route.query ? (schemaOf(route.query, "input").properties as Record<string, JsonSchema>) : {};
+  return [
+    ...path,
+    ...Object.entries(query).map(([name, schema]) => {
+      const { description, ...rest } = schema;
+      return { name, in: "query", required: false, description, schema: rest };
+    }),
+  ];
+}
+
+const ERROR_RESPONSES = {
+  "400": "Invalid input; the message names the field",
+  "401": "No credential, or an unknown one",
+  "403": "The credential may not do this (another account's data, or an operator-only route)",
+  "404": "No such account or key",
+  "503": "Redis cannot be reached",
+};
+
+export function openApiDocument(): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const route of ROUTES) {
+    const errors = Object.fromEntries(
+      Object.entries(ERROR_RESPONSES).map(([status, description]) => [
+        status,
+        { description, content: { "application/json": { schema: { $ref: REF("Error") } } } },
+      ]),
+    );
+    paths[route.path] ??= {};
+    (paths[route.path] as Record<string, JsonSchema>)[route.method.toLowerCase()] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      security: [{ bearer: [] }],
+      parameters: parameters(route),
+      ...(route.body && {
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: schemaOf(route.body, "input") } },
+        },
+      }),
+      responses: {
+        [String(route.status)]: {
+          description: route.summary,
+          content: { "application/json": { schema: schemaOf(route.response, "output") } },
+        },
+        ...errors,
+      },
+    };
+  }
+  const components = z.toJSONSchema(z.globalRegistry, {
+    target: "draft-2020-12",
+    uri: REF,
+    unrepresentable: "any",
+  }) as {
+    schemas: Record<string, JsonSchema>;
+  };
+  const schemas = Object.fromEntries(
+    Object.entries(components.schemas)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([id, schema]) => {
+        const { $schema: _schema, $id: _id, ...rest } = schema;
+        return [id, rest];
+      }),
+  );
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "tunnel-gateway admin API",
+      version: "1",
+      description:
+        "Accounts, balances, API keys, usage and audit log of a tunnel-gateway. Authenticate with the operator's admin token (every account) or an account's dashboard token (that account only) as Authorization: Bearer. Amounts are rubles.",
+    },
+    servers: [{ url: "/" }],
+    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } }, schemas },
+    security: [{ bearer: [] }],
+    paths: {
+      ...paths,
+      "/admin/v1/openapi.json": {
+        get: {
+          operationId: "openApi",
+          summary: "This document",
+          security: [],
+          responses: { "200": { description: "The OpenAPI document", content: { "application/json": {} } } },
+        },
+      },
+    },
+  };
+}

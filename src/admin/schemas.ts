@@ -1,0 +1,205 @@
+// The admin API's request and response shapes, as zod schemas: the router validates requests with them, and
+// the OpenAPI document is generated from them, so the two cannot drift apart. Values are checked in depth
+// by the service layer (the same rules as the CLI); these schemas refuse unknown fields and wrong types.
+
+import { z } from "zod";
+
+const amount = z
+  .union([z.number(), z.string()])
+  .meta({
+    description: "Rubles, a number or a decimal string with at most six decimals",
+    examples: [1000, "12.5"],
+  });
+const period = z.enum(["day", "week", "month"]);
+const isoTime = z.string().meta({ format: "date-time" });
+
+export const AccountIdParam = z.string().meta({ description: "Account id", examples: ["acme"] });
+export const KeyIdParam = z.string().meta({ description: "Key id", examples: ["key_5m2x8q0c7w1r9t4z6b3n"] });
+
+export const CreateAccountBody = z
+  .strictObject({
+    id: z.string().meta({ description: "1 to 64 lowercase letters, digits, '-' and '_'" }),
+    name: z.string().optional(),
+    balance: amount.optional(),
+  })
+  .meta({ id: "CreateAccount" });
+
+export const TopUpBody = z.strictObject({ amount }).meta({ id: "TopUp" });
+
+export const CreateKeyBody = z
+  .strictObject({
+    name: z.string(),
+    budget: amount
+      .nullable()
+      .optional()
+      .meta({ description: "Rubles per period; omit or null for no budget" }),
+    period: period.optional().meta({ description: "Budget period (needs a budget); month by default" }),
+    ttl: z
+      .string()
+      .optional()
+      .meta({ description: "Lifetime: 15m, 2h, 30d, 1w, … (at least 15 minutes) or never" }),
+    models: z
+      .array(z.string())
+      .nullable()
+      .optional()
+      .meta({ description: "Allowed models; omit or null for all" }),
+    log_bodies: z.boolean().optional().meta({ description: "Whether bodies may be logged (default true)" }),
+  })
+  .meta({ id: "CreateKey" });
+
+export const UpdateKeyBody = z
+  .strictObject({
+    name: z.string().optional(),
+    budget: amount.nullable().optional().meta({ description: "New budget; null removes it" }),
+    period: period.optional(),
+    models: z
+      .array(z.string())
+      .nullable()
+      .optional()
+      .meta({ description: "New model list; null allows all" }),
+    log_bodies: z.boolean().optional(),
+  })
+  .meta({ id: "UpdateKey" });
+
+export const UsageQuery = z.strictObject({
+  from: z
+    .string()
+    .optional()
+    .meta({ description: "First day, YYYY-MM-DD in the billing time zone (default: 29 days before to)" }),
+  to: z.string().optional().meta({ description: "Last day, YYYY-MM-DD (default: today)" }),
+});
+
+export const LimitQuery = z.strictObject({
+  limit: z
+    .string()
+    .regex(/^\d+$/)
+    .optional()
+    .meta({ description: "How many, newest first (default 100, at most 1000)" }),
+});
+
+export const AuditQuery = z.strictObject({
+  account: z.string().optional().meta({ description: "Only this account's entries" }),
+  limit: z
+    .string()
+    .regex(/^\d+$/)
+    .optional()
+    .meta({ description: "How many, newest first (default 100, at most 1000)" }),
+});
+
+const Budget = z
+  .object({ period, initial: z.number(), spent: z.number(), remaining: z.number(), reset_at: isoTime })
+  .meta({ id: "Budget" });
+
+export const Account = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    balance: z.number().meta({ description: "Rubles" }),
+    currency: z.literal("RUB"),
+    created_at: isoTime,
+    token: z
+      .object({ hint: z.string() })
+      .nullable()
+      .meta({ description: "The account's dashboard token (its last characters), or null" }),
+  })
+  .meta({ id: "Account" });
+
+export const Key = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    account_id: z.string(),
+    hint: z.string().meta({ description: "The key's last four characters" }),
+    created_at: isoTime,
+    expires_at: isoTime.nullable(),
+    revoked_at: isoTime.nullable(),
+    state: z.enum(["active", "expired", "revoked"]),
+    allowed_models: z.array(z.string()).nullable(),
+    log_bodies: z.boolean(),
+    budget: Budget.nullable(),
+    period: period,
+    currency: z.literal("RUB"),
+  })
+  .meta({ id: "Key" });
+
+export const CreatedKey = Key.extend({
+  key: z.string().meta({ description: "The key value: shown this once, never again" }),
+}).meta({ id: "CreatedKey" });
+
+export const DailyUsage = z
+  .object({
+    date: z.string(),
+    requests: z.number(),
+    prompt_tokens: z.number(),
+    completion_tokens: z.number(),
+    cost: z.number().meta({ description: "Rubles" }),
+    errors: z.number(),
+    estimated: z.number().meta({ description: "Requests billed on estimated usage" }),
+    avg_latency_ms: z.number().nullable(),
+    p50_latency_ms: z
+      .number()
+      .nullable()
+      .meta({ description: "Upper bound of the latency bucket holding the median" }),
+    p95_latency_ms: z
+      .number()
+      .nullable()
+      .meta({ description: "Upper bound of the latency bucket holding the 95th percentile" }),
+  })
+  .meta({ id: "DailyUsage" });
+
+export const Usage = z
+  .object({ key_id: z.string(), from: z.string(), to: z.string(), days: z.array(DailyUsage) })
+  .meta({ id: "Usage" });
+
+export const RequestLogEntry = z
+  .object({
+    at: isoTime,
+    request_id: z.string(),
+    method: z.string(),
+    path: z.string(),
+    model: z.string().nullable(),
+    status: z.number(),
+    outcome: z.string(),
+    prompt_tokens: z.number(),
+    completion_tokens: z.number(),
+    cost: z.number(),
+    usage_estimated: z.boolean(),
+    latency_ms: z.number(),
+    upstream_ttfb_ms: z.number().nullable(),
+    request_body: z.string().optional().meta({ description: "Only while the key's log_bodies is on" }),
+    response_body: z.string().optional(),
+  })
+  .meta({ id: "RequestLogEntry" });
+
+export const RequestLog = z
+  .object({ key_id: z.string(), requests: z.array(RequestLogEntry) })
+  .meta({ id: "RequestLog" });
+
+export const AuditEntry = z
+  .object({
+    at: isoTime,
+    actor: z.string().meta({ description: "admin, cli, or account:<id>" }),
+    action: z.enum([
+      "account.create",
+      "account.topup",
+      "account.token.create",
+      "account.token.revoke",
+      "key.create",
+      "key.update",
+      "key.revoke",
+    ]),
+    account_id: z.string(),
+    key_id: z.string().optional(),
+    details: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: "AuditEntry" });
+
+export const AuditLog = z.object({ entries: z.array(AuditEntry) }).meta({ id: "AuditLog" });
+
+export const Me = z
+  .object({ role: z.enum(["admin", "account"]), account_id: z.string().nullable() })
+  .meta({ id: "Me" });
+
+export const ErrorBody = z
+  .object({ error: z.object({ message: z.string(), type: z.string(), code: z.string() }) })
+  .meta({ id: "Error" });

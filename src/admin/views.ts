@@ -1,0 +1,35 @@
+// How the admin API shows accounts and keys: the client's view plus what only owners and operators see
+// (the key's hint, its state, its revocation time; whether the account has a dashboard token).
+
+import type { PeriodCalendar } from "../billing/periods.js";
+import { accountView, iso, keyView } from "../services/views.js";
+import type { AccountRecord, KeyRecord } from "../store/records.js";
+
+export function adminAccountView(account: AccountRecord) {
+  return { ...accountView(account), token: account.tokenHint ? { hint: account.tokenHint } : null };
+}
+
+export function keyState(key: KeyRecord, now: number): "active" | "expired" | "revoked" {
+  if (key.revokedAt !== null) return "revoked";
+  if (key.expiresAt !== null && now >= key.expiresAt) return "expired";
+  return "active";
+}
+
+export function adminKeyView(key: KeyRecord, now: number, calendar: PeriodCalendar) {
+  const view = keyView(key, now, calendar);
+  return {
+    id: view.id,
+    name: view.name,
+    account_id: view.account_id,
+    hint: key.hint,
+    created_at: view.created_at,
+    expires_at: view.expires_at,
+    revoked_at: key.revokedAt === null ? null : iso(key.revokedAt),
+    state: keyState(key, now),
+    allowed_models: view.allowed_models,
+    log_bodies: view.log_bodies,
+    budget: view.budget,
+    period: key.period,
+    currency: view.currency,
+  };
+}
