@@ -4,12 +4,10 @@
 
 import { z } from "zod";
 
-const amount = z
-  .union([z.number(), z.string()])
-  .meta({
-    description: "Rubles, a number or a decimal string with at most six decimals",
-    examples: [1000, "12.5"],
-  });
+const amount = z.union([z.number(), z.string()]).meta({
+  description: "Rubles, a number or a decimal string with at most six decimals",
+  examples: [1000, "12.5"],
+});
 const period = z.enum(["day", "week", "month"]);
 const isoTime = z.string().meta({ format: "date-time" });
 

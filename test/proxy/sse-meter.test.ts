@@ -4,7 +4,7 @@ import { SseMeter } from "../../src/proxy/sse-meter.js";
 const chunk = (content: string) =>
   `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content } }] })}\n\n`;
 const usageChunk = `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [], usage: { prompt_tokens: 11, completion_tokens: 3 } })}\n\n`;
-const stream = chunk("Hel") + chunk("lo") + chunk("!") + usageChunk + "data: [DONE]\n\n";
+const stream = `${chunk("Hel") + chunk("lo") + chunk("!") + usageChunk}data: [DONE]\n\n`;
 
 /** Feeds `text` to the meter in pieces of `size` bytes and returns what it sends on. */
 function feed(meter: SseMeter, text: string, size: number): string {
@@ -62,7 +62,7 @@ describe("SseMeter in strip mode", () => {
   it("passes every event through except the usage-only chunk, byte for byte", () => {
     for (const size of [1, 5, 17, 10_000]) {
       const meter = new SseMeter(true);
-      expect(feed(meter, stream, size)).toBe(chunk("Hel") + chunk("lo") + chunk("!") + "data: [DONE]\n\n");
+      expect(feed(meter, stream, size)).toBe(`${chunk("Hel") + chunk("lo") + chunk("!")}data: [DONE]\n\n`);
       expect(meter.usage).toEqual({ promptTokens: 11, completionTokens: 3 });
     }
   });

@@ -1,0 +1,189 @@
+// Reading the Helm chart without Helm: its values (merged as Helm merges them), schema, templates and README,
+// and the gateway configuration the ConfigMap template renders, mirrored in TypeScript.
+
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parse as parseYaml } from "yaml";
+
+export const CHART_DIR = fileURLToPath(new URL("../../helm/tunnel-gateway/", import.meta.url));
+export const BAD_VALUES_DIR = fileURLToPath(new URL("./bad-values/", import.meta.url));
+
+export type Values = Record<string, any>;
+export type JsonSchema = Record<string, any>;
+
+export function chartFile(relative: string): string {
+  return readFileSync(`${CHART_DIR}${relative}`, "utf8");
+}
+
+export function readYamlFile(path: string): Values {
+  const parsed = parseYaml(readFileSync(path, "utf8"));
+  return (parsed ?? {}) as Values;
+}
+
+export function defaultValues(): Values {
+  return readYamlFile(`${CHART_DIR}values.yaml`);
+}
+
+export function valuesSchema(): JsonSchema {
+  return JSON.parse(chartFile("values.schema.json")) as JsonSchema;
+}
+
+/** The ci/*-values.yaml scenarios, by file name. */
+export function ciScenarios(): string[] {
+  return readdirSync(`${CHART_DIR}ci`)
+    .filter((name) => name.endsWith("-values.yaml"))
+    .sort();
+}
+
+export function badExamples(): string[] {
+  return readdirSync(BAD_VALUES_DIR)
+    .filter((name) => name.endsWith(".yaml"))
+    .sort();
+}
+
+function isMap(value: unknown): value is Values {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Helm's coalescing of a values file over the defaults: maps merge deeply, anything else (lists too) replaces, null deletes. */
+export function helmMerge(base: Values, override: Values): Values {
+  const result: Values = structuredClone(base);
+  for (const [key, value] of Object.entries(override)) {
+    if (value === null) delete result[key];
+    else if (isMap(value) && isMap(result[key])) result[key] = helmMerge(result[key], value);
+    else result[key] = structuredClone(value);
+  }
+  return result;
+}
+
+/** values.yaml with a values file merged over it, as `helm template -f <file>` sees them. */
+export function valuesWith(path: string): Values {
+  return helmMerge(defaultValues(), readYamlFile(path));
+}
+
+/** Deep merge where the second argument wins, like sprig's mergeOverwrite on the chart's maps. */
+function mergeOverwrite(base: Values, override: Values): Values {
+  const result: Values = structuredClone(base);
+  for (const [key, value] of Object.entries(override)) {
+    result[key] = isMap(value) && isMap(result[key]) ? mergeOverwrite(result[key], value) : value;
+  }
+  return result;
+}
+
+export const TLS_DIR = "/etc/tunnel-gateway/tls";
+
+/** The Redis part templates/configmap.yaml derives from the redis values (validation aside). */
+function redisConnection(values: Values, fullname: string): Values {
+  const { bundled, external } = values.redis;
+  if (bundled.enabled)
+    return { url: `redis://${fullname.slice(0, 46).replace(/-+$/, "")}-redis:${bundled.port}` };
+  if (external.cluster.nodes.length > 0) return { cluster: { nodes: external.cluster.nodes } };
+  if (external.sentinel.sentinels.length > 0) {
+    return { sentinel: { sentinels: external.sentinel.sentinels, name: external.sentinel.name } };
+  }
+  return { url: external.url };
+}
+
+/**
+ * The settings templates/configmap.yaml computes and merges over .Values.config; the keys must stay those of the
+ * template's `$computed` dict (a test compares them).
+ */
+export function computedSettings(values: Values, fullname = "t-tunnel-gateway"): Values {
+  const computed: Values = {
+    listen: { host: "0.0.0.0", port: values.gateway.ports.http },
+    upstream: {
+      url: values.mode === "sidecar" ? `http://127.0.0.1:${values.modelServer.port}` : values.upstream.url,
+    },
+    metrics: { host: "0.0.0.0", port: values.gateway.ports.metrics },
+    redis: redisConnection(values, fullname),
+  };
+  if (values.admin.enabled) computed.admin = { host: "0.0.0.0", port: values.gateway.ports.admin };
+  if (values.gatewayTls.enabled) {
+    computed.tls = { certFile: `${TLS_DIR}/tls.crt`, keyFile: `${TLS_DIR}/tls.key` };
+  }
+  return computed;
+}
+
+/** The config.yaml the ConfigMap holds for these values. */
+export function renderedGatewayConfig(values: Values): Values {
+  return mergeOverwrite(values.config, computedSettings(values));
+}
+
+/** A dotted path into a values tree, or undefined when any step is missing. */
+export function valueAt(values: Values, path: readonly string[]): unknown {
+  let node: unknown = values;
+  for (const segment of path) {
+    if (!isMap(node) || !(segment in node)) return undefined;
+    node = node[segment];
+  }
+  return node;
+}
+
+/**
+ * The leaf values of values.yaml: walked along the schema, a value is a leaf unless its schema lists
+ * properties (free-form maps such as annotations or resources, and lists, are leaves).
+ */
+export function leafValues(
+  values: Values,
+  schema: JsonSchema,
+): Array<{ path: string; value: unknown; schema: JsonSchema }> {
+  const leaves: Array<{ path: string; value: unknown; schema: JsonSchema }> = [];
+  const walk = (value: unknown, node: JsonSchema, path: string[]) => {
+    if (node.properties && isMap(value)) {
+      for (const [key, child] of Object.entries(value)) {
+        const childSchema = node.properties[key];
+        if (!childSchema) throw new Error(`values.yaml has ${[...path, key].join(".")}, the schema does not`);
+        walk(child, childSchema, [...path, key]);
+      }
+    } else {
+      leaves.push({ path: path.join("."), value, schema: node });
+    }
+  };
+  walk(values, schema, []);
+  return leaves;
+}
+
+export interface TemplateFile {
+  name: string;
+  text: string;
+}
+
+export function templates(): TemplateFile[] {
+  return readdirSync(`${CHART_DIR}templates`)
+    .filter((name) => !name.startsWith("."))
+    .sort()
+    .map((name) => ({ name, text: chartFile(`templates/${name}`) }));
+}
+
+export interface Action {
+  /** The action's text without delimiters, trim markers and surrounding spaces. */
+  body: string;
+  line: number;
+}
+
+/** The template actions ({{ ... }}) of a file, in order. */
+export function actions(text: string): Action[] {
+  const found: Action[] = [];
+  for (const match of text.matchAll(/\{\{(-\s)?([\s\S]*?)(\s-)?\}\}/g)) {
+    const line = text.slice(0, match.index).split("\n").length;
+    found.push({ body: (match[2] ?? "").trim(), line });
+  }
+  return found;
+}
+
+/** The .Values paths a template reads, directly or through a variable assigned from a .Values path. */
+export function valuesReferences(text: string): string[][] {
+  const aliases = new Map<string, string[]>();
+  for (const match of text.matchAll(/\$(\w+)\s*:=\s*\$?\.Values((?:\.\w+)+)\s*-?\}\}/g)) {
+    aliases.set(match[1] as string, (match[2] as string).slice(1).split("."));
+  }
+  const references: string[][] = [];
+  for (const match of text.matchAll(/\$?\.Values((?:\.\w+)+)/g)) {
+    references.push((match[1] as string).slice(1).split("."));
+  }
+  for (const match of text.matchAll(/\$(\w+)((?:\.\w+)+)/g)) {
+    const base = aliases.get(match[1] as string);
+    if (base) references.push([...base, ...(match[2] as string).slice(1).split(".")]);
+  }
+  return references;
+}
