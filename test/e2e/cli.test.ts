@@ -184,6 +184,76 @@ describe("keys", () => {
   });
 });
 
+describe("dashboard tokens and key changes", () => {
+  it("issue an account token once, replace it, and revoke it", async () => {
+    await ok(["accounts", "create", "tokenco", "--balance", "1"]);
+    const first = (await ok(["accounts", "token", "create", "tokenco"])) as {
+      account_id: string;
+      token: string;
+    };
+    expect(first).toEqual({
+      account_id: "tokenco",
+      token: expect.stringMatching(/^sk-tunnel-account-[0-9a-f]{64}$/),
+    });
+    const second = (await ok(["accounts", "token", "create", "tokenco"])) as { token: string };
+    expect(second.token).not.toBe(first.token);
+    expect(await ok(["accounts", "token", "revoke", "tokenco"])).toEqual({
+      account_id: "tokenco",
+      revoked: true,
+    });
+    expect(await ok(["accounts", "token", "revoke", "tokenco"])).toEqual({
+      account_id: "tokenco",
+      revoked: false,
+    });
+    await fails(["accounts", "token", "create", "ghost"], 1, /no account with id ghost/);
+  });
+
+  it("change a key's name, budget, models and privacy switch", async () => {
+    await ok(["accounts", "create", "updco", "--balance", "10"]);
+    const { id } = (await ok([
+      "keys",
+      "create",
+      "--account",
+      "updco",
+      "--name",
+      "k",
+      "--budget",
+      "5",
+      "--models",
+      "a",
+    ])) as { id: string };
+    expect(
+      await ok([
+        "keys",
+        "update",
+        id,
+        "--name",
+        "renamed",
+        "--budget",
+        "7.5",
+        "--period",
+        "day",
+        "--no-log-bodies",
+      ]),
+    ).toMatchObject({
+      name: "renamed",
+      budget: { initial: 7.5, period: "day" },
+      log_bodies: false,
+      allowed_models: ["a"],
+    });
+    expect(await ok(["keys", "update", id, "--no-budget", "--all-models"])).toMatchObject({
+      budget: null,
+      allowed_models: null,
+    });
+    await fails(
+      ["keys", "update", id, "--models", "a", "--all-models"],
+      2,
+      /--models and --all-models exclude each other/,
+    );
+    await fails(["keys", "update", id], 1, /nothing to change/);
+  });
+});
+
 describe("configuration and connection errors", () => {
   it("report a bad configuration file with the field and no stack trace", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tunnel-cli-"));

@@ -69,10 +69,10 @@ export async function startTestGateway(
     logs,
     async newKey(keyOptions = {}) {
       const accountId = keyOptions.accountId ?? "acme";
-      if (!accountsMade.has(accountId)) {
+      if (!accountsMade.has(accountId) && !(await store.accounts.get(accountId))) {
         await store.accountService.create({ id: accountId, balance: keyOptions.balance ?? "1000" }, ACTOR);
-        accountsMade.add(accountId);
       }
+      accountsMade.add(accountId);
       const { record, value } = await store.keyService.create(
         {
           accountId,
