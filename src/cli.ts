@@ -48,6 +48,8 @@ function buildProgram(): Command {
       // Loaded on demand: the management commands start faster without the proxy and its dependencies.
       const { runGateway } = await import("./gateway.js");
       await runGateway(config);
+      // Everything is closed; should a stray handle keep the process up, it must not hold the rollout back.
+      setTimeout(() => process.exit(0), 2000).unref();
     });
 
   const accounts = program.command("accounts").description("manage accounts and their ruble balances");

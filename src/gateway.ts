@@ -3,6 +3,7 @@
 
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { startAdminServer } from "./admin/admin-server.js";
 import { AdminCredentials } from "./admin/credentials.js";
@@ -21,13 +22,15 @@ import { createForwarder } from "./proxy/forwarder.js";
 import { InFlight } from "./proxy/in-flight.js";
 import type { GatewayContext } from "./server/context.js";
 import { createPublicHandler } from "./server/public-server.js";
+import { readTlsFiles, watchTlsFiles } from "./server/tls-files.js";
+import { TransportSecurity } from "./server/transport-security.js";
 import { AccountService } from "./services/accounts.js";
 import { buildServiceContext } from "./services/context.js";
 import { KeyService } from "./services/keys.js";
 import { AccountStore } from "./store/account-store.js";
 import { BillingStore } from "./store/billing-store.js";
 import { KeyStore } from "./store/key-store.js";
-import { createRedis, redactUrl } from "./store/redis.js";
+import { closeRedis, createRedis, redactUrl } from "./store/redis.js";
 import { RedisKeys } from "./store/redis-keys.js";
 import type { RedisClient } from "./store/scripts.js";
 
@@ -52,10 +55,24 @@ export interface Gateway {
   context: GatewayContext;
   /** Resolves once every forwarded request has finished and every settlement is written to Redis. */
   settled(timeoutMs?: number): Promise<void>;
-  close(): Promise<void>;
+  /**
+   * Shuts down: readiness turns 503 at once, no new connections or forwards, requests in flight get
+   * `drainMs` (shutdown.drainSeconds by default) to finish, then the rest are aborted and billed for what
+   * they produced; pending settlements are written; listeners and Redis are closed.
+   */
+  close(drainMs?: number): Promise<void>;
+  /** Ends the drain now: aborts whatever is still running (a second signal). */
+  abortRunning(): void;
 }
 
 const READINESS_TIMEOUT_MS = 1000;
+/** How long requests aborted at the end of a drain get to finish their billing. */
+const ABORT_GRACE_MS = 5000;
+const SETTLEMENT_FLUSH_MS = 10_000;
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
 
 const FAILURE_OF: Partial<Record<Outcome, UpstreamFailure>> = {
   upstream_unavailable: "refused",
@@ -74,6 +91,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
 
   const inFlight = new InFlight();
+  let draining = false;
   let settlements: SettlementQueue | undefined;
   const metrics = new Metrics(config.metrics, {
     inFlight: () => inFlight.size,
@@ -130,6 +148,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     accounts,
     logger,
     readiness: async () => {
+      if (draining) return "shutting down";
       if (redis.status !== "ready") return "redis unavailable";
       try {
         await Promise.race([
@@ -192,7 +211,26 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     },
   });
 
-  const server = createServer(createPublicHandler(context, proxy.forward));
+  const handler = createPublicHandler(context, proxy.forward, new TransportSecurity(config.security));
+  const { certFile, keyFile } = config.tls;
+  const tlsFiles = certFile && keyFile ? { certFile, keyFile } : null;
+  const server: Server = tlsFiles
+    ? createHttpsServer(readTlsFiles(tlsFiles), handler)
+    : createServer(handler);
+  const stopWatchingTls = tlsFiles
+    ? watchTlsFiles(
+        tlsFiles,
+        (options) => {
+          (server as HttpsServer).setSecureContext(options);
+          logger.info({ cert: tlsFiles.certFile }, "TLS certificate reloaded");
+        },
+        (error) =>
+          logger.error(
+            { err: error.message, cert: tlsFiles.certFile },
+            "TLS files changed but do not load; keeping the current ones",
+          ),
+      )
+    : () => {};
   server.listen(config.listen.port, config.listen.host);
   await once(server, "listening");
   const metricsServer = await startMetricsServer(metrics.registry, config.metrics);
@@ -222,7 +260,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   }
 
   return {
-    url: baseUrl("http", config.listen.host, server),
+    url: baseUrl(tlsFiles ? "https" : "http", config.listen.host, server),
     metricsUrl: baseUrl("http", config.metrics.host, metricsServer),
     adminUrl: adminServer ? baseUrl("http", config.admin.host, adminServer) : null,
     server,
@@ -234,19 +272,42 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await inFlight.idle();
       await settlements.flush(timeoutMs);
     },
-    async close() {
+    async close(drainMs = config.shutdown.drainSeconds * 1000) {
+      if (draining) return;
+      draining = true;
+      proxy.stopForwarding();
+      stopWatchingTls();
+      // Keep-alive connections close after the answer they are busy with; idle ones now and while draining.
+      server.prependListener("request", (_req, res) => {
+        res.shouldKeepAlive = false;
+      });
       server.close();
       server.closeIdleConnections();
+      const closeIdle = setInterval(() => server.closeIdleConnections(), 250);
+      const drained = await Promise.race([
+        inFlight.idle().then(() => true),
+        delay(drainMs).then(() => false),
+      ]);
+      if (!drained) {
+        logger.warn({ running: inFlight.size }, "drain time is up: aborting the requests still running");
+        proxy.abortRunning();
+        await Promise.race([inFlight.idle(), delay(ABORT_GRACE_MS)]);
+      }
+      clearInterval(closeIdle);
+      server.closeAllConnections();
+      keeper.stop();
+      const unsettled = await settlements.flush(SETTLEMENT_FLUSH_MS);
+      if (unsettled > 0) logger.error({ unsettled }, "settlements could not be written before exiting");
+      settlements.close();
+      proxy.close();
       metricsServer.close();
       metricsServer.closeAllConnections();
       adminServer?.close();
       adminServer?.closeAllConnections();
-      await once(server, "close");
-      keeper.stop();
-      await settlements.flush(10_000);
-      settlements.close();
-      proxy.close();
-      redis.disconnect();
+      closeRedis(redis);
+    },
+    abortRunning() {
+      proxy.abortRunning();
     },
   };
 }
@@ -256,7 +317,10 @@ function baseUrl(scheme: string, host: string, server: Server): string {
   return `${scheme}://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
-/** Runs the gateway until SIGTERM or SIGINT, then stops it. */
+/**
+ * Runs the gateway until SIGTERM or SIGINT, then shuts it down gracefully (see Gateway.close); a second
+ * signal during the drain aborts what is still running at once.
+ */
 export async function runGateway(config: Config): Promise<void> {
   const logger = createLogger(config.logging.level);
   const gateway = await startGateway({ config, logger });
@@ -270,14 +334,20 @@ export async function runGateway(config: Config): Promise<void> {
     },
     "tunnel-gateway listening",
   );
-  await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      logger.info({ signal }, "stopping");
-      resolve();
-    };
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGTERM", resolve);
+    process.once("SIGINT", resolve);
   });
+  logger.info(
+    { signal, drain_seconds: config.shutdown.drainSeconds },
+    "shutting down: draining requests in flight",
+  );
+  const abort = (again: NodeJS.Signals) => {
+    logger.warn({ signal: again }, "second signal: aborting the requests still running");
+    gateway.abortRunning();
+  };
+  process.once("SIGTERM", abort);
+  process.once("SIGINT", abort);
   await gateway.close();
   logger.info("stopped");
 }

@@ -38,7 +38,9 @@ export type Outcome =
   | "client_aborted"
   | "upstream_unavailable"
   | "upstream_timeout"
-  | "upstream_reset";
+  | "upstream_reset"
+  /** Still running when the shutdown drain ended: aborted, and billed for what it had produced. */
+  | "shutdown";
 
 export interface FinishedRequest {
   requestId: string;
@@ -67,6 +69,8 @@ export interface FinishedRequest {
 export interface ExchangeDeps {
   config: Config;
   inFlight: InFlight;
+  /** Exchanges in progress, so that shutdown can abort what is left when the drain ends. */
+  running: Set<Exchange>;
   now: () => number;
   calendar: PeriodCalendar;
   settlements: SettlementQueue;
@@ -121,6 +125,7 @@ export class Exchange {
   ) {}
 
   start(proxy: ProxyServer): void {
+    this.deps.running.add(this);
     (this.req as Tagged)[EXCHANGE] = this;
     (this.res as Tagged)[EXCHANGE] = this;
     if (this.init.reserved > 0) this.deps.keeper.track(this.init.reservationId, this.init.ref.accountId);
@@ -230,8 +235,24 @@ export class Exchange {
     );
   }
 
+  /** The drain is over: stop the upstream, end the client's response, bill what was produced. */
+  abortForShutdown(): void {
+    if (this.done) return;
+    this.outcome = "shutdown";
+    this.upstreamRequest?.destroy();
+    if (this.status === 0 && !this.res.headersSent) {
+      sendError(
+        this.res,
+        new GatewayError("service_unavailable", "The gateway is shutting down; retry the request."),
+      );
+    } else {
+      this.meter?.abort();
+      this.res.destroy();
+    }
+  }
+
   onClientClose(): void {
-    if (!this.res.writableFinished) {
+    if (!this.res.writableFinished || this.outcome === "shutdown") {
       if (this.outcome === "completed") this.outcome = "client_aborted";
       // http-proxy-3 destroys the upstream request; the meter keeps what it has read so far. (After a
       // complete response the meter may still be decompressing its copy, and is left to finish.)
@@ -281,6 +302,7 @@ export class Exchange {
     if (this.done) return;
     this.done = true;
     clearTimeout(this.timer);
+    this.deps.running.delete(this);
     this.deps.keeper.untrack(this.init.reservationId);
     const result = this.meter ? await this.meter.result() : null;
     const { tokens, estimated } = this.usage(result);
@@ -376,8 +398,9 @@ export class Exchange {
 
   /**
    * The usage to bill: what the upstream reported; for an upstream error status, only what it reported;
-   * otherwise (no report, or a stream cut short) an estimate from the traffic, marked as such. Nothing is
-   * charged when the upstream never got to answer (refused, timed out).
+   * otherwise (no report, or a stream cut short by the client, the upstream or the end of a shutdown drain)
+   * an estimate from the traffic, marked as such. Nothing is charged when the upstream never got to answer
+   * (refused, timed out).
    */
   private usage(result: Awaited<ReturnType<ResponseMeter["result"]>> | null): {
     tokens: TokenCounts;
@@ -419,6 +442,7 @@ function cut(bytes: Buffer, limit: number): string {
 
 function statusWithoutResponse(outcome: Outcome, res: ServerResponse): number {
   if (outcome === "client_aborted") return 499;
+  if (outcome === "shutdown") return 503;
   return res.headersSent ? res.statusCode : 502;
 }
 

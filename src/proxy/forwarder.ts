@@ -6,12 +6,11 @@
 import { randomUUID } from "node:crypto";
 import { Agent as HttpAgent, type IncomingMessage, type ServerResponse } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
-import type { TLSSocket } from "node:tls";
 import { createProxyServer } from "http-proxy-3";
 import type { Authenticator } from "../auth/authenticator.js";
 import { type WorstCase, worstCase } from "../billing/estimate.js";
 import type { Pricing } from "../billing/pricing.js";
-import type { ErrorCode } from "../errors.js";
+import { type ErrorCode, GatewayError } from "../errors.js";
 import type { Logger } from "../observability/logger.js";
 import type { Forwarder } from "../server/context.js";
 import { sendError } from "../server/respond.js";
@@ -37,7 +36,7 @@ export interface RefusedRequest {
   gatewayMs: number;
 }
 
-export interface ForwarderDeps extends ExchangeDeps {
+export interface ForwarderDeps extends Omit<ExchangeDeps, "running"> {
   authenticator: Authenticator;
   billing: BillingStore;
   pricing: Pricing;
@@ -49,6 +48,10 @@ export interface ForwarderDeps extends ExchangeDeps {
 
 export interface ForwardingProxy {
   forward: Forwarder;
+  /** Stops forwarding new requests (they get 503 and go to another replica); those in flight go on. */
+  stopForwarding(): void;
+  /** Aborts every request still running (the end of a shutdown drain); each is billed for what it produced. */
+  abortRunning(): void;
   close(): void;
 }
 
@@ -71,14 +74,25 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
   proxy.on("proxyReq", (proxyReq, req) => exchangeOf(req)?.onUpstreamRequest(proxyReq));
   proxy.on("proxyRes", (proxyRes, req) => exchangeOf(req)?.onUpstreamResponse(proxyRes));
   const upstreamAuthorization = config.upstream.apiKey ? `Bearer ${config.upstream.apiKey}` : undefined;
+  const running = new Set<Exchange>();
+  const exchangeDeps: ExchangeDeps = { ...deps, running };
+  let forwarding = true;
   const reservationTtlMs = config.billing.reservationTtlSeconds * 1000;
 
-  async function forward(req: IncomingMessage, res: ServerResponse, requestId: string, arrivedAt: number) {
+  async function forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    arrivedAt: number,
+    secure: boolean,
+  ) {
     const path = pathOf(req.url);
     let ref: KeyRef | null = null;
     let model: string | null = null;
     deps.inFlight.begin();
     try {
+      if (!forwarding)
+        throw new GatewayError("service_unavailable", "The gateway is shutting down; retry the request.");
       const credential = await deps.authenticator.resolve(req.headers.authorization);
       ref = credential.ref;
       checkDeclaredLength(req, config.limits.maxBodyBytes);
@@ -120,9 +134,9 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
         upstreamAuthorization,
         bodyLength: forwarded.length,
         identityEncoding: strip || filterModels !== null,
-        protocol: (req.socket as TLSSocket).encrypted ? "https" : "http",
+        protocol: secure ? "https" : "http",
       });
-      new Exchange(req, res, deps, {
+      new Exchange(req, res, exchangeDeps, {
         requestId,
         arrivedAt,
         ref,
@@ -167,7 +181,13 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
   }
 
   return {
-    forward: (req, res, requestId, arrivedAt) => void forward(req, res, requestId, arrivedAt),
+    forward: (req, res, requestId, arrivedAt, secure) => void forward(req, res, requestId, arrivedAt, secure),
+    stopForwarding: () => {
+      forwarding = false;
+    },
+    abortRunning: () => {
+      for (const exchange of [...running]) exchange.abortForShutdown();
+    },
     close: () => {
       proxy.close();
       agent.destroy();

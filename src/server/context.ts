@@ -15,6 +15,8 @@ export type Forwarder = (
   res: ServerResponse,
   requestId: string,
   arrivedAt: number,
+  /** Whether the request came over HTTPS (the socket, or a trusted proxy's X-Forwarded-Proto). */
+  secure: boolean,
 ) => void;
 
 export interface GatewayContext {

@@ -9,20 +9,53 @@ import type { Forwarder, GatewayContext } from "./context.js";
 import { LOCAL_METHODS, LOCAL_ROUTES, type LocalRoute } from "./local-routes.js";
 import { requestIdFor } from "./request-id.js";
 import { sendError } from "./respond.js";
+import type { TransportSecurity } from "./transport-security.js";
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-export function createPublicHandler(ctx: GatewayContext, forward: Forwarder): RequestHandler {
+export function createPublicHandler(
+  ctx: GatewayContext,
+  forward: Forwarder,
+  security: TransportSecurity,
+): RequestHandler {
   return (req, res) => {
     const arrivedAt = performance.now();
     const requestId = requestIdFor(req.headers["x-request-id"]);
     res.setHeader("x-request-id", requestId);
     const url = req.url ?? "/";
     const query = url.indexOf("?");
-    const route = LOCAL_ROUTES.get(query === -1 ? url : url.slice(0, query));
+    const path = query === -1 ? url : url.slice(0, query);
+    const secure = security.isSecure(req);
+    if (secure && security.hsts) res.setHeader("strict-transport-security", security.hsts);
+    if (security.refuses(path, secure)) {
+      refusePlainHttp(req, res, ctx, requestId, path);
+      return;
+    }
+    const route = LOCAL_ROUTES.get(path);
     if (route) answerLocally(route, req, res, ctx, requestId);
-    else forward(req, res, requestId, arrivedAt);
+    else forward(req, res, requestId, arrivedAt, secure);
   };
+}
+
+/** Refused before anything else, the key unread: it crossed the network in clear text and must be replaced. */
+function refusePlainHttp(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: GatewayContext,
+  requestId: string,
+  path: string,
+) {
+  const refusal = new GatewayError(
+    "https_required",
+    "This gateway only accepts HTTPS. Resend the request over https://, and treat a key sent over plain HTTP as exposed.",
+  );
+  res.shouldKeepAlive = false;
+  sendError(res, refusal);
+  ctx.refused(refusal.code, refusal.status, null);
+  ctx.logger.info(
+    { request_id: requestId, method: req.method, path, status: refusal.status, code: refusal.code },
+    "request refused",
+  );
 }
 
 function answerLocally(

@@ -289,7 +289,8 @@ describe("serve", () => {
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
     try {
       let res: Response | undefined;
-      for (let i = 0; i < 100 && !res; i++) {
+      // Up to 20 s: a loaded CI machine can be slow to start a Node process.
+      for (let i = 0; i < 400 && !res; i++) {
         res = await fetch(`http://127.0.0.1:${port}/v1/key`, {
           headers: { authorization: `Bearer ${key}` },
         }).catch(() => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 50)));
