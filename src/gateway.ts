@@ -30,7 +30,7 @@ import { KeyService } from "./services/keys.js";
 import { AccountStore } from "./store/account-store.js";
 import { BillingStore } from "./store/billing-store.js";
 import { KeyStore } from "./store/key-store.js";
-import { closeRedis, createRedis, redactUrl } from "./store/redis.js";
+import { closeRedis, createRedis, describeRedis } from "./store/redis.js";
 import { RedisKeys } from "./store/redis-keys.js";
 import type { RedisClient } from "./store/scripts.js";
 
@@ -87,7 +87,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const redis = createRedis(config.redis, "gateway");
   // Not awaited: the gateway starts without Redis, reports not-ready and answers 503 until it connects.
   redis.connect().catch((error: Error) => {
-    logger.warn({ redis: redactUrl(config.redis.url), err: error.message }, "Redis is not reachable yet");
+    logger.warn({ redis: describeRedis(config.redis), err: error.message }, "Redis is not reachable yet");
   });
 
   const inFlight = new InFlight();
@@ -330,7 +330,7 @@ export async function runGateway(config: Config): Promise<void> {
       metrics: `${gateway.metricsUrl}/metrics`,
       admin: gateway.adminUrl,
       upstream: config.upstream.url,
-      redis: redactUrl(config.redis.url),
+      redis: describeRedis(config.redis),
     },
     "tunnel-gateway listening",
   );

@@ -3,39 +3,92 @@
 // must not be lost. The CLI, in contrast, waits briefly for its connection and then says clearly that it
 // could not reach Redis.
 
-import { Redis } from "ioredis";
+import { readFileSync } from "node:fs";
+import type { ConnectionOptions } from "node:tls";
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
+import type { Config } from "../config/schema.js";
 import { GatewayError } from "../errors.js";
 import { defineScripts, type RedisClient } from "./scripts.js";
 
-export interface RedisSettings {
-  url: string;
-}
+/** A Redis to connect to: one server by URL, a Cluster by its seed nodes, or a master through Sentinel. */
+export type RedisSettings = Pick<Config["redis"], "url"> & Partial<Omit<Config["redis"], "url">>;
 
 export type ConnectionRole = "gateway" | "cli";
 
+function hostPort(text: string): { host: string; port: number } {
+  const at = text.lastIndexOf(":");
+  return { host: text.slice(0, at).replace(/^\[|\]$/g, ""), port: Number(text.slice(at + 1)) };
+}
+
+function tlsOptions(settings: RedisSettings): ConnectionOptions | undefined {
+  const tls = settings.tls;
+  if (!tls?.enabled && !settings.url.startsWith("rediss://")) return undefined;
+  return {
+    ...(tls?.caFile && { ca: readFileSync(tls.caFile) }),
+    ...(tls?.certFile && { cert: readFileSync(tls.certFile) }),
+    ...(tls?.keyFile && { key: readFileSync(tls.keyFile) }),
+    rejectUnauthorized: tls?.rejectUnauthorized ?? true,
+  };
+}
+
+function roleOptions(role: ConnectionRole, settings: RedisSettings): RedisOptions {
+  return role === "gateway"
+    ? {
+        enableOfflineQueue: false,
+        // Scripts issued by concurrent requests in the same tick go to Redis in one write.
+        enableAutoPipelining: true,
+        maxRetriesPerRequest: 1,
+        commandTimeout: settings.commandTimeoutMs ?? 5000,
+        // Reconnect quickly: every second without Redis is a second of 503s.
+        retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
+        lazyConnect: true,
+      }
+    : { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 5000, retryStrategy: () => null };
+}
+
 export function createRedis(settings: RedisSettings, role: ConnectionRole): RedisClient {
-  const client =
-    role === "gateway"
-      ? new Redis(settings.url, {
-          enableOfflineQueue: false,
-          // Scripts issued by concurrent requests in the same tick go to Redis in one write.
-          enableAutoPipelining: true,
-          maxRetriesPerRequest: 1,
-          commandTimeout: 5000,
-          // Reconnect quickly: every second without Redis is a second of 503s.
-          retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
-          lazyConnect: true,
-        })
-      : new Redis(settings.url, {
-          lazyConnect: true,
-          maxRetriesPerRequest: 0,
-          connectTimeout: 5000,
-          retryStrategy: () => null,
-        });
+  const credentials: RedisOptions = {
+    ...(settings.username && { username: settings.username }),
+    ...(settings.password && { password: settings.password }),
+  };
+  const tls = tlsOptions(settings);
+  const options: RedisOptions = { ...roleOptions(role, settings), ...credentials, ...(tls && { tls }) };
+  let client: RedisClient;
+  if (settings.cluster) {
+    const { enableOfflineQueue, enableAutoPipelining, lazyConnect, retryStrategy, ...redisOptions } = options;
+    const clusterOptions: ClusterOptions = {
+      redisOptions,
+      enableOfflineQueue,
+      enableAutoPipelining,
+      lazyConnect,
+      clusterRetryStrategy: role === "gateway" ? (attempt) => Math.min(50 * 2 ** attempt, 1000) : () => null,
+      // Money is read and written on masters only.
+      scaleReads: "master",
+    };
+    client = new Cluster(settings.cluster.nodes.map(hostPort), clusterOptions);
+  } else if (settings.sentinel) {
+    client = new Redis({
+      ...options,
+      sentinels: settings.sentinel.sentinels.map(hostPort),
+      name: settings.sentinel.name,
+      ...(settings.sentinel.password && { sentinelPassword: settings.sentinel.password }),
+      ...(tls && { enableTLSForSentinelMode: true }),
+    });
+  } else {
+    client = new Redis(settings.url, options);
+  }
   // Connection problems surface through commands (503, CLI error); the event itself must not crash the process.
   client.on("error", () => {});
   defineScripts(client);
   return client;
+}
+
+/** Where the gateway's Redis is, for messages and logs (never a password). */
+export function describeRedis(settings: RedisSettings): string {
+  if (settings.cluster) return `cluster ${settings.cluster.nodes.join(",")}`;
+  if (settings.sentinel)
+    return `sentinel ${settings.sentinel.name} via ${settings.sentinel.sentinels.join(",")}`;
+  return redactUrl(settings.url);
 }
 
 /** Connects, or throws service_unavailable naming the server (without its password) and the real cause. */
@@ -52,7 +105,7 @@ export async function connectRedis(client: RedisClient, settings: RedisSettings)
     const reason = (cause ?? (error as Error)).message;
     throw new GatewayError(
       "service_unavailable",
-      `cannot connect to Redis at ${redactUrl(settings.url)}: ${reason}`,
+      `cannot connect to Redis at ${describeRedis(settings)}: ${reason}`,
       {
         cause: cause ?? error,
       },

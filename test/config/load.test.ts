@@ -106,3 +106,43 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ file: file("- a\n- b\n"), env: {} })).toThrow(/mapping of settings/);
   });
 });
+
+describe("Redis topologies in the configuration", () => {
+  it("take Cluster seed nodes or a Sentinel, and secrets from the environment", () => {
+    const cluster = loadConfig({
+      file: file("redis:\n  cluster:\n    nodes: [redis-0:6379, '[fd00::1]:6380']\n"),
+      env: { TUNNEL_REDIS_PASSWORD: "pw", TUNNEL_REDIS_USERNAME: "gateway" },
+    }).config.redis;
+    expect(cluster).toMatchObject({
+      cluster: { nodes: ["redis-0:6379", "[fd00::1]:6380"] },
+      password: "pw",
+      username: "gateway",
+    });
+    const sentinel = loadConfig({
+      file: file("redis:\n  sentinel:\n    sentinels: [s1:26379]\n    name: mymaster\n"),
+      env: { TUNNEL_REDIS_SENTINEL_PASSWORD: "spw" },
+    }).config.redis;
+    expect(sentinel.sentinel).toEqual({ sentinels: ["s1:26379"], name: "mymaster", password: "spw" });
+  });
+
+  it("refuse both at once, and malformed nodes", () => {
+    expect(() =>
+      loadConfig({
+        file: file("redis:\n  cluster: {nodes: [a:1]}\n  sentinel: {sentinels: [b:2], name: m}\n"),
+        env: {},
+      }),
+    ).toThrow(/either cluster or sentinel/);
+    expect(() => loadConfig({ file: file("redis:\n  cluster: {nodes: [nohostport]}\n"), env: {} })).toThrow(
+      /redis\.cluster\.nodes\.0: must be host:port/,
+    );
+    expect(() => loadConfig({ file: file("tls:\n  certFile: /a.crt\n"), env: {} })).toThrow(
+      /certFile and keyFile go together/,
+    );
+    expect(() => loadConfig({ file: file("security:\n  trustedProxies: [10.0.0.0/33]\n"), env: {} })).toThrow(
+      /security\.trustedProxies\.0: must be a CIDR/,
+    );
+    expect(() => loadConfig({ env: { TUNNEL_ADMIN_TOKEN: "short" } })).toThrow(
+      /TUNNEL_ADMIN_TOKEN \(admin\.token\): must be at least 16/,
+    );
+  });
+});

@@ -57,7 +57,7 @@ export async function startTestGateway(
   const logs: Record<string, unknown>[] = [];
   const logger = createLogger("info", { write: (line: string) => void logs.push(JSON.parse(line)) });
   const gateway = await startGateway({ config, now: clock.now, logger });
-  const store = await openStore({ clock, prefix, timezone: config.billing.timezone });
+  const store = await openStore({ clock, prefix, timezone: config.billing.timezone, redis: config.redis });
   const accountsMade = new Set<string>();
 
   return {

@@ -10,7 +10,7 @@ import { KeyService } from "../../src/services/keys.js";
 import type { AccountStore } from "../../src/store/account-store.js";
 import { BillingStore } from "../../src/store/billing-store.js";
 import type { KeyStore } from "../../src/store/key-store.js";
-import { connectRedis, createRedis } from "../../src/store/redis.js";
+import { connectRedis, createRedis, type RedisSettings } from "../../src/store/redis.js";
 import { RedisKeys } from "../../src/store/redis-keys.js";
 import type { RedisClient } from "../../src/store/scripts.js";
 import { TestClock } from "./clock.js";
@@ -37,11 +37,11 @@ export function testPrefix(): string {
 }
 
 export async function openStore(
-  options: { timezone?: string; clock?: TestClock; prefix?: string } = {},
+  options: { timezone?: string; clock?: TestClock; prefix?: string; redis?: RedisSettings } = {},
 ): Promise<TestStore> {
-  const url = inject("redisUrl");
-  const redis = createRedis({ url }, "gateway");
-  await connectRedis(redis, { url });
+  const settings = options.redis ?? { url: inject("redisUrl") };
+  const redis = createRedis(settings, "gateway");
+  await connectRedis(redis, settings);
   const prefix = options.prefix ?? testPrefix();
   const redisKeys = new RedisKeys(prefix);
   const clock = options.clock ?? new TestClock();

@@ -1,0 +1,74 @@
+// The gateway behind Redis Sentinel: it asks the sentinel for the master's address and works from there.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, type RedisServer, startRedisServer } from "../../src/demo/redis-server.js";
+import { json, startTestGateway } from "../helpers/gateway.js";
+import { waitUntil } from "../helpers/wait.js";
+
+let master: RedisServer;
+let sentinel: ChildProcess;
+let sentinelPort: number;
+
+beforeAll(async () => {
+  master = await startRedisServer({ args: ["--requirepass", "s3cret-master"] });
+  sentinelPort = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "tunnel-sentinel-"));
+  const file = join(dir, "sentinel.conf");
+  writeFileSync(
+    file,
+    [
+      `port ${sentinelPort}`,
+      "bind 127.0.0.1",
+      `dir ${dir}`,
+      `sentinel monitor mymaster 127.0.0.1 ${master.port} 1`,
+      "sentinel auth-pass mymaster s3cret-master",
+      "sentinel down-after-milliseconds mymaster 5000",
+      "",
+    ].join("\n"),
+  );
+  sentinel = spawn("redis-server", [file, "--sentinel"], { stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  sentinel.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  await waitUntil(
+    () => output.includes("+monitor master mymaster"),
+    "the sentinel to monitor the master",
+    20_000,
+  );
+}, 30_000);
+
+afterAll(async () => {
+  if (sentinel && sentinel.exitCode === null) {
+    sentinel.kill("SIGTERM");
+    await once(sentinel, "exit");
+  }
+  await master?.stop();
+});
+
+describe("behind Redis Sentinel", () => {
+  it("finds the master through the sentinel and serves keys, authenticating with the master's password", async () => {
+    let t: Awaited<ReturnType<typeof startTestGateway>> | undefined;
+    try {
+      t = await startTestGateway({
+        config: {
+          redis: {
+            sentinel: { sentinels: [`127.0.0.1:${sentinelPort}`], name: "mymaster" },
+            password: "s3cret-master",
+          },
+        },
+      });
+      const gateway = t;
+      await waitUntil(async () => (await gateway.fetch("/readyz")).status === 200, "the gateway to be ready");
+      const key = await gateway.newKey({ budget: "5" });
+      const res = await gateway.fetch("/v1/key", { key: key.value });
+      expect(res.status).toBe(200);
+      expect((await json(res)).budget.initial).toBe(5);
+    } finally {
+      await t?.close();
+    }
+  });
+});
