@@ -1,0 +1,121 @@
+// The admin API as the dashboard calls it. The token lives in sessionStorage only (gone with the tab, never
+// in a URL, a cookie or localStorage) and is sent as a bearer token; a 401 on a stored token ends the
+// session.
+
+import type { Account, AuditLog, CreatedKey, Key, Me, RequestLog, Usage } from "./types.js";
+import type { CreateKeyBody, UpdateKeyBody } from "./validate.js";
+
+export type * from "./types.js";
+export { clientKeyView } from "./types.js";
+
+const TOKEN_KEY = "tunnel-gateway.token";
+
+export function storedToken(): string | null {
+  try {
+    return sessionStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function storeToken(token: string): void {
+  sessionStorage.setItem(TOKEN_KEY, token);
+}
+
+export function forgetToken(): void {
+  try {
+    sessionStorage.removeItem(TOKEN_KEY);
+  } catch {
+    // Storage disabled: there is nothing to forget.
+  }
+}
+
+/** A refusal by the gateway (its status, code and message for people), or a network failure (status 0). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+let sessionEnded: ((error: ApiError) => void) | null = null;
+
+/** Called when the stored token is refused (401): the app goes back to the login form. */
+export function onSessionEnded(handler: (error: ApiError) => void): void {
+  sessionEnded = handler;
+}
+
+interface Options {
+  body?: unknown;
+  /** Use this token instead of the stored one (logging in); a 401 then does not end a session. */
+  token?: string;
+}
+
+async function call<T>(method: "GET" | "POST" | "PATCH", path: string, options: Options = {}): Promise<T> {
+  const token = options.token ?? storedToken() ?? "";
+  const headers: Record<string, string> = { accept: "application/json", authorization: `Bearer ${token}` };
+  if (options.body !== undefined) headers["content-type"] = "application/json";
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      cache: "no-store",
+      credentials: "omit",
+      redirect: "error",
+    });
+  } catch {
+    throw new ApiError(0, "network_error", "network error");
+  }
+  const text = await res.text();
+  let data: unknown = null;
+  try {
+    data = text === "" ? null : JSON.parse(text);
+  } catch {
+    data = null;
+  }
+  if (!res.ok) {
+    const error = (data as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+    const failure = new ApiError(
+      res.status,
+      typeof error?.code === "string" ? error.code : `http_${res.status}`,
+      typeof error?.message === "string" ? error.message : `HTTP ${res.status} ${res.statusText}`,
+    );
+    if (res.status === 401 && options.token === undefined) {
+      forgetToken();
+      sessionEnded?.(failure);
+    }
+    throw failure;
+  }
+  return data as T;
+}
+
+const enc = encodeURIComponent;
+const account = (id: string) => `/admin/v1/accounts/${enc(id)}`;
+const key = (accountId: string, keyId: string) => `${account(accountId)}/keys/${enc(keyId)}`;
+
+export const api = {
+  me: (token?: string) => call<Me>("GET", "/admin/v1/me", token === undefined ? {} : { token }),
+  accounts: () => call<Account[]>("GET", "/admin/v1/accounts"),
+  createAccount: (body: { id: string; name?: string; balance?: string }) =>
+    call<Account>("POST", "/admin/v1/accounts", { body }),
+  account: (id: string) => call<Account>("GET", account(id)),
+  topUp: (id: string, amount: string) => call<Account>("POST", `${account(id)}/topups`, { body: { amount } }),
+  accountAudit: (id: string, limit = 100) => call<AuditLog>("GET", `${account(id)}/audit?limit=${limit}`),
+  audit: (limit = 100) => call<AuditLog>("GET", `/admin/v1/audit?limit=${limit}`),
+  keys: (accountId: string) => call<Key[]>("GET", `${account(accountId)}/keys`),
+  createKey: (accountId: string, body: CreateKeyBody) =>
+    call<CreatedKey>("POST", `${account(accountId)}/keys`, { body }),
+  key: (accountId: string, keyId: string) => call<Key>("GET", key(accountId, keyId)),
+  updateKey: (accountId: string, keyId: string, body: UpdateKeyBody) =>
+    call<Key>("PATCH", key(accountId, keyId), { body }),
+  revokeKey: (accountId: string, keyId: string) => call<Key>("POST", `${key(accountId, keyId)}/revoke`),
+  usage: (accountId: string, keyId: string) => call<Usage>("GET", `${key(accountId, keyId)}/usage`),
+  requests: (accountId: string, keyId: string, limit = 50) =>
+    call<RequestLog>("GET", `${key(accountId, keyId)}/requests?limit=${limit}`),
+};

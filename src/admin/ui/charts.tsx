@@ -1,0 +1,239 @@
+// A key's daily usage as uPlot charts (canvas; its element styles are set through CSSOM, which the CSP
+// allows): spend as bars and requests as a line, and latency p50/p95. The same numbers are in a table below
+// the charts for screen readers and for copying.
+
+import { useEffect, useRef } from "preact/hooks";
+import uPlot from "uplot";
+import type { DailyUsage } from "./api.js";
+import { type Ui, useUi } from "./context.js";
+import { daySeconds, formatAxisDay } from "./format.js";
+
+const DAY = 86_400;
+/** Days on the x axis, with half a day of room on each side so that the first and last bar or point show whole. */
+const X_SCALE: uPlot.Scale = { time: true, range: (_u, min, max) => [min - DAY / 2, max + DAY / 2] };
+
+function cssColor(name: string, fallback: string): string {
+  const value = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+  return value === "" ? fallback : value;
+}
+
+function baseOptions(width: number): Pick<uPlot.Options, "width" | "height" | "scales" | "tzDate"> {
+  return {
+    width,
+    height: 220,
+    scales: { x: X_SCALE },
+    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
+  };
+}
+
+function xAxis(ui: Ui, stroke: string, grid: string): uPlot.Axis {
+  return {
+    stroke,
+    grid: { stroke: grid, width: 1 },
+    ticks: { stroke: grid, width: 1 },
+    incrs: [DAY, 2 * DAY, 7 * DAY, 14 * DAY, 28 * DAY],
+    space: 56,
+    values: (_u, splits) => splits.map((s) => formatAxisDay(ui.lang, s)),
+  };
+}
+
+function xSeries(ui: Ui): uPlot.Series {
+  return {
+    label: ui.t("usage.col.date"),
+    value: (_u, v) => (v === null ? "—" : formatAxisDay(ui.lang, v)),
+  };
+}
+
+type Build = (
+  ui: Ui,
+  days: DailyUsage[],
+  width: number,
+) => { options: uPlot.Options; data: uPlot.AlignedData };
+
+const spend: Build = (ui, days, width) => {
+  const fg = cssColor("--muted", "#555");
+  const grid = cssColor("--grid", "#e3e3e3");
+  const bar = cssColor("--chart-1", "#1f6feb");
+  const line = cssColor("--chart-2", "#c2410c");
+  const bars = uPlot.paths.bars?.({ size: [0.6, 28] });
+  return {
+    options: {
+      ...baseOptions(width),
+      scales: { x: X_SCALE, rub: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] }, req: {} },
+      series: [
+        xSeries(ui),
+        {
+          label: ui.t("chart.spend"),
+          scale: "rub",
+          stroke: bar,
+          fill: `${bar}99`,
+          width: 1,
+          ...(bars ? { paths: bars } : {}),
+          points: { show: false },
+          value: (_u, v) => (v === null ? "—" : ui.rub(v)),
+        },
+        {
+          label: ui.t("chart.requests"),
+          scale: "req",
+          stroke: line,
+          width: 2,
+          value: (_u, v) => (v === null ? "—" : ui.num(v)),
+        },
+      ],
+      axes: [
+        xAxis(ui, fg, grid),
+        {
+          scale: "rub",
+          stroke: fg,
+          grid: { stroke: grid, width: 1 },
+          ticks: { stroke: grid, width: 1 },
+          size: 76,
+          values: (_u, splits) => splits.map((s) => ui.rubShort(s)),
+        },
+        {
+          scale: "req",
+          side: 1,
+          stroke: fg,
+          grid: { show: false },
+          ticks: { stroke: grid, width: 1 },
+          size: 50,
+          values: (_u, splits) => splits.map((s) => (Number.isInteger(s) ? ui.num(s) : "")),
+        },
+      ],
+    },
+    data: [days.map((d) => daySeconds(d.date)), days.map((d) => d.cost), days.map((d) => d.requests)],
+  };
+};
+
+const latency: Build = (ui, days, width) => {
+  const fg = cssColor("--muted", "#555");
+  const grid = cssColor("--grid", "#e3e3e3");
+  const p50 = cssColor("--chart-1", "#1f6feb");
+  const p95 = cssColor("--chart-3", "#9333ea");
+  const series = (label: string, stroke: string, dash?: number[]): uPlot.Series => ({
+    label,
+    stroke,
+    width: 2,
+    ...(dash ? { dash } : {}),
+    points: { show: true, size: 6, fill: stroke },
+    value: (_u, v) => ui.ms(v),
+  });
+  return {
+    options: {
+      ...baseOptions(width),
+      scales: { x: X_SCALE, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+      series: [xSeries(ui), series(ui.t("chart.p50"), p50), series(ui.t("chart.p95"), p95, [6, 4])],
+      axes: [
+        xAxis(ui, fg, grid),
+        {
+          stroke: fg,
+          grid: { stroke: grid, width: 1 },
+          ticks: { stroke: grid, width: 1 },
+          size: 70,
+          values: (_u, splits) => splits.map((s) => ui.ms(s)),
+        },
+      ],
+    },
+    data: [
+      days.map((d) => daySeconds(d.date)),
+      days.map((d) => d.p50_latency_ms),
+      days.map((d) => d.p95_latency_ms),
+    ],
+  };
+};
+
+function Chart({ days, build, label }: { days: DailyUsage[]; build: Build; label: string }) {
+  const ui = useUi();
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const width = () => Math.max(280, Math.floor(element.clientWidth));
+    const { options, data } = build(ui, days, width());
+    const plot = new uPlot(options, data, element);
+    const resize = new ResizeObserver(() => {
+      if (width() !== plot.width) plot.setSize({ width: width(), height: 220 });
+    });
+    resize.observe(element);
+    return () => {
+      resize.disconnect();
+      plot.destroy();
+    };
+  }, [days, build, ui]);
+  return <div class="chart" ref={box} role="img" aria-label={label} />;
+}
+
+export function UsageCharts({ days }: { days: DailyUsage[] }) {
+  const ui = useUi();
+  const { t } = ui;
+  const range =
+    days.length > 0
+      ? t("key.range", { from: ui.day(days[0]?.date ?? ""), to: ui.day(days.at(-1)?.date ?? "") })
+      : "";
+  return (
+    <>
+      <div class="charts">
+        <figure>
+          <figcaption>
+            <strong>{t("key.usage")}</strong> <span class="muted">{range}</span>
+          </figcaption>
+          <Chart days={days} build={spend} label={`${t("key.usage")}. ${range}`} />
+        </figure>
+        <figure>
+          <figcaption>
+            <strong>{t("key.latency")}</strong> <span class="muted">{range}</span>
+          </figcaption>
+          <Chart days={days} build={latency} label={`${t("key.latency")}. ${range}`} />
+        </figure>
+      </div>
+      <details class="numbers">
+        <summary>{t("chart.numbers")}</summary>
+        <UsageTable days={days} />
+      </details>
+    </>
+  );
+}
+
+function UsageTable({ days }: { days: DailyUsage[] }) {
+  const { t, day, num, rub, ms } = useUi();
+  const used = days.filter((d) => d.requests > 0);
+  if (used.length === 0) return <p class="muted">{t("key.noUsage")}</p>;
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{t("usage.col.date")}</th>
+            <th scope="col">{t("usage.col.requests")}</th>
+            <th scope="col">{t("usage.col.tokens")}</th>
+            <th scope="col">{t("usage.col.cost")}</th>
+            <th scope="col">{t("usage.col.errors")}</th>
+            <th scope="col">{t("usage.col.estimated")}</th>
+            <th scope="col">{t("usage.col.avg")}</th>
+            <th scope="col">{t("usage.col.p50")}</th>
+            <th scope="col">{t("usage.col.p95")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {used.map((d) => (
+            <tr key={d.date}>
+              <th scope="row" class="nowrap">
+                {day(d.date)}
+              </th>
+              <td class="num">{num(d.requests)}</td>
+              <td class="num nowrap">
+                {num(d.prompt_tokens)} / {num(d.completion_tokens)}
+              </td>
+              <td class="num nowrap">{rub(d.cost)}</td>
+              <td class="num">{num(d.errors)}</td>
+              <td class="num">{num(d.estimated)}</td>
+              <td class="num nowrap">{ms(d.avg_latency_ms)}</td>
+              <td class="num nowrap">{ms(d.p50_latency_ms)}</td>
+              <td class="num nowrap">{ms(d.p95_latency_ms)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

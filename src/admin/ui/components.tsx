@@ -1,0 +1,252 @@
+// Small pieces shared by the views: page titles that take the focus, loading and error notes, labelled form
+// fields, the confirmation dialog and the audit log table.
+
+import type { ComponentChildren, JSX } from "preact";
+import { useEffect, useId, useRef, useState } from "preact/hooks";
+import { ApiError, type AuditEntry } from "./api.js";
+import { useUi } from "./context.js";
+import type { MessageKey } from "./i18n.js";
+import { href } from "./route.js";
+
+/** The view's heading: sets the document title and takes the focus, so that screen readers announce it. */
+export function PageTitle({ children, title }: { children: ComponentChildren; title: string }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  const { t } = useUi();
+  useEffect(() => {
+    document.title = `${title} · ${t("app.name")}`;
+  }, [title, t]);
+  useEffect(() => {
+    ref.current?.focus({ preventScroll: true });
+  }, []);
+  return (
+    <h1 ref={ref} tabIndex={-1}>
+      {children}
+    </h1>
+  );
+}
+
+export function Loading() {
+  const { t } = useUi();
+  return (
+    <p class="muted" role="status">
+      {t("common.loading")}
+    </p>
+  );
+}
+
+/** What went wrong, as the gateway said it (its messages are written for people). */
+export function errorText(error: unknown, t: ReturnType<typeof useUi>["t"]): string {
+  if (error instanceof ApiError) return error.status === 0 ? t("error.network") : error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function ErrorNote({ error }: { error: unknown }) {
+  const { t } = useUi();
+  return (
+    <p class="note error" role="alert">
+      <strong>{t("common.error")}:</strong> {errorText(error, t)}
+    </p>
+  );
+}
+
+export function Status({ children }: { children: ComponentChildren }) {
+  return (
+    <p class="note success" role="status">
+      {children}
+    </p>
+  );
+}
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: unknown;
+  loading: boolean;
+  reload(): void;
+  set(data: T): void;
+}
+
+/** Loads data for a view and reloads it on demand; the last good data stays shown while reloading. */
+export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
+  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
+  const [round, setRound] = useState(0);
+  const loader = useRef(load);
+  loader.current = load;
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ data: s.data, loading: true }));
+    loader.current().then(
+      (data) => live && setState({ data, loading: false }),
+      (error: unknown) => live && setState((s) => ({ data: s.data, error, loading: false })),
+    );
+    return () => {
+      live = false;
+    };
+  }, [key, round]);
+  return {
+    data: state.data,
+    error: state.error,
+    loading: state.loading,
+    reload: () => setRound((n) => n + 1),
+    set: (data) => setState({ data, loading: false }),
+  };
+}
+
+/**
+ * A blur handler that shows a field's problem once the field is left — unless it is left for a button or a
+ * link: the problem would move that button between the press and the release, and the click would be lost.
+ * (Submitting shows every problem anyway.)
+ */
+export function onLeft(show: () => void) {
+  return (event: FocusEvent) => {
+    const next = event.relatedTarget;
+    if (!(next instanceof HTMLButtonElement || next instanceof HTMLAnchorElement)) show();
+  };
+}
+
+export interface FieldControl {
+  id: string;
+  "aria-describedby"?: string;
+  "aria-invalid"?: boolean;
+}
+
+/** A form field: its label, the control, a help text and the problem with what was typed, all linked. */
+export function Field({
+  label,
+  help,
+  problem,
+  children,
+}: {
+  label: string;
+  help?: string;
+  problem?: MessageKey | undefined;
+  children: (control: FieldControl) => JSX.Element;
+}) {
+  const { t } = useUi();
+  const id = useId();
+  const described = [help ? `${id}-help` : "", problem ? `${id}-problem` : ""].filter(Boolean).join(" ");
+  return (
+    <div class={problem ? "field invalid" : "field"}>
+      <label for={id}>{label}</label>
+      {children({
+        id,
+        "aria-describedby": described || undefined,
+        "aria-invalid": problem ? true : undefined,
+      })}
+      {help && (
+        <p class="help" id={`${id}-help`}>
+          {help}
+        </p>
+      )}
+      {problem && (
+        <p class="problem" id={`${id}-problem`}>
+          {t(problem)}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A modal confirmation (the native <dialog>: focus trapped, Escape cancels). */
+export function ConfirmDialog({
+  title,
+  children,
+  confirm,
+  busy,
+  onConfirm,
+  onCancel,
+}: {
+  title: string;
+  children: ComponentChildren;
+  confirm: string;
+  busy: boolean;
+  onConfirm(): void;
+  onCancel(): void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const { t } = useUi();
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => dialog?.close();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      aria-labelledby={titleId}
+      onCancel={(event) => {
+        event.preventDefault();
+        if (!busy) onCancel();
+      }}
+    >
+      <h2 id={titleId}>{title}</h2>
+      {children}
+      <div class="actions">
+        <button type="button" class="secondary" onClick={onCancel} disabled={busy}>
+          {t("common.cancel")}
+        </button>
+        <button type="button" class="danger" onClick={onConfirm} disabled={busy}>
+          {busy ? t("revoke.working") : confirm}
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+function actorText(actor: string, t: ReturnType<typeof useUi>["t"]): string {
+  if (actor === "admin") return t("audit.actor.admin");
+  if (actor === "cli") return t("audit.actor.cli");
+  if (actor.startsWith("account:")) return t("audit.actor.account", { id: actor.slice("account:".length) });
+  return actor;
+}
+
+function detailText(details: Record<string, unknown>): string {
+  return Object.entries(details)
+    .map(([name, value]) => `${name}: ${typeof value === "string" ? value : JSON.stringify(value)}`)
+    .join(" · ");
+}
+
+export function AuditTable({ entries, showAccount }: { entries: AuditEntry[]; showAccount: boolean }) {
+  const { t, instant } = useUi();
+  if (entries.length === 0) return <p class="muted">{t("audit.empty")}</p>;
+  return (
+    <div class="table-wrap">
+      <table class="audit">
+        <thead>
+          <tr>
+            <th scope="col">{t("audit.col.at")}</th>
+            <th scope="col">{t("audit.col.actor")}</th>
+            <th scope="col">{t("audit.col.action")}</th>
+            {showAccount && <th scope="col">{t("audit.col.account")}</th>}
+            <th scope="col">{t("audit.col.key")}</th>
+            <th scope="col">{t("audit.col.details")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry, i) => (
+            <tr key={`${entry.at}-${i}`}>
+              <td class="nowrap">{instant(entry.at)}</td>
+              <td>{actorText(entry.actor, t)}</td>
+              <td data-action={entry.action}>{t(`audit.action.${entry.action}` as MessageKey)}</td>
+              {showAccount && (
+                <td>
+                  <a href={href({ name: "account", accountId: entry.account_id })}>{entry.account_id}</a>
+                </td>
+              )}
+              <td>
+                {entry.key_id ? (
+                  <a href={href({ name: "key", accountId: entry.account_id, keyId: entry.key_id })}>
+                    <code>{entry.key_id}</code>
+                  </a>
+                ) : (
+                  "—"
+                )}
+              </td>
+              <td class="details">{detailText(entry.details)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,319 @@
+// One key: its facts and budget, spend/requests and latency per day as charts, the recent request log (with
+// bodies when the key keeps them), the view its client gets from GET /v1/key, and a form to change it.
+
+import { useId, useState } from "preact/hooks";
+import { api, clientKeyView, type Key, type RequestLogEntry } from "./api.js";
+import { UsageCharts } from "./charts.js";
+import { ErrorNote, Loading, PageTitle, Status, useLoad } from "./components.js";
+import { useUi } from "./context.js";
+import type { MessageKey } from "./i18n.js";
+import { type FormField, KeyFields } from "./key-form.js";
+import { StateBadge } from "./keys-table.js";
+import { RevokeDialog } from "./revoke.js";
+import { href } from "./route.js";
+import { checkKeyChanges, keyFormOf } from "./validate.js";
+
+function loadKey(accountId: string, keyId: string) {
+  return Promise.all([
+    api.key(accountId, keyId),
+    api.usage(accountId, keyId),
+    api.requests(accountId, keyId, 50),
+  ]).then(([key, usage, requests]) => ({ key, days: usage.days, requests: requests.requests }));
+}
+
+export function KeyView({ accountId, keyId }: { accountId: string; keyId: string }) {
+  const { t } = useUi();
+  const loaded = useLoad(() => loadKey(accountId, keyId), `${accountId}/${keyId}`);
+  const [revoking, setRevoking] = useState(false);
+  const [revoked, setRevoked] = useState(false);
+  const data = loaded.data;
+  const key = data?.key;
+  const title = key ? t("key.title", { name: key.name }) : keyId;
+
+  const replaceKey = (next: Key) => {
+    if (data) loaded.set({ ...data, key: next });
+  };
+
+  return (
+    <>
+      <p class="crumbs">
+        <a href={href({ name: "account", accountId })}>← {t("key.back", { id: accountId })}</a>
+      </p>
+      <div class="title-row">
+        <PageTitle title={title}>{title}</PageTitle>
+        {key && <StateBadge k={key} />}
+        <span class="spacer" />
+        <button type="button" class="secondary" onClick={loaded.reload} aria-busy={loaded.loading}>
+          {t("common.refresh")}
+        </button>
+        {key?.state === "active" && (
+          <button type="button" class="danger" onClick={() => setRevoking(true)}>
+            {t("keys.revoke")}
+          </button>
+        )}
+      </div>
+      {revoked && key && <Status>{t("revoke.done", { name: key.name })}</Status>}
+      {loaded.error !== undefined && <ErrorNote error={loaded.error} />}
+      {!data && loaded.error === undefined && <Loading />}
+      {data && key && (
+        <>
+          <Facts k={key} />
+          <section aria-labelledby="usage-heading">
+            <h2 id="usage-heading">{t("key.usageTitle")}</h2>
+            <UsageCharts days={data.days} />
+          </section>
+          <section aria-labelledby="requests-heading">
+            <h2 id="requests-heading">{t("key.requests")}</h2>
+            <p class="muted">{t("key.requestsIntro")}</p>
+            <RequestsTable requests={data.requests} logBodies={key.log_bodies} />
+          </section>
+          <div class="two-columns">
+            <section aria-labelledby="client-heading">
+              <h2 id="client-heading">{t("key.clientView")}</h2>
+              <pre class="json" data-testid="client-view">
+                {JSON.stringify(clientKeyView(key), null, 2)}
+              </pre>
+            </section>
+            <section aria-labelledby="edit-heading">
+              <h2 id="edit-heading">{t("key.edit")}</h2>
+              {key.state === "active" ? (
+                <EditKey k={key} onSaved={replaceKey} />
+              ) : (
+                <p class="muted">{t("key.inactive", { state: t(`keys.state.${key.state}`) })}</p>
+              )}
+            </section>
+          </div>
+        </>
+      )}
+      {revoking && key && (
+        <RevokeDialog
+          k={key}
+          onCancel={() => setRevoking(false)}
+          onDone={(next) => {
+            setRevoking(false);
+            setRevoked(true);
+            replaceKey(next);
+          }}
+        />
+      )}
+    </>
+  );
+}
+
+function Facts({ k }: { k: Key }) {
+  const { t, rub, instant } = useUi();
+  const budget = k.budget;
+  return (
+    <section class="card facts" aria-labelledby="facts-heading">
+      <h2 id="facts-heading">{t("key.facts")}</h2>
+      <dl>
+        <dt>{t("keys.col.id")}</dt>
+        <dd>
+          <code>{k.id}</code>
+        </dd>
+        <dt>{t("keys.col.hint")}</dt>
+        <dd>
+          <code>…{k.hint}</code>
+        </dd>
+        <dt>{t("key.created")}</dt>
+        <dd>{instant(k.created_at)}</dd>
+        <dt>{t("keys.col.expires")}</dt>
+        <dd>{k.expires_at ? instant(k.expires_at) : t("common.never")}</dd>
+        <dt>{t("keys.col.budget")}</dt>
+        <dd>
+          {budget ? (
+            <div class="budget">
+              <span class="spent">
+                {t("keys.spentOf", {
+                  spent: rub(budget.spent),
+                  initial: rub(budget.initial),
+                  period: t(`keys.period.${budget.period}` as MessageKey),
+                })}
+              </span>
+              <progress
+                max={budget.initial}
+                value={Math.min(budget.spent, budget.initial)}
+                aria-label={t("keys.spentLabel", { spent: rub(budget.spent), initial: rub(budget.initial) })}
+              />
+              <span class="muted">{t("keys.remaining", { remaining: rub(budget.remaining) })}</span>
+            </div>
+          ) : (
+            <span class="muted">{t("keys.noBudget")}</span>
+          )}
+        </dd>
+        <dt>{t("keys.col.reset")}</dt>
+        <dd>{budget ? instant(budget.reset_at) : "—"}</dd>
+        <dt>{t("keys.col.models")}</dt>
+        <dd>{k.allowed_models === null ? t("keys.allModels") : k.allowed_models.join(", ")}</dd>
+        <dt>{t("keys.col.privacy")}</dt>
+        <dd>{k.log_bodies ? t("keys.bodiesOn") : t("keys.bodiesOff")}</dd>
+      </dl>
+    </section>
+  );
+}
+
+function prettyBody(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+function RequestsTable({ requests, logBodies }: { requests: RequestLogEntry[]; logBodies: boolean }) {
+  const { t } = useUi();
+  if (requests.length === 0) return <p class="muted">{t("key.noRequests")}</p>;
+  return (
+    <div class="table-wrap">
+      <table class="requests">
+        <thead>
+          <tr>
+            <th scope="col">{t("req.col.at")}</th>
+            <th scope="col">{t("req.col.request")}</th>
+            <th scope="col">{t("req.col.model")}</th>
+            <th scope="col">{t("req.col.status")}</th>
+            <th scope="col">{t("req.col.tokens")}</th>
+            <th scope="col">{t("req.col.cost")}</th>
+            <th scope="col">{t("req.col.latency")}</th>
+            <th scope="col">{t("req.col.bodies")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {requests.map((r) => (
+            <RequestRow key={r.request_id} r={r} logBodies={logBodies} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+const REQUEST_COLUMNS = 8;
+
+function RequestRow({ r, logBodies }: { r: RequestLogEntry; logBodies: boolean }) {
+  const { t, instant, num, rub, ms } = useUi();
+  const [open, setOpen] = useState(false);
+  const bodiesId = useId();
+  const hasBodies = r.request_body !== undefined || r.response_body !== undefined;
+  return (
+    <>
+      <tr data-request-id={r.request_id} class={open ? "open" : undefined}>
+        <td class="date">{instant(r.at)}</td>
+        <td>
+          <code>
+            {r.method} {r.path}
+          </code>
+          <div class="muted small">{r.request_id}</div>
+        </td>
+        <td>{r.model ?? "—"}</td>
+        <td>
+          <span class={r.status >= 400 ? "badge revoked" : "badge active"}>{r.status}</span>{" "}
+          <span class="muted small">{r.outcome}</span>
+        </td>
+        <td class="num nowrap">
+          {num(r.prompt_tokens)} / {num(r.completion_tokens)}
+          {r.usage_estimated && <div class="muted small">{t("req.estimated")}</div>}
+        </td>
+        <td class="num nowrap">{rub(r.cost)}</td>
+        <td class="num nowrap">
+          {ms(r.latency_ms)} / {ms(r.upstream_ttfb_ms)}
+        </td>
+        <td>
+          {hasBodies ? (
+            <button
+              type="button"
+              class="secondary small"
+              aria-expanded={open}
+              aria-controls={bodiesId}
+              onClick={() => setOpen(!open)}
+            >
+              {open ? t("req.hide") : t("req.show")}
+            </button>
+          ) : (
+            <span class="muted">{logBodies ? "—" : t("req.notStored")}</span>
+          )}
+        </td>
+      </tr>
+      {hasBodies && open && (
+        <tr class="bodies-row" id={bodiesId}>
+          <td colSpan={REQUEST_COLUMNS}>
+            <div class="bodies">
+              {r.request_body !== undefined && (
+                <div>
+                  <h3>{t("req.requestBody")}</h3>
+                  <pre>{prettyBody(r.request_body)}</pre>
+                </div>
+              )}
+              {r.response_body !== undefined && (
+                <div>
+                  <h3>{t("req.responseBody")}</h3>
+                  <pre>{prettyBody(r.response_body)}</pre>
+                </div>
+              )}
+            </div>
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+function EditKey({ k, onSaved }: { k: Key; onSaved(key: Key): void }) {
+  const { t } = useUi();
+  const state = { ...k, budget: k.budget?.initial ?? null };
+  const [form, setForm] = useState(() => keyFormOf(state));
+  const [left, setLeft] = useState<Set<FormField>>(new Set());
+  const [submitted, setSubmitted] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  const checked = checkKeyChanges(state, form);
+  const problems = checked.ok ? {} : checked.problems;
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setSubmitted(true);
+    setError(null);
+    setSaved(false);
+    if (!checked.ok) return;
+    setBusy(true);
+    try {
+      const next = await api.updateKey(k.account_id, k.id, checked.body);
+      setSaved(true);
+      setSubmitted(false);
+      onSaved(next);
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="card form" method="post" onSubmit={submit} noValidate>
+      <KeyFields
+        form={form}
+        problems={problems}
+        shown={(field) => submitted || left.has(field)}
+        editing={true}
+        onChange={(next) => {
+          setSaved(false);
+          setForm(next);
+        }}
+        onLeave={(field) => setLeft((fields) => new Set(fields).add(field))}
+      />
+      {submitted && !checked.ok && (
+        <p class="note error" role="alert">
+          {checked.nothing ? t("v.nothing") : t("newKey.fix")}
+        </p>
+      )}
+      {error !== null && <ErrorNote error={error} />}
+      {saved && <Status>{t("key.saved")}</Status>}
+      <div class="actions">
+        <button type="submit" disabled={busy}>
+          {busy ? t("common.saving") : t("common.save")}
+        </button>
+      </div>
+    </form>
+  );
+}

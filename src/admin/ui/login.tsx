@@ -1,0 +1,77 @@
+// Signing in with the admin token or an account's dashboard token. The token is checked with GET /me and
+// kept in sessionStorage only once accepted; the form posts nowhere (and its field has no name), so the
+// token can never end up in a URL.
+
+import { useState } from "preact/hooks";
+import { ApiError, api, type Me, storeToken } from "./api.js";
+import { ErrorNote, Field, PageTitle } from "./components.js";
+import { useUi } from "./context.js";
+import type { MessageKey } from "./i18n.js";
+
+export function LoginView({ notice, onSignedIn }: { notice: MessageKey | null; onSignedIn(me: Me): void }) {
+  const { t } = useUi();
+  const [token, setToken] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<MessageKey | undefined>(undefined);
+  const [error, setError] = useState<unknown>(null);
+  const [refusal, setRefusal] = useState<string | null>(null);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const value = token.trim();
+    setError(null);
+    setRefusal(null);
+    if (value === "") {
+      setProblem("login.empty");
+      return;
+    }
+    setProblem(undefined);
+    setBusy(true);
+    try {
+      const me = await api.me(value);
+      storeToken(value);
+      setToken("");
+      onSignedIn(me);
+    } catch (failure) {
+      setBusy(false);
+      if (failure instanceof ApiError && failure.status === 401) setRefusal(failure.message);
+      else setError(failure);
+    }
+  };
+
+  return (
+    <div class="login">
+      <PageTitle title={t("login.title")}>{t("login.title")}</PageTitle>
+      <p>{t("login.intro")}</p>
+      {notice && (
+        <p class="note info" role="status">
+          {t(notice)}
+        </p>
+      )}
+      <form class="form" method="post" onSubmit={submit} noValidate>
+        <Field label={t("login.token")} problem={problem}>
+          {(control) => (
+            <input
+              {...control}
+              type="password"
+              autoComplete="off"
+              autoCapitalize="off"
+              spellcheck={false}
+              value={token}
+              onInput={(event) => setToken(event.currentTarget.value)}
+            />
+          )}
+        </Field>
+        {refusal !== null && (
+          <p class="note error" role="alert">
+            <strong>{t("login.wrong")}</strong> <span class="muted">{refusal}</span>
+          </p>
+        )}
+        {error !== null && <ErrorNote error={error} />}
+        <button type="submit" disabled={busy}>
+          {busy ? t("login.checking") : t("login.submit")}
+        </button>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,145 @@
+// Creating a key: the form, checked in the page with the server's rules, then the key's value shown this
+// once with a copy button. The value lives only in this view's state and is gone when the view is left.
+
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, type CreatedKey } from "./api.js";
+import { ErrorNote, PageTitle } from "./components.js";
+import { useUi } from "./context.js";
+import { type FormField, KeyFields } from "./key-form.js";
+import { href } from "./route.js";
+import { checkKeyForm, type KeyForm } from "./validate.js";
+
+const EMPTY: KeyForm = { name: "", budget: "", period: "month", ttl: "", models: "", logBodies: true };
+
+export function NewKeyView({ accountId }: { accountId: string }) {
+  const { t } = useUi();
+  const [form, setForm] = useState<KeyForm>(EMPTY);
+  const [left, setLeft] = useState<Set<FormField>>(new Set());
+  const [submitted, setSubmitted] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  const checked = checkKeyForm(form);
+  const problems = checked.ok ? {} : checked.problems;
+  const title = t("newKey.title", { id: accountId });
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setSubmitted(true);
+    setError(null);
+    if (!checked.ok) {
+      // Take the person to the first field to fix.
+      requestAnimationFrame(() =>
+        formRef.current?.querySelector<HTMLElement>("[aria-invalid=true]")?.focus(),
+      );
+      return;
+    }
+    setBusy(true);
+    try {
+      setCreated(await api.createKey(accountId, checked.body));
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <p class="crumbs">
+        <a href={href({ name: "account", accountId })}>← {t("account.title", { id: accountId })}</a>
+      </p>
+      <PageTitle title={title}>{title}</PageTitle>
+      {created ? (
+        <CreatedKeyPanel created={created} />
+      ) : (
+        <form ref={formRef} class="card form" method="post" onSubmit={submit} noValidate>
+          <KeyFields
+            form={form}
+            problems={problems}
+            shown={(field) => submitted || left.has(field)}
+            editing={false}
+            onChange={(next) => setForm(next)}
+            onLeave={(field) => setLeft((fields) => new Set(fields).add(field))}
+          />
+          {submitted && !checked.ok && (
+            <p class="note error" role="alert">
+              {t("newKey.fix")}
+            </p>
+          )}
+          {error !== null && <ErrorNote error={error} />}
+          <div class="actions">
+            <button type="submit" disabled={busy}>
+              {busy ? t("newKey.creating") : t("newKey.submit")}
+            </button>
+            <a class="button secondary" href={href({ name: "account", accountId })}>
+              {t("common.cancel")}
+            </a>
+          </div>
+        </form>
+      )}
+    </>
+  );
+}
+
+function CreatedKeyPanel({ created }: { created: CreatedKey }) {
+  const { t } = useUi();
+  const heading = useRef<HTMLHeadingElement>(null);
+  const input = useRef<HTMLInputElement>(null);
+  const [copy, setCopy] = useState<"copied" | "failed" | null>(null);
+  useEffect(() => heading.current?.focus(), []);
+
+  const copyKey = async () => {
+    try {
+      await navigator.clipboard.writeText(created.key);
+      setCopy("copied");
+    } catch {
+      input.current?.focus();
+      input.current?.select();
+      setCopy("failed");
+    }
+  };
+
+  return (
+    <section class="card created" aria-labelledby="created-heading">
+      <h2 id="created-heading" ref={heading} tabIndex={-1}>
+        {t("created.title", { name: created.name })}
+      </h2>
+      <p class="note warning" role="alert">
+        {t("created.warning")}
+      </p>
+      <label for="created-key">{t("created.value")}</label>
+      <div class="copy-row">
+        <input
+          id="created-key"
+          ref={input}
+          class="secret"
+          type="text"
+          readOnly
+          value={created.key}
+          spellcheck={false}
+          autoComplete="off"
+          onFocus={(event) => event.currentTarget.select()}
+        />
+        <button type="button" onClick={copyKey}>
+          {t("created.copy")}
+        </button>
+      </div>
+      <p class="copy-status" role="status">
+        {copy === "copied" ? t("created.copied") : copy === "failed" ? t("created.copyFailed") : ""}
+      </p>
+      <div class="actions">
+        <a class="button" href={href({ name: "account", accountId: created.account_id })}>
+          {t("created.done")}
+        </a>
+        <a
+          class="button secondary"
+          href={href({ name: "key", accountId: created.account_id, keyId: created.id })}
+        >
+          {t("created.open")}
+        </a>
+      </div>
+    </section>
+  );
+}

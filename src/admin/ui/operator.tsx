@@ -1,0 +1,275 @@
+// The operator's view (admin token): every account with its balance, a top-up form, a form for a new
+// account, and the audit log of all accounts.
+
+import { useState } from "preact/hooks";
+import { type Account, api } from "./api.js";
+import { AuditTable, ErrorNote, Field, Loading, onLeft, PageTitle, Status, useLoad } from "./components.js";
+import { useUi } from "./context.js";
+import type { MessageKey, Values } from "./i18n.js";
+import { href } from "./route.js";
+import { checkAccountId, checkAmount, checkName } from "./validate.js";
+
+function loadOperator() {
+  return Promise.all([api.accounts(), api.audit(100)]).then(([accounts, audit]) => ({
+    accounts: [...accounts].sort((a, b) => a.id.localeCompare(b.id)),
+    audit: audit.entries,
+  }));
+}
+
+export function OperatorView() {
+  const { t } = useUi();
+  const loaded = useLoad(loadOperator, "operator");
+  const data = loaded.data;
+  const title = t("op.title");
+  return (
+    <>
+      <div class="title-row">
+        <PageTitle title={title}>{title}</PageTitle>
+        <button type="button" class="secondary" onClick={loaded.reload} aria-busy={loaded.loading}>
+          {t("common.refresh")}
+        </button>
+      </div>
+      {loaded.error !== undefined && <ErrorNote error={loaded.error} />}
+      {!data && loaded.error === undefined && <Loading />}
+      {data && (
+        <>
+          <section aria-labelledby="accounts-heading">
+            <h2 id="accounts-heading">{t("op.accounts")}</h2>
+            <AccountsTable accounts={data.accounts} />
+          </section>
+          <div class="two-columns">
+            <TopUpForm accounts={data.accounts} onDone={loaded.reload} />
+            <NewAccountForm onDone={loaded.reload} />
+          </div>
+          <section aria-labelledby="audit-heading">
+            <h2 id="audit-heading">{t("op.audit")}</h2>
+            <AuditTable entries={data.audit} showAccount={true} />
+          </section>
+        </>
+      )}
+    </>
+  );
+}
+
+function AccountsTable({ accounts }: { accounts: Account[] }) {
+  const { t, rub, instant } = useUi();
+  if (accounts.length === 0) return <p class="muted">{t("op.noAccounts")}</p>;
+  return (
+    <div class="table-wrap">
+      <table class="accounts">
+        <thead>
+          <tr>
+            <th scope="col">{t("op.col.id")}</th>
+            <th scope="col">{t("op.col.name")}</th>
+            <th scope="col" class="num">
+              {t("op.col.balance")}
+            </th>
+            <th scope="col">{t("op.col.token")}</th>
+            <th scope="col">{t("op.col.created")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {accounts.map((account) => (
+            <tr key={account.id} data-account-id={account.id}>
+              <th scope="row">
+                <a href={href({ name: "account", accountId: account.id })}>{account.id}</a>
+              </th>
+              <td>{account.name}</td>
+              <td class={account.balance < 0 ? "num nowrap negative" : "num nowrap"} data-testid="balance">
+                {rub(account.balance)}
+              </td>
+              <td>
+                {account.token ? (
+                  <code>…{account.token.hint}</code>
+                ) : (
+                  <span class="muted">{t("common.none")}</span>
+                )}
+              </td>
+              <td class="nowrap">{instant(account.created_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+type Notice = { key: MessageKey; values: Values };
+
+function TopUpForm({ accounts, onDone }: { accounts: Account[]; onDone(): void }) {
+  const { t, rub } = useUi();
+  const [accountId, setAccountId] = useState(accounts[0]?.id ?? "");
+  const [amount, setAmount] = useState("");
+  const [touched, setTouched] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [notice, setNotice] = useState<Notice | null>(null);
+  const checked = checkAmount(amount, true);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setTouched(true);
+    setError(null);
+    setNotice(null);
+    if (!checked.ok || accountId === "") return;
+    setBusy(true);
+    try {
+      const account = await api.topUp(accountId, checked.value);
+      setNotice({
+        key: "op.topup.done",
+        values: { amount: rub(Number(checked.value)), id: account.id, balance: rub(account.balance) },
+      });
+      setAmount("");
+      setTouched(false);
+      onDone();
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="card" aria-labelledby="topup-heading">
+      <h2 id="topup-heading">{t("op.topup")}</h2>
+      <form class="form" method="post" onSubmit={submit} noValidate>
+        <Field label={t("op.topup.account")}>
+          {(control) => (
+            <select
+              {...control}
+              value={accountId}
+              onChange={(event) => setAccountId(event.currentTarget.value)}
+            >
+              {accounts.map((account) => (
+                <option key={account.id} value={account.id}>
+                  {account.id}
+                  {account.name !== account.id ? ` — ${account.name}` : ""}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field
+          label={t("op.topup.amount")}
+          help={t("op.topup.help")}
+          problem={touched && !checked.ok ? checked.problem : undefined}
+        >
+          {(control) => (
+            <input
+              {...control}
+              type="text"
+              inputMode="decimal"
+              autoComplete="off"
+              placeholder="1000"
+              value={amount}
+              onInput={(event) => setAmount(event.currentTarget.value)}
+              onBlur={onLeft(() => amount !== "" && setTouched(true))}
+            />
+          )}
+        </Field>
+        {error !== null && <ErrorNote error={error} />}
+        {notice && <Status>{t(notice.key, notice.values)}</Status>}
+        <div class="actions">
+          <button type="submit" disabled={busy || accounts.length === 0}>
+            {t("op.topup.submit")}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function NewAccountForm({ onDone }: { onDone(): void }) {
+  const { t } = useUi();
+  const [form, setForm] = useState({ id: "", name: "", balance: "" });
+  const [touched, setTouched] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const id = checkAccountId(form.id);
+  const name = form.name.trim() === "" ? null : checkName(form.name);
+  const balance = form.balance.trim() === "" ? null : checkAmount(form.balance, false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setTouched(true);
+    setError(null);
+    setNotice(null);
+    if (!id.ok || (name && !name.ok) || (balance && !balance.ok)) return;
+    setBusy(true);
+    try {
+      const account = await api.createAccount({
+        id: id.value,
+        ...(name?.ok ? { name: name.value } : {}),
+        ...(balance?.ok ? { balance: balance.value } : {}),
+      });
+      setNotice(account.id);
+      setForm({ id: "", name: "", balance: "" });
+      setTouched(false);
+      onDone();
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="card" aria-labelledby="new-account-heading">
+      <h2 id="new-account-heading">{t("op.create")}</h2>
+      <form class="form" method="post" onSubmit={submit} noValidate>
+        <Field label={t("op.create.id")} problem={touched && !id.ok ? id.problem : undefined}>
+          {(control) => (
+            <input
+              {...control}
+              type="text"
+              autoComplete="off"
+              spellcheck={false}
+              placeholder="acme"
+              value={form.id}
+              onInput={(event) => setForm({ ...form, id: event.currentTarget.value })}
+            />
+          )}
+        </Field>
+        <Field label={t("op.create.name")} problem={touched && name && !name.ok ? name.problem : undefined}>
+          {(control) => (
+            <input
+              {...control}
+              type="text"
+              autoComplete="off"
+              value={form.name}
+              onInput={(event) => setForm({ ...form, name: event.currentTarget.value })}
+            />
+          )}
+        </Field>
+        <Field
+          label={t("op.create.balance")}
+          problem={touched && balance && !balance.ok ? balance.problem : undefined}
+        >
+          {(control) => (
+            <input
+              {...control}
+              type="text"
+              inputMode="decimal"
+              autoComplete="off"
+              placeholder="0"
+              value={form.balance}
+              onInput={(event) => setForm({ ...form, balance: event.currentTarget.value })}
+            />
+          )}
+        </Field>
+        {error !== null && <ErrorNote error={error} />}
+        {notice && (
+          <Status>
+            {t("op.create.done", { id: notice })} {t("op.create.tokenHint", { id: notice })}
+          </Status>
+        )}
+        <div class="actions">
+          <button type="submit" disabled={busy}>
+            {t("op.create.submit")}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

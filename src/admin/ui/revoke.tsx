@@ -1,0 +1,34 @@
+// Revoking a key, after a confirmation that names it.
+
+import { useState } from "preact/hooks";
+import { api, type Key } from "./api.js";
+import { ConfirmDialog, ErrorNote } from "./components.js";
+import { useUi } from "./context.js";
+
+export function RevokeDialog({ k, onDone, onCancel }: { k: Key; onDone(key: Key): void; onCancel(): void }) {
+  const { t } = useUi();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const confirm = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      onDone(await api.revokeKey(k.account_id, k.id));
+    } catch (failure) {
+      setError(failure);
+      setBusy(false);
+    }
+  };
+  return (
+    <ConfirmDialog
+      title={t("revoke.title", { name: k.name })}
+      confirm={t("revoke.confirm", { name: k.name })}
+      busy={busy}
+      onConfirm={confirm}
+      onCancel={onCancel}
+    >
+      <p>{t("revoke.body", { id: k.id, hint: k.hint })}</p>
+      {error !== null && <ErrorNote error={error} />}
+    </ConfirmDialog>
+  );
+}

@@ -1,0 +1,30 @@
+// The admin API's shapes, inferred from the server's own zod schemas (types only: nothing of zod is bundled).
+
+import type { z } from "zod";
+import type * as S from "../schemas.js";
+
+export type Me = z.infer<typeof S.Me>;
+export type Account = z.infer<typeof S.Account>;
+export type Key = z.infer<typeof S.Key>;
+export type CreatedKey = z.infer<typeof S.CreatedKey>;
+export type Usage = z.infer<typeof S.Usage>;
+export type DailyUsage = z.infer<typeof S.DailyUsage>;
+export type RequestLog = z.infer<typeof S.RequestLog>;
+export type RequestLogEntry = z.infer<typeof S.RequestLogEntry>;
+export type AuditLog = z.infer<typeof S.AuditLog>;
+export type AuditEntry = z.infer<typeof S.AuditEntry>;
+
+/** What GET /v1/key returns to the key's client, derived from the admin view of the key. */
+export function clientKeyView(k: Key) {
+  return {
+    id: k.id,
+    name: k.name,
+    account_id: k.account_id,
+    created_at: k.created_at,
+    expires_at: k.expires_at,
+    allowed_models: k.allowed_models,
+    log_bodies: k.log_bodies,
+    budget: k.budget,
+    currency: k.currency,
+  };
+}

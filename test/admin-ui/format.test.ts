@@ -1,0 +1,73 @@
+// The dashboard's number and date formats: rubles as Russian and English readers write them.
+
+import { describe, expect, it } from "vitest";
+import {
+  daySeconds,
+  formatAxisDay,
+  formatDay,
+  formatInstant,
+  formatMs,
+  formatNumber,
+  formatRubles,
+  formatRublesShort,
+  plainSpaces,
+} from "../../src/admin/ui/format.js";
+
+describe("rubles", () => {
+  it("are written the Russian way in Russian: 1 234,56 ₽", () => {
+    const text = formatRubles("ru", 1234.56);
+    // Intl separates with no-break spaces; whichever it uses, the text reads as 1 234,56 ₽.
+    expect(text).toMatch(/^1[\u00a0\u202f ]234,56[\u00a0\u202f ]₽$/);
+    expect(plainSpaces(text)).toBe("1 234,56 ₽");
+    expect(plainSpaces(formatRubles("ru", 1_000_000))).toBe("1 000 000,00 ₽");
+    expect(plainSpaces(formatRubles("ru", 0))).toBe("0,00 ₽");
+    expect(plainSpaces(formatRubles("ru", -12.5))).toBe("-12,50 ₽");
+  });
+
+  it("are written with the ruble sign in English: ₽1,234.56", () => {
+    expect(formatRubles("en", 1234.56)).toBe("₽1,234.56");
+    expect(formatRubles("en", 999_999_999.999999)).toBe("₽999,999,999.999999");
+  });
+
+  it("keep every micro-ruble an amount has, and always show kopecks", () => {
+    expect(plainSpaces(formatRubles("ru", 0.000123))).toBe("0,000123 ₽");
+    expect(formatRubles("en", 0.0025)).toBe("₽0.0025");
+    expect(formatRubles("en", 7)).toBe("₽7.00");
+    expect(formatRubles("en", 12.5)).toBe("₽12.50");
+  });
+
+  it("are rounded for chart axes", () => {
+    expect(formatRublesShort("en", 1500)).toBe("₽1,500");
+    expect(formatRublesShort("en", 2.5)).toBe("₽2.5");
+    expect(formatRublesShort("en", 0.0025)).toBe("₽0.0025");
+    expect(plainSpaces(formatRublesShort("ru", 0))).toBe("0 ₽");
+  });
+});
+
+describe("numbers and durations", () => {
+  it("group digits per language", () => {
+    expect(plainSpaces(formatNumber("ru", 12345))).toBe("12 345");
+    expect(formatNumber("en", 12345)).toBe("12,345");
+  });
+
+  it("write milliseconds with the unit, and a dash for none", () => {
+    expect(formatMs("en", 120)).toBe("120 ms");
+    expect(plainSpaces(formatMs("ru", 1500))).toBe("1 500 мс");
+    expect(formatMs("ru", null)).toBe("—");
+  });
+});
+
+describe("dates", () => {
+  it("show API instants in UTC, saying so", () => {
+    expect(formatInstant("en", "2026-11-21T10:05:00.000Z")).toBe("Nov 21, 2026, 10:05 UTC");
+    expect(plainSpaces(formatInstant("ru", "2026-11-21T23:59:00.000Z"))).toBe("21 нояб. 2026 г., 23:59 UTC");
+    expect(formatInstant("en", "not a date")).toBe("not a date");
+  });
+
+  it("show calendar days without shifting them to another time zone", () => {
+    expect(formatDay("en", "2026-01-01")).toBe("Jan 1, 2026");
+    expect(plainSpaces(formatDay("ru", "2026-12-31"))).toBe("31 дек. 2026 г.");
+    expect(daySeconds("2026-11-21")).toBe(Date.parse("2026-11-21T00:00:00Z") / 1000);
+    expect(formatAxisDay("en", daySeconds("2026-11-21"))).toBe("Nov 21");
+  });
+});

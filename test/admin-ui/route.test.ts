@@ -1,0 +1,95 @@
+// The dashboard's hash routes and the keys table's order.
+
+import { describe, expect, it } from "vitest";
+import { href, parseRoute, type Route } from "../../src/admin/ui/route.js";
+import { newestFirst, sortKeys } from "../../src/admin/ui/sort-keys.js";
+import type { Key } from "../../src/admin/ui/types.js";
+
+describe("routes", () => {
+  it("read the hash", () => {
+    expect(parseRoute("")).toEqual({ name: "home" });
+    expect(parseRoute("#/")).toEqual({ name: "home" });
+    expect(parseRoute("#/accounts")).toEqual({ name: "operator" });
+    expect(parseRoute("#/accounts/acme")).toEqual({ name: "account", accountId: "acme" });
+    expect(parseRoute("#/accounts/acme/new-key")).toEqual({ name: "newKey", accountId: "acme" });
+    expect(parseRoute("#/accounts/acme/keys/key_abc")).toEqual({
+      name: "key",
+      accountId: "acme",
+      keyId: "key_abc",
+    });
+    for (const bad of ["#/nope", "#/accounts/acme/keys", "#/accounts/%E0%A4%A", "#/accounts/acme/x/y/z"]) {
+      expect(parseRoute(bad), bad).toEqual({ name: "notFound" });
+    }
+  });
+
+  it("are written back to the same route, ids encoded", () => {
+    const routes: Route[] = [
+      { name: "operator" },
+      { name: "account", accountId: "a_b-1" },
+      { name: "newKey", accountId: "acme" },
+      { name: "key", accountId: "acme", keyId: "key_0123456789abcdefghij" },
+    ];
+    for (const route of routes) expect(parseRoute(href(route))).toEqual(route);
+    expect(href({ name: "account", accountId: "a/b" })).toBe("#/accounts/a%2Fb");
+  });
+});
+
+function key(id: string, fields: Partial<Key>): Key {
+  return {
+    id,
+    name: id,
+    account_id: "acme",
+    hint: "abcd",
+    created_at: "2026-11-01T00:00:00.000Z",
+    expires_at: null,
+    revoked_at: null,
+    state: "active",
+    allowed_models: null,
+    log_bodies: true,
+    budget: null,
+    period: "month",
+    currency: "RUB",
+    ...fields,
+  };
+}
+
+const budget = (spent: number, initial: number) => ({
+  period: "month" as const,
+  initial,
+  spent,
+  remaining: initial - spent,
+  reset_at: "2026-12-01T00:00:00.000Z",
+});
+
+describe("the keys table", () => {
+  const keys = [
+    key("a", { name: "Zeta", created_at: "2026-11-01T00:00:00.000Z", budget: budget(5, 10) }),
+    key("b", { name: "alpha", created_at: "2026-11-03T00:00:00.000Z", state: "revoked" }),
+    key("c", {
+      name: "Mid",
+      created_at: "2026-11-02T00:00:00.000Z",
+      budget: budget(1, 10),
+      expires_at: "2027-01-01T00:00:00.000Z",
+    }),
+  ];
+  const ids = (list: Key[]) => list.map((k) => k.id);
+
+  it("is newest first until a column is chosen", () => {
+    expect(ids(newestFirst(keys))).toEqual(["b", "c", "a"]);
+  });
+
+  it("sorts by name without regard to case, both ways", () => {
+    expect(ids(sortKeys(keys, "name", true))).toEqual(["b", "c", "a"]);
+    expect(ids(sortKeys(keys, "name", false))).toEqual(["a", "c", "b"]);
+  });
+
+  it("sorts by the share of the budget spent, keys without a budget or expiry last either way", () => {
+    expect(ids(sortKeys(keys, "budget", true))).toEqual(["c", "a", "b"]);
+    expect(ids(sortKeys(keys, "budget", false))).toEqual(["a", "c", "b"]);
+    expect(ids(sortKeys(keys, "expires", false))).toEqual(["c", "b", "a"]);
+  });
+
+  it("sorts by state, active first", () => {
+    expect(ids(sortKeys(keys, "state", true))).toEqual(["c", "a", "b"]);
+  });
+});

@@ -1,0 +1,407 @@
+// The dashboard in a real browser (Debian's Chromium driven by playwright-core) against a real gateway:
+// signing in, creating a key through the form and reading it from the one-time display, using it on the
+// public port, seeing its spend and request in the dashboard, revoking it, the operator's view with a
+// top-up and the audit log, both languages — with no console error or CSP violation on the way and no
+// token ever in the URL. `npm test` builds dist/admin/ui first.
+
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CONTENT_SECURITY_POLICY } from "../../src/admin/static.js";
+import { formatRubles, plainSpaces } from "../../src/admin/ui/format.js";
+import { MESSAGES } from "../../src/admin/ui/i18n.js";
+import { ACTOR } from "../helpers/actor.js";
+import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
+import { type StubUpstream, startStubUpstream } from "../helpers/upstream.js";
+
+const ROOT = join(import.meta.dirname, "../..");
+const SHOTS = join(ROOT, ".artifacts/screenshots");
+const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const ADMIN = "admin-token-0123456789";
+const ru = MESSAGES.ru;
+const en = MESSAGES.en;
+
+let upstream: StubUpstream;
+let t: TestGateway;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let adminUrl: string;
+let accountToken: string;
+/** Console errors and warnings, page errors and CSP violations seen in the page. */
+const problems: string[] = [];
+/** Every URL the page was at. */
+const urls: string[] = [];
+/** Every secret that must never be in a URL. */
+const secrets: string[] = [ADMIN];
+
+const text = async (selector: ReturnType<Page["locator"]>) =>
+  plainSpaces((await selector.innerText()).trim());
+const rubles = (lang: "ru" | "en", amount: number) => plainSpaces(formatRubles(lang, amount));
+const balanceOf = async (id: string) => (await t.store.accountService.show(id)).balance / 1e6;
+
+async function publicKeyView(key: string): Promise<{ status: number; body: any }> {
+  const res = await t.fetch("/v1/key", { key });
+  return { status: res.status, body: await json(res) };
+}
+
+/** The browser logs each request refused with 401 as a console error itself: expected, then forgotten. */
+async function expectRefusedRequestsLogged(count: number): Promise<void> {
+  const refused = (line: string) => /status of 401/.test(line);
+  await expect.poll(() => problems.filter(refused).length).toBe(count);
+  problems.splice(0, problems.length, ...problems.filter((line) => !refused(line)));
+}
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+function assertNoTokenInUrl(): void {
+  for (const url of [...urls, page.url()]) {
+    for (const secret of secrets) expect(url).not.toContain(secret);
+  }
+}
+
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, "dist/admin/ui/index.html")))
+    throw new Error("dist/admin/ui is missing: run `npm run build` (npm test does it for you)");
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: install Debian's Chromium with apt-get install -y chromium`);
+  mkdirSync(SHOTS, { recursive: true });
+
+  upstream = await startStubUpstream();
+  t = await startTestGateway({
+    upstreamUrl: upstream.url,
+    config: { admin: { token: ADMIN }, pricing: { default: { input: 1000, output: 2000 } } },
+  });
+  adminUrl = t.gateway.adminUrl as string;
+  await t.store.accountService.create({ id: "acme", name: "Acme Corp", balance: "1000" }, ACTOR);
+  await t.store.accountService.create({ id: "other", balance: "5" }, ACTOR);
+  accountToken = (await t.store.accountService.createToken("acme", ACTOR)).token;
+  secrets.push(accountToken);
+
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  // A Russian browser: the dashboard must start in Russian.
+  context = await browser.newContext({ locale: "ru-RU", viewport: { width: 1360, height: 900 } });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: adminUrl });
+  // Scripts passed to the page are strings: this file is type-checked without the DOM library.
+  await context.addInitScript(
+    `document.addEventListener("securitypolicyviolation", (event) =>
+      console.error("CSP violation: " + event.violatedDirective + " blocked " + event.blockedURI));`,
+  );
+  page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  page.on("console", (message) => {
+    if (message.type() === "error" || message.type() === "warning")
+      problems.push(`console ${message.type()}: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("framenavigated", (frame) => {
+    if (frame === page.mainFrame()) urls.push(frame.url());
+  });
+}, 30_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+  await upstream?.close();
+});
+
+describe("the dashboard", () => {
+  it("is served with its CSP, index.html uncached and hashed assets cached for good", async () => {
+    const res = await fetch(`${adminUrl}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-security-policy")).toBe(CONTENT_SECURITY_POLICY);
+    expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(res.headers.get("cache-control")).toBe("no-cache");
+    const html = await res.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
+    expect(html).not.toMatch(/<style|\sstyle=/); // no inline style
+    const assets = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1] as string);
+    expect(assets).toEqual([
+      expect.stringMatching(/^\/assets\/app-[A-Z0-9]+\.css$/),
+      expect.stringMatching(/^\/assets\/app-[A-Z0-9]+\.js$/),
+    ]);
+    for (const asset of assets) {
+      const file = await fetch(`${adminUrl}${asset}`);
+      expect(file.status).toBe(200);
+      expect(file.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+      expect(file.headers.get("content-security-policy")).toBe(CONTENT_SECURITY_POLICY);
+      await file.arrayBuffer();
+    }
+  });
+
+  it("starts in Russian for a Russian browser and refuses a wrong token with a clear message", async () => {
+    await page.goto(`${adminUrl}/`);
+    await page.getByRole("heading", { level: 1, name: ru["login.title"] }).waitFor();
+    // The watch for CSP violations works: an inline style attribute is refused and reported.
+    await page.evaluate(`document.body.setAttribute("style", "color: red")`);
+    await expect.poll(() => problems.join("\n")).toMatch(/CSP violation: style-src-attr/);
+    problems.length = 0;
+    expect(await page.locator("html").getAttribute("lang")).toBe("ru");
+    await shot("login");
+
+    await page.getByLabel(ru["login.token"]).fill(`sk-tunnel-account-${"0".repeat(64)}`);
+    await page.getByRole("button", { name: ru["login.submit"] }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.innerText()).toContain(ru["login.wrong"]);
+    expect(await alert.innerText()).toContain("Unknown token");
+    await expectRefusedRequestsLogged(1);
+    expect(await page.evaluate<number>("sessionStorage.length")).toBe(0);
+  });
+
+  it("lets an account create a key, see its spend and requests, and revoke it", async () => {
+    // Sign in with the account's dashboard token.
+    await page.getByLabel(ru["login.token"]).fill(accountToken);
+    await page.getByRole("button", { name: ru["login.submit"] }).click();
+    await page.getByRole("heading", { level: 1, name: "Аккаунт acme" }).waitFor();
+    expect(await text(page.getByTestId("balance"))).toBe("1 000,00 ₽");
+    const storage = await page.evaluate(
+      "({ session: Object.values(sessionStorage), local: Object.values(localStorage), cookie: document.cookie })",
+    );
+    expect(storage).toEqual({ session: [accountToken], local: [], cookie: "" });
+
+    // The form checks the server's rules before anything is sent.
+    await page.getByRole("link", { name: ru["account.newKey"] }).click();
+    await page.getByRole("heading", { level: 1, name: "Новый ключ аккаунта acme" }).waitFor();
+    await page.getByLabel(ru["field.name"]).fill("ci-bot");
+    await page.getByLabel(ru["field.budget"]).fill("1,5");
+    await page.getByLabel(ru["field.ttl"]).fill("14m");
+    await page.getByRole("button", { name: ru["newKey.submit"] }).click();
+    await page.getByText(ru["newKey.fix"]).waitFor();
+    await page.getByText(ru["v.amount.format"]).waitFor();
+    await page.getByText(ru["v.ttl.min"]).waitFor();
+    expect(await page.getByLabel(ru["field.budget"]).getAttribute("aria-invalid")).toBe("true");
+    expect(await t.store.keys.list("acme")).toEqual([]);
+
+    await page.getByLabel(ru["field.budget"]).fill("50");
+    await page.getByLabel(ru["field.period"]).selectOption("day");
+    await page.getByLabel(ru["field.ttl"]).fill("30d");
+    await page.getByLabel(ru["field.models"]).fill("demo-small");
+    expect(await page.getByLabel(ru["field.logBodies"]).isChecked()).toBe(true);
+    await page.getByRole("button", { name: ru["newKey.submit"] }).click();
+
+    // The one-time display: the key, its copy button and the warning.
+    await page.getByRole("heading", { name: "Ключ «ci-bot» создан" }).waitFor();
+    expect(await page.getByText(ru["created.warning"]).isVisible()).toBe(true);
+    const value = await page.getByLabel(ru["created.value"]).inputValue();
+    expect(value).toMatch(/^sk-tunnel-/);
+    secrets.push(value);
+    await page.getByRole("button", { name: ru["created.copy"] }).click();
+    await page.getByText(ru["created.copied"]).waitFor();
+    expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(value);
+    await shot("create-key-one-time-display");
+
+    // The key works on the public port, with what the form said.
+    const created = await publicKeyView(value);
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({
+      name: "ci-bot",
+      account_id: "acme",
+      allowed_models: ["demo-small"],
+      log_bodies: true,
+      budget: { period: "day", initial: 50, spent: 0 },
+    });
+    const completion = await t.fetch("/v1/chat/completions", {
+      key: value,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        model: "demo-small",
+        messages: [{ role: "user", content: "hi" }],
+        max_tokens: 5,
+      }),
+    });
+    expect(completion.status).toBe(200);
+    await completion.text();
+    await t.gateway.settled();
+    const charged = await publicKeyView(value);
+    expect(charged.status).toBe(200);
+    const spent = charged.body.budget.spent as number;
+    expect(spent).toBeGreaterThan(0);
+
+    // The account view shows the spend /v1/key reports.
+    await page.getByRole("link", { name: ru["created.done"] }).click();
+    await page.getByRole("heading", { level: 1, name: "Аккаунт acme" }).waitFor();
+    await page.getByRole("button", { name: ru["common.refresh"] }).click();
+    const row = page.locator(`tr[data-key-id="${charged.body.id}"]`);
+    await expect.poll(() => text(row)).toContain(`${rubles("ru", spent)} из ${rubles("ru", 50)} в день`);
+    const rowText = await text(row);
+    expect(rowText).toContain(`…${value.slice(-4)}`);
+    expect(rowText).toContain(charged.body.id);
+    expect(rowText).toContain("demo-small");
+    expect(rowText).toContain(ru["keys.bodiesOn"]);
+    expect(rowText).toContain(ru["keys.state.active"]);
+    expect(rowText).toContain(`осталось ${rubles("ru", 50 - spent)}`);
+    expect(Number(await row.locator("progress").getAttribute("value"))).toBe(spent);
+    expect(await text(page.getByTestId("balance"))).toBe(rubles("ru", await balanceOf("acme")));
+    // The audit log names the creation; the columns sort.
+    expect(await page.locator('td[data-action="key.create"]').count()).toBe(1);
+    const nameHeader = page.locator("th", { has: page.getByRole("button", { name: ru["keys.col.name"] }) });
+    await page.getByRole("button", { name: ru["keys.col.name"] }).click();
+    expect(await nameHeader.getAttribute("aria-sort")).toBe("ascending");
+    await page.getByRole("button", { name: ru["keys.col.name"] }).click();
+    expect(await nameHeader.getAttribute("aria-sort")).toBe("descending");
+    await shot("account-view");
+
+    // The key's page: charts, the request with its bodies, the client's view.
+    await row.getByRole("link", { name: "ci-bot" }).click();
+    await page.getByRole("heading", { level: 1, name: "Ключ «ci-bot»" }).waitFor();
+    const canvases = page.locator(".uplot canvas");
+    await expect.poll(() => canvases.count()).toBe(2);
+    const box = await canvases.first().boundingBox();
+    expect(box?.width).toBeGreaterThan(200);
+    expect(box?.height).toBeGreaterThan(100);
+    const request = page.locator("table.requests tr[data-request-id]");
+    expect(await request.count()).toBe(1);
+    const requestText = await text(request);
+    expect(requestText).toContain("POST /v1/chat/completions");
+    expect(requestText).toContain("demo-small");
+    expect(requestText).toContain("200");
+    expect(requestText).toContain(rubles("ru", spent));
+    const show = request.getByRole("button", { name: ru["req.show"] });
+    await show.click();
+    expect(await request.getByRole("button", { name: ru["req.hide"] }).getAttribute("aria-expanded")).toBe(
+      "true",
+    );
+    const bodies = page.locator("table.requests tr.bodies-row pre");
+    expect(await bodies.first().innerText()).toContain('"content": "hi"');
+    expect(await bodies.last().innerText()).toContain('"object": "chat.completion"');
+    const clientView = JSON.parse(await page.getByTestId("client-view").innerText());
+    expect(clientView).toEqual(charged.body);
+    await shot("key-detail");
+    // A reload keeps the session (sessionStorage) and the view (the URL's fragment holds only ids).
+    expect(page.url()).toBe(`${adminUrl}/#/accounts/acme/keys/${charged.body.id}`);
+    await page.reload();
+    await page.getByRole("heading", { level: 1, name: "Ключ «ci-bot»" }).waitFor();
+
+    // Change the key: a new budget and no body logging (PATCH sends only what changed).
+    await page.getByLabel(ru["field.budget"]).fill("60.5");
+    await page.getByLabel(ru["field.logBodies"]).uncheck();
+    await page.getByRole("button", { name: ru["common.save"] }).click();
+    await page.getByText(ru["key.saved"]).waitFor();
+    expect(await text(page.locator(".facts"))).toContain(
+      `${rubles("ru", spent)} из ${rubles("ru", 60.5)} в день`,
+    );
+    expect((await publicKeyView(value)).body).toMatchObject({ log_bodies: false, budget: { initial: 60.5 } });
+    expect(JSON.parse(await page.getByTestId("client-view").innerText())).toMatchObject({
+      log_bodies: false,
+    });
+
+    // Revoke, after a confirmation that names the key.
+    await page.getByRole("button", { name: ru["keys.revoke"], exact: true }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.waitFor();
+    expect(await dialog.innerText()).toContain("Отозвать ключ «ci-bot»?");
+    expect(await dialog.innerText()).toContain(charged.body.id);
+    await dialog.getByRole("button", { name: "Отозвать «ci-bot»" }).click();
+    await page.getByText("Ключ «ci-bot» отозван.").waitFor();
+    expect(await dialog.count()).toBe(0);
+    const revoked = await publicKeyView(value);
+    expect(revoked.status).toBe(401);
+    expect(revoked.body.error.code).toBe("key_revoked");
+    expect(await page.locator(".title-row .badge.revoked").count()).toBe(1);
+    assertNoTokenInUrl();
+  }, 60_000);
+
+  it("switches to English: words, the lang attribute and the ruble format", async () => {
+    await page.getByLabel(ru["nav.language"]).selectOption("en");
+    await page.getByRole("heading", { level: 1, name: "Key “ci-bot”" }).waitFor();
+    expect(await page.locator("html").getAttribute("lang")).toBe("en");
+    await page.getByRole("link", { name: "Back to account acme" }).click();
+    await page.getByRole("heading", { level: 1, name: "Account acme" }).waitFor();
+    const balance = await balanceOf("acme");
+    expect(await text(page.getByTestId("balance"))).toBe(rubles("en", balance));
+    expect(rubles("en", balance)).toMatch(/^₽999\.\d+$/);
+    expect(rubles("ru", balance)).toMatch(/^999,\d+ ₽$/);
+    expect(await page.locator('td[data-action="key.revoke"]').innerText()).toBe(
+      en["audit.action.key.revoke"],
+    );
+    // The choice is remembered; the token is not.
+    expect(await page.evaluate("Object.values(localStorage)")).toEqual(["en"]);
+
+    // A token that stops working mid-session (here: replaced by a new one) ends the session with a message.
+    const replaced = (await t.store.accountService.createToken("acme", ACTOR)).token;
+    secrets.push(replaced);
+    await page.getByRole("button", { name: en["common.refresh"] }).click();
+    await page.getByRole("heading", { level: 1, name: en["login.title"] }).waitFor();
+    await page.getByText(en["login.expired"]).waitFor();
+    expect(await page.evaluate<number>("sessionStorage.length")).toBe(0);
+    // The view's three requests (account, keys, audit log) were refused.
+    await expectRefusedRequestsLogged(3);
+    await page.getByLabel(en["login.token"]).fill(replaced);
+    await page.getByRole("button", { name: en["login.submit"] }).click();
+    await page.getByRole("heading", { level: 1, name: "Account acme" }).waitFor();
+
+    await page.getByRole("button", { name: en["nav.logout"] }).click();
+    await page.getByRole("heading", { level: 1, name: en["login.title"] }).waitFor();
+    await page.getByText(en["login.signedOut"]).waitFor();
+    expect(await page.evaluate<number>("sessionStorage.length")).toBe(0);
+  });
+
+  it("gives the operator every account, a top-up form and the audit log", async () => {
+    await page.getByLabel(en["login.token"]).fill(ADMIN);
+    await page.getByRole("button", { name: en["login.submit"] }).click();
+    await page.getByRole("heading", { level: 1, name: en["op.title"] }).waitFor();
+    const acme = page.locator('tr[data-account-id="acme"]');
+    const before = await balanceOf("acme");
+    expect(await text(acme.getByTestId("balance"))).toBe(rubles("en", before));
+    expect(await text(page.locator('tr[data-account-id="other"]').getByTestId("balance"))).toBe("₽5.00");
+
+    // A wrong amount is refused in the page, a right one tops the balance up.
+    await page.getByLabel(en["op.topup.account"], { exact: true }).selectOption("acme");
+    await page.getByLabel(en["op.topup.amount"]).fill("-3");
+    await page.getByRole("button", { name: en["op.topup.submit"], exact: true }).click();
+    await page.getByText(en["v.amount.format"]).waitFor();
+    expect(await balanceOf("acme")).toBe(before);
+    await page.getByLabel(en["op.topup.amount"]).fill("250.5");
+    await page.getByRole("button", { name: en["op.topup.submit"], exact: true }).click();
+    await page.getByText(`${rubles("en", 250.5)} added to acme`).waitFor();
+    const after = await balanceOf("acme");
+    expect(after).toBeCloseTo(before + 250.5, 6);
+    await expect.poll(() => text(acme.getByTestId("balance"))).toBe(rubles("en", after));
+
+    // The audit log has the key's creation and revocation and the top-up, naming who did what.
+    const audit = page.locator("table.audit");
+    await expect.poll(() => audit.locator('td[data-action="account.topup"]').count()).toBe(1);
+    expect(await audit.locator('td[data-action="key.create"]').innerText()).toBe(
+      en["audit.action.key.create"],
+    );
+    expect(await audit.locator('td[data-action="key.revoke"]').innerText()).toBe(
+      en["audit.action.key.revoke"],
+    );
+    const topUp = audit.locator("tr", { has: page.locator('td[data-action="account.topup"]') });
+    expect(await text(topUp)).toContain(en["audit.actor.admin"]);
+    expect(await text(topUp)).toContain("amount: 250.5");
+    const creation = audit.locator("tr", { has: page.locator('td[data-action="key.create"]') });
+    expect(await text(creation)).toContain("account acme");
+    await shot("operator-view");
+
+    // The operator opens any account's view.
+    await acme.getByRole("link", { name: "acme" }).click();
+    await page.getByRole("heading", { level: 1, name: "Account acme" }).waitFor();
+    expect(await text(page.getByTestId("balance"))).toBe(rubles("en", after));
+    expect(await page.locator("table.keys tbody tr").count()).toBe(1);
+    assertNoTokenInUrl();
+  });
+
+  it("ran without a console error, a page error or a CSP violation, and never put a token in a URL", () => {
+    // Every view was seen, hash navigations included.
+    expect(urls).toContain(`${adminUrl}/#/accounts/acme/new-key`);
+    expect(urls.some((url) => url.includes("#/accounts/acme/keys/key_"))).toBe(true);
+    assertNoTokenInUrl();
+    expect(problems).toEqual([]);
+  });
+});
