@@ -8,6 +8,7 @@ import { createLogger } from "../../src/observability/logger.js";
 import { ACTOR } from "./actor.js";
 import { TestClock } from "./clock.js";
 import { openStore, type TestStore, testPrefix } from "./store.js";
+import { waitUntil } from "./wait.js";
 
 export interface TestGateway {
   gateway: Gateway;
@@ -57,6 +58,8 @@ export async function startTestGateway(
   const logs: Record<string, unknown>[] = [];
   const logger = createLogger("info", { write: (line: string) => void logs.push(JSON.parse(line)) });
   const gateway = await startGateway({ config, now: clock.now, logger });
+  // The gateway connects to Redis in the background (and answers 503 until then); tests start once it has.
+  await waitUntil(() => gateway.redis.status === "ready", "the gateway's Redis connection", 20_000);
   const store = await openStore({ clock, prefix, timezone: config.billing.timezone, redis: config.redis });
   const accountsMade = new Set<string>();
 

@@ -9,6 +9,7 @@ import { createLogger } from "../../src/observability/logger.js";
 import { ACTOR } from "../helpers/actor.js";
 import { TestClock } from "../helpers/clock.js";
 import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
+import { waitUntil } from "../helpers/wait.js";
 
 let t: TestGateway;
 afterEach(async () => {
@@ -53,7 +54,12 @@ describe("GET /healthz and /readyz", () => {
 
   it("answers ready when Redis answers", async () => {
     t = await startTestGateway();
-    await t.gateway.redis.ping();
+    // The gateway connects to Redis in the background and is not ready before.
+    const gateway = t;
+    await waitUntil(
+      async () => (await gateway.fetch("/readyz")).status === 200,
+      "the gateway to connect to Redis",
+    );
     const res = await t.fetch("/readyz");
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual({ status: "ready" });
