@@ -86,10 +86,36 @@ export interface RequestSample {
   overheadSeconds: number;
 }
 
+/**
+ * prom-client's labels() builds new closures on every call; a child per label set is made once and kept.
+ * (The caps keep these maps as bounded as the series themselves.)
+ */
+function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  let child = cache.get(key);
+  if (child === undefined) {
+    child = make();
+    cache.set(key, child);
+  }
+  return child;
+}
+
+type CounterChild = { inc(value?: number): void };
+type HistogramChild = { observe(value: number): void };
+
 export class Metrics {
   readonly registry = new Registry();
   private readonly models: SeriesCap;
   private readonly keys: SeriesCap;
+  private readonly children = {
+    requests: new Map<string, CounterChild>(),
+    duration: new Map<string, HistogramChild>(),
+    ttfb: new Map<string, HistogramChild>(),
+    prompt: new Map<string, CounterChild>(),
+    completion: new Map<string, CounterChild>(),
+    spend: new Map<string, CounterChild>(),
+    keyDuration: new Map<string, HistogramChild>(),
+    keySpend: new Map<string, CounterChild>(),
+  };
 
   private readonly requests: Counter<"model" | "status">;
   private readonly duration: Histogram<"model">;
@@ -280,21 +306,38 @@ export class Metrics {
 
   /** A finished forwarded request. */
   finished(sample: RequestSample): void {
+    const c = this.children;
     const model = this.models.label(sample.model ?? "none");
-    this.requests.labels(model, String(sample.status)).inc();
-    this.duration.labels(model).observe(sample.latencySeconds);
-    if (sample.upstreamTtfbSeconds !== null) this.ttfb.labels(model).observe(sample.upstreamTtfbSeconds);
+    const status = String(sample.status);
+    cached(c.requests, `${model}\n${status}`, () => this.requests.labels(model, status)).inc();
+    cached(c.duration, model, () => this.duration.labels(model)).observe(sample.latencySeconds);
+    if (sample.upstreamTtfbSeconds !== null) {
+      cached(c.ttfb, model, () => this.ttfb.labels(model)).observe(sample.upstreamTtfbSeconds);
+    }
     this.overhead.observe(sample.overheadSeconds);
-    if (sample.promptTokens > 0) this.tokens.labels(model, "prompt").inc(sample.promptTokens);
-    if (sample.completionTokens > 0) this.tokens.labels(model, "completion").inc(sample.completionTokens);
+    if (sample.promptTokens > 0) {
+      cached(c.prompt, model, () => this.tokens.labels(model, "prompt")).inc(sample.promptTokens);
+    }
+    if (sample.completionTokens > 0) {
+      cached(c.completion, model, () => this.tokens.labels(model, "completion")).inc(sample.completionTokens);
+    }
     const rubles = rublesForJson(sample.cost);
-    if (sample.cost > 0) this.spend.labels(model, sample.accountId).inc(rubles);
+    if (sample.cost > 0) {
+      cached(c.spend, `${model}\n${sample.accountId}`, () => this.spend.labels(model, sample.accountId)).inc(
+        rubles,
+      );
+    }
     if (sample.estimated) this.estimated.labels(model).inc();
     if (this.options.perKey) {
       const keyId = this.keys.label(sample.keyId);
       const keyName = keyId === OTHER ? OTHER : sample.keyName;
-      this.keyDuration.labels(sample.accountId, keyId, keyName).observe(sample.latencySeconds);
-      if (sample.cost > 0) this.keySpend.labels(sample.accountId, keyId, keyName).inc(rubles);
+      const series = `${sample.accountId}\n${keyId}\n${keyName}`;
+      cached(c.keyDuration, series, () => this.keyDuration.labels(sample.accountId, keyId, keyName)).observe(
+        sample.latencySeconds,
+      );
+      if (sample.cost > 0) {
+        cached(c.keySpend, series, () => this.keySpend.labels(sample.accountId, keyId, keyName)).inc(rubles);
+      }
     }
   }
 

@@ -18,7 +18,7 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /** Headers that carry client credentials in the APIs clients speak (OpenAI, Anthropic, Azure). */
-const CREDENTIALS = ["authorization", "x-api-key", "api-key"];
+const CREDENTIALS = new Set(["authorization", "x-api-key", "api-key"]);
 
 export interface UpstreamHeaderOptions {
   requestId: string;
@@ -34,34 +34,41 @@ export interface UpstreamHeaderOptions {
   protocol: string;
 }
 
-/** Rewrites `req.headers` in place into the headers sent upstream (http-proxy-3 copies them from there). */
+/**
+ * Replaces `req.headers` with the headers to send upstream (http-proxy-3 copies them from there). A new object
+ * is built rather than properties deleted: `delete` would turn the object into a slow dictionary.
+ */
 export function prepareUpstreamHeaders(req: IncomingMessage, options: UpstreamHeaderOptions): void {
-  const headers = req.headers;
-  dropHopByHop(headers);
-  for (const name of CREDENTIALS) if (headers[name] !== undefined) delete headers[name];
-  for (const name of Object.keys(headers)) {
-    const value = headers[name];
+  const source = req.headers;
+  const dropped = connectionListed(source.connection);
+  const headers: IncomingHttpHeaders = {};
+  for (const name in source) {
+    if (HOP_BY_HOP.has(name) || CREDENTIALS.has(name) || dropped?.has(name)) continue;
+    const value = source[name];
     if (
       typeof value === "string"
         ? value.includes(options.callerToken)
         : value?.some((v) => v.includes(options.callerToken))
     ) {
-      delete headers[name];
+      continue;
     }
+    headers[name] = value;
   }
   if (options.upstreamAuthorization) headers.authorization = options.upstreamAuthorization;
 
   const peer = req.socket.remoteAddress ?? "";
+  // Read from the filtered headers: a value dropped above for carrying the caller's key stays dropped.
   const forwardedFor = headers["x-forwarded-for"];
   headers["x-forwarded-for"] = forwardedFor ? `${forwardedFor}, ${peer}` : peer;
   headers["x-forwarded-proto"] = options.protocol;
   if (headers.host !== undefined) headers["x-forwarded-host"] = headers.host;
   headers["x-request-id"] = options.requestId;
 
-  if (options.bodyLength > 0 || headers["content-length"] !== undefined) {
+  if (options.bodyLength > 0 || source["content-length"] !== undefined) {
     headers["content-length"] = String(options.bodyLength);
   }
   if (options.identityEncoding) headers["accept-encoding"] = "identity";
+  req.headers = headers;
 }
 
 /** The upstream's response headers as sent to the client. */
@@ -69,18 +76,18 @@ export function clientResponseHeaders(
   upstream: IncomingHttpHeaders,
   rewritten: boolean,
 ): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = { ...upstream };
-  dropHopByHop(headers);
-  delete headers["x-request-id"];
-  if (rewritten) delete headers["content-length"];
+  const dropped = connectionListed(upstream.connection);
+  const headers: OutgoingHttpHeaders = {};
+  for (const name in upstream) {
+    if (HOP_BY_HOP.has(name) || name === "x-request-id" || dropped?.has(name)) continue;
+    if (rewritten && name === "content-length") continue;
+    headers[name] = upstream[name];
+  }
   return headers;
 }
 
-function dropHopByHop(headers: IncomingHttpHeaders | OutgoingHttpHeaders): void {
-  const connection = headers.connection;
-  if (typeof connection === "string") {
-    for (const name of connection.split(",")) delete headers[name.trim().toLowerCase()];
-  }
-  // `delete` turns a V8 object into a slow dictionary; only pay for it when the header is there.
-  for (const name of HOP_BY_HOP) if (headers[name] !== undefined) delete headers[name];
+/** Headers a Connection header names as hop-by-hop, if it names any. */
+function connectionListed(connection: string | undefined): Set<string> | null {
+  if (connection === undefined) return null;
+  return new Set(connection.split(",").map((name) => name.trim().toLowerCase()));
 }

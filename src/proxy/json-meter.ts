@@ -32,7 +32,11 @@ export class JsonMeter {
 
   usage(): ReportedUsage {
     const usage: ReportedUsage = {};
-    const text = Buffer.concat(this.chunks, this.kept).toString("utf8");
+    const text = (
+      this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.kept)
+    ).toString("utf8");
+    // Every usage shape has a *_tokens field; a body without one is not worth parsing.
+    if (!text.includes('_tokens"')) return usage;
     if (!this.overflowed) {
       try {
         collectUsage(JSON.parse(text), usage);

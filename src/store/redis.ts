@@ -35,8 +35,10 @@ function roleOptions(role: ConnectionRole, settings: RedisSettings): RedisOption
   return role === "gateway"
     ? {
         enableOfflineQueue: false,
-        // Scripts issued by concurrent requests in the same tick go to Redis in one write.
-        enableAutoPipelining: true,
+        // Commands share one connection without waiting for each other anyway; auto-pipelining would hold
+        // each back to batch it with others, which cost ~0.1-0.4 ms of latency per request in the benchmark
+        // for no measurable gain in throughput.
+        enableAutoPipelining: false,
         maxRetriesPerRequest: 1,
         commandTimeout: settings.commandTimeoutMs ?? 5000,
         // Reconnect quickly: every second without Redis is a second of 503s.

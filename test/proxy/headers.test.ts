@@ -67,6 +67,21 @@ describe("prepareUpstreamHeaders", () => {
     });
     expect(req.headers["content-length"]).toBeUndefined();
   });
+
+  it("does not carry the caller's key into X-Forwarded-For or X-Forwarded-Host", () => {
+    const req = request({ host: `h-${token}`, "x-forwarded-for": `1.2.3.4, ${token}` });
+    prepareUpstreamHeaders(req, {
+      requestId: "rid",
+      callerToken: token,
+      upstreamAuthorization: undefined,
+      bodyLength: 0,
+      identityEncoding: false,
+      protocol: "http",
+    });
+    expect(JSON.stringify(req.headers)).not.toContain(token);
+    expect(req.headers["x-forwarded-for"]).toBe("10.0.0.7");
+    expect(req.headers["x-forwarded-host"]).toBeUndefined();
+  });
 });
 
 describe("clientResponseHeaders", () => {
