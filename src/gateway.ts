@@ -44,13 +44,13 @@ export interface GatewayOptions {
 export interface Gateway {
   /** Base URL of the public listener, e.g. http://127.0.0.1:8080 */
   url: string;
-  /** Base URL of the metrics listener. */
-  metricsUrl: string;
+  /** Base URL of the metrics listener, or null with metrics.enabled off. */
+  metricsUrl: string | null;
   /** Base URL of the admin listener, or null when no admin token is configured. */
   adminUrl: string | null;
   server: Server;
   redis: RedisClient;
-  metrics: Metrics;
+  metrics: Metrics | null;
   settlements: SettlementQueue;
   context: GatewayContext;
   /** Resolves once every forwarded request has finished and every settlement is written to Redis. */
@@ -93,13 +93,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const inFlight = new InFlight();
   let draining = false;
   let settlements: SettlementQueue | undefined;
-  const metrics = new Metrics(config.metrics, {
-    inFlight: () => inFlight.size,
-    settlementsPending: () => settlements?.waitingForRetry ?? 0,
-    redisUp: () => redis.status === "ready",
-    now,
-  });
-  const observeRedis = (operation: string, seconds: number) => metrics.redisOperation(operation, seconds);
+  const metrics: Metrics | null = config.metrics.enabled
+    ? new Metrics(config.metrics, {
+        inFlight: () => inFlight.size,
+        settlementsPending: () => settlements?.waitingForRetry ?? 0,
+        redisUp: () => redis.status === "ready",
+        now,
+      })
+    : null;
+  const observeRedis = metrics
+    ? (operation: string, seconds: number) => metrics.redisOperation(operation, seconds)
+    : undefined;
 
   const redisKeys = new RedisKeys(config.redis.prefix);
   const keys = new KeyStore(redis, redisKeys, observeRedis);
@@ -119,7 +123,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       const { ref, keyName, input } = settlement;
       const resetAt = input.periods[result.period ?? "month"].end;
       const { balance, budget, spent } = result;
-      metrics.settled(ref.accountId, ref.keyId, keyName, balance, budget ?? null, spent ?? 0, resetAt);
+      metrics?.settled(ref.accountId, ref.keyId, keyName, balance, budget ?? null, spent ?? 0, resetAt);
     },
     retrying: (settlement, error) =>
       logger.warn(
@@ -127,7 +131,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         "settlement delayed; will retry",
       ),
     failed: (settlement, error) => {
-      metrics.settlementFailed();
+      metrics?.settlementFailed();
       logger.error(
         { settlement: { ...settlement.input, ...settlement.ref }, err: error },
         "settlement refused by Redis; recorded here for reconciliation",
@@ -160,12 +164,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         return "redis unavailable";
       }
     },
-    refused: (code, status, model) => metrics.refused(code, status, model),
+    refused: (code, status, model) => metrics?.refused(code, status, model),
   };
 
   const finished = (request: FinishedRequest) => {
     logFinished(logger, request);
-    metrics.finished({
+    metrics?.finished({
       model: request.model,
       status: request.status,
       accountId: request.accountId,
@@ -182,10 +186,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const failure =
       FAILURE_OF[request.outcome] ??
       (request.status >= 500 && request.upstreamTtfbMs !== null ? "5xx" : null);
-    if (failure) metrics.upstreamFailure(failure);
+    if (failure) metrics?.upstreamFailure(failure);
     // The gateway answered these itself, with a code of the error table.
     if (request.outcome === "upstream_unavailable" || request.outcome === "upstream_timeout") {
-      metrics.answeredWithError(request.outcome);
+      metrics?.answeredWithError(request.outcome);
     }
   };
 
@@ -203,10 +207,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     finished,
     refused: (request) => {
       logRefused(logger, request);
-      metrics.refused(request.code, request.status, request.model);
+      metrics?.refused(request.code, request.status, request.model);
     },
     expiredReservations: (count) => {
-      metrics.expiredReservations(count);
+      metrics?.expiredReservations(count);
       logger.warn({ count }, "released reservations that expired unsettled");
     },
   });
@@ -233,7 +237,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     : () => {};
   server.listen(config.listen.port, config.listen.host);
   await once(server, "listening");
-  const metricsServer = await startMetricsServer(metrics.registry, config.metrics);
+  const metricsServer = metrics ? await startMetricsServer(metrics.registry, config.metrics) : null;
 
   let adminServer: Server | null = null;
   if (config.admin.token) {
@@ -251,7 +255,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         keys: new KeyService(services),
         calendar,
         now,
-        balanceChanged: (accountId, balance) => metrics.balance(accountId, balance),
+        balanceChanged: (accountId, balance) => metrics?.balance(accountId, balance),
       },
       logger,
     });
@@ -261,7 +265,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   return {
     url: baseUrl(tlsFiles ? "https" : "http", config.listen.host, server),
-    metricsUrl: baseUrl("http", config.metrics.host, metricsServer),
+    metricsUrl: metricsServer ? baseUrl("http", config.metrics.host, metricsServer) : null,
     adminUrl: adminServer ? baseUrl("http", config.admin.host, adminServer) : null,
     server,
     redis,
@@ -300,8 +304,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       if (unsettled > 0) logger.error({ unsettled }, "settlements could not be written before exiting");
       settlements.close();
       proxy.close();
-      metricsServer.close();
-      metricsServer.closeAllConnections();
+      metricsServer?.close();
+      metricsServer?.closeAllConnections();
       adminServer?.close();
       adminServer?.closeAllConnections();
       closeRedis(redis);
@@ -327,7 +331,7 @@ export async function runGateway(config: Config): Promise<void> {
   logger.info(
     {
       url: gateway.url,
-      metrics: `${gateway.metricsUrl}/metrics`,
+      metrics: gateway.metricsUrl && `${gateway.metricsUrl}/metrics`,
       admin: gateway.adminUrl,
       upstream: config.upstream.url,
       redis: describeRedis(config.redis),

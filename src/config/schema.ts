@@ -122,6 +122,7 @@ export const configSchema = z.strictObject({
     .prefault({}),
   metrics: z
     .strictObject({
+      enabled: z.boolean().default(true),
       host: host.default("127.0.0.1"),
       port: port.default(9464),
       token: secret.optional(),

@@ -146,7 +146,7 @@ describe("the metrics listener", () => {
     expect(forwarded.status).toBe(404); // the demo upstream has no /metrics: it was asked, not the gateway
     expect(upstream.requests.map((r) => r.url)).toEqual(["/metrics"]);
     expect(await forwarded.text()).not.toContain("tunnel_gateway_");
-    expect(new URL(t.gateway.metricsUrl).port).not.toBe(new URL(t.url).port);
+    expect(new URL(t.gateway.metricsUrl as string).port).not.toBe(new URL(t.url).port);
   });
 
   it("requires the metrics token when one is configured", async () => {
@@ -162,6 +162,18 @@ describe("the metrics listener", () => {
     ).toBe(401);
     expect(await scrape(token)).toContain("tunnel_gateway_requests_total");
     expect((await fetch(`${t.gateway.metricsUrl}/other`)).status).toBe(404);
+  });
+});
+
+describe("metrics switched off", () => {
+  it("record nothing and open no listener", async () => {
+    await setup({ metrics: { enabled: false } });
+    const key = await t.newKey();
+    await (await chat(key.value)).text();
+    await t.gateway.settled();
+    expect(t.gateway.metrics).toBeNull();
+    expect(t.gateway.metricsUrl).toBeNull();
+    expect(requestLines()).toHaveLength(1);
   });
 });
 

@@ -216,6 +216,15 @@ describe("optional resources", () => {
     expect(text.split("\n").at(-1)).toBe("{{- end }}");
   });
 
+  it("refuse a ServiceMonitor when the gateway records no metrics", () => {
+    const lines = chartFile("templates/servicemonitor.yaml").split("\n");
+    expect(lines.slice(1, 4)).toEqual([
+      "{{- if not .Values.config.metrics.enabled }}",
+      expect.stringMatching(/^\{\{- fail "serviceMonitor\.enabled needs config\.metrics\.enabled: .+" \}\}$/),
+      "{{- end }}",
+    ]);
+  });
+
   it("hold one resource kind per file", () => {
     for (const { name, text } of manifests) {
       expect(text.match(/^kind: /gm), name).toHaveLength(1);
