@@ -2,6 +2,7 @@
 // only some of them, through one gateway and through two gateway processes sharing one Redis.
 
 import { afterEach, describe, inject, it } from "vitest";
+import { RealClock } from "../helpers/clock.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { type GatewayProcess, spawnGateway } from "../helpers/gateway-process.js";
 import { balanceHolds, budgetHolds } from "../helpers/overspend.js";
@@ -23,7 +24,13 @@ afterEach(async () => {
 async function setup(replicas: number): Promise<string[]> {
   // A few milliseconds per token keep many requests in flight at once.
   upstream = await startStubUpstream({ tokenIntervalMs: 2 });
-  t = await startTestGateway({ upstreamUrl: upstream.url, config: { pricing: PRICING } });
+  // With a second process, both gateways must judge reservations' expiry by the same clock: the real one.
+  const clock = replicas === 1 ? undefined : new RealClock();
+  t = await startTestGateway({
+    upstreamUrl: upstream.url,
+    config: { pricing: PRICING },
+    ...(clock && { clock }),
+  });
   if (replicas === 1) return [t.url];
   second = await spawnGateway(
     {

@@ -13,3 +13,11 @@ export class TestClock {
     this.ms += ms;
   }
 }
+
+/**
+ * The wall clock, for tests where a gateway process (which always runs on real time) shares Redis with an
+ * in-process gateway: reservations' expiry is judged by each gateway's clock, so the two must agree.
+ */
+export class RealClock extends TestClock {
+  override readonly now = (): number => Date.now();
+}
