@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { freePort } from "../../src/demo/redis-server.js";
 import { testPrefix } from "../helpers/store.js";
+import { waitUntil } from "../helpers/wait.js";
 
 const CLI = join(import.meta.dirname, "../../dist/cli.js");
 
@@ -288,15 +289,18 @@ describe("serve", () => {
     );
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
     try {
-      let res: Response | undefined;
+      // The gateway listens before its Redis connection is up (answering 503 meanwhile), so wait for /readyz.
       // Up to 20 s: a loaded CI machine can be slow to start a Node process.
-      for (let i = 0; i < 400 && !res; i++) {
-        res = await fetch(`http://127.0.0.1:${port}/v1/key`, {
-          headers: { authorization: `Bearer ${key}` },
-        }).catch(() => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 50)));
-      }
-      expect(res?.status).toBe(200);
-      expect(await res?.json()).toMatchObject({ account_id: "served", name: "k" });
+      await waitUntil(
+        async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200,
+        "the served gateway to become ready",
+        20_000,
+      );
+      const res = await fetch(`http://127.0.0.1:${port}/v1/key`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ account_id: "served", name: "k" });
     } finally {
       child.kill("SIGTERM");
     }
