@@ -33,13 +33,23 @@ export function parsePositiveRubles(input: string | number, what: string): Micro
   return micros;
 }
 
-function parse(input: string | number, what: string, kind: string): Micros {
-  const text = typeof input === "number" ? numberToPlainDecimal(input) : input.trim();
-  const match = text === undefined ? null : RUBLES_PATTERN.exec(text);
-  if (!match) throw refused(input, what, kind);
+/**
+ * Micro-rubles of a plain decimal text (surrounding spaces allowed), or undefined if it is not one: for
+ * callers that report the problem their own way, such as the dashboard's forms.
+ */
+export function readRubles(text: string): Micros | undefined {
+  const match = RUBLES_PATTERN.exec(text.trim());
+  if (!match) return undefined;
   const whole = Number(match[1]);
   const fraction = Number((match[2] ?? "").padEnd(MICROS_DIGITS, "0"));
   return whole * MICROS_PER_RUBLE + fraction;
+}
+
+function parse(input: string | number, what: string, kind: string): Micros {
+  const text = typeof input === "number" ? numberToPlainDecimal(input) : input;
+  const micros = text === undefined ? undefined : readRubles(text);
+  if (micros === undefined) throw refused(input, what, kind);
+  return micros;
 }
 
 function refused(input: string | number, what: string, kind: string): GatewayError {

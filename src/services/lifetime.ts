@@ -17,30 +17,35 @@ const UNIT_MS: Record<string, number> = {
 const DURATION = /^(?:\d+[smhdw])+$/;
 const PART = /(\d+)([smhdw])/g;
 
-/** Milliseconds of a lifetime, or null for `never` (unlimited). */
-export function parseLifetime(input: string): number | null {
+export type LifetimeProblem = "format" | "min" | "max";
+export type Lifetime = { ok: true; ms: number | null } | { ok: false; problem: LifetimeProblem };
+
+/**
+ * Reads a lifetime without throwing: its milliseconds (null for `never`) or what is wrong with it. The
+ * dashboard's form uses this too, so that the page and the server cannot disagree.
+ */
+export function readLifetime(input: string): Lifetime {
   const text = input.trim().toLowerCase();
-  if (text === "never") return null;
-  if (!DURATION.test(text)) {
-    throw new GatewayError(
-      "invalid_request",
-      `lifetime must be a duration such as 15m, 2h, 30d, 1w or 1h30m (units s, m, h, d, w), or "never"; got ${JSON.stringify(input)}`,
-    );
-  }
+  if (text === "never") return { ok: true, ms: null };
+  if (!DURATION.test(text)) return { ok: false, problem: "format" };
   let ms = 0;
   for (const [, amount, unit] of text.matchAll(PART))
     ms += Number(amount) * (UNIT_MS[unit as string] as number);
-  if (ms < MIN_LIFETIME_MS) {
-    throw new GatewayError(
-      "invalid_request",
-      `lifetime must be at least 15 minutes (15m) or "never"; got ${JSON.stringify(input)}`,
-    );
-  }
-  if (ms > MAX_LIFETIME_MS) {
-    throw new GatewayError(
-      "invalid_request",
-      `lifetime must be at most 100 years; use "never" for a key without expiry`,
-    );
-  }
-  return ms;
+  if (ms < MIN_LIFETIME_MS) return { ok: false, problem: "min" };
+  if (ms > MAX_LIFETIME_MS) return { ok: false, problem: "max" };
+  return { ok: true, ms };
+}
+
+const MESSAGES: Record<LifetimeProblem, (input: string) => string> = {
+  format: (input) =>
+    `lifetime must be a duration such as 15m, 2h, 30d, 1w or 1h30m (units s, m, h, d, w), or "never"; got ${JSON.stringify(input)}`,
+  min: (input) => `lifetime must be at least 15 minutes (15m) or "never"; got ${JSON.stringify(input)}`,
+  max: () => `lifetime must be at most 100 years; use "never" for a key without expiry`,
+};
+
+/** Milliseconds of a lifetime, or null for `never` (unlimited); refuses anything else with a message. */
+export function parseLifetime(input: string): number | null {
+  const lifetime = readLifetime(input);
+  if (!lifetime.ok) throw new GatewayError("invalid_request", MESSAGES[lifetime.problem](input));
+  return lifetime.ms;
 }

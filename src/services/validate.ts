@@ -11,8 +11,30 @@ export const MAX_NAME_LENGTH = 200;
 export const MAX_MODELS = 100;
 export const MAX_MODEL_LENGTH = 200;
 
+// The predicates below are also what the dashboard's forms check, so that the page and the server agree.
+
+export function isAccountId(value: string): boolean {
+  return ACCOUNT_ID.test(value);
+}
+
+export type NameProblem = "length" | "control";
+
+/** What is wrong with an (already trimmed) name, or null. */
+export function nameProblem(name: string): NameProblem | null {
+  if (name.length === 0 || name.length > MAX_NAME_LENGTH) return "length";
+  if (CONTROL.test(name)) return "control";
+  return null;
+}
+
+/** A model name: 1 to MAX_MODEL_LENGTH printable characters. */
+export function isModelName(model: unknown): model is string {
+  return (
+    typeof model === "string" && model.length > 0 && model.length <= MAX_MODEL_LENGTH && !CONTROL.test(model)
+  );
+}
+
 export function validateAccountId(value: unknown): string {
-  if (typeof value !== "string" || !ACCOUNT_ID.test(value)) {
+  if (typeof value !== "string" || !isAccountId(value)) {
     throw invalid(
       `account id must be 1 to 64 characters of lowercase letters, digits, '-' and '_', starting with a letter or digit; got ${describe(value)}`,
     );
@@ -32,10 +54,9 @@ export function validateKeyId(value: unknown): string {
 export function validateName(value: unknown, what = "name"): string {
   if (typeof value !== "string") throw invalid(`${what} must be a string; got ${describe(value)}`);
   const name = value.trim();
-  if (name.length === 0 || name.length > MAX_NAME_LENGTH) {
-    throw invalid(`${what} must be 1 to ${MAX_NAME_LENGTH} characters long`);
-  }
-  if (CONTROL.test(name)) throw invalid(`${what} must not contain control characters`);
+  const problem = nameProblem(name);
+  if (problem === "length") throw invalid(`${what} must be 1 to ${MAX_NAME_LENGTH} characters long`);
+  if (problem === "control") throw invalid(`${what} must not contain control characters`);
   return name;
 }
 
@@ -46,12 +67,7 @@ export function validateModels(value: unknown): string[] {
   if (models.length === 0) throw invalid("models must name at least one model (omit it to allow all models)");
   if (models.length > MAX_MODELS) throw invalid(`models may list at most ${MAX_MODELS} models`);
   for (const model of models) {
-    if (
-      typeof model !== "string" ||
-      model.length === 0 ||
-      model.length > MAX_MODEL_LENGTH ||
-      CONTROL.test(model)
-    ) {
+    if (!isModelName(model)) {
       throw invalid(
         `models must hold names of 1 to ${MAX_MODEL_LENGTH} printable characters; got ${describe(model)}`,
       );

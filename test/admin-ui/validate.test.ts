@@ -1,5 +1,5 @@
-// The page's form checks mirror the server's rules: the same edge cases as the server's own tests, and
-// every verdict agrees with the service layer's.
+// The page's form checks: the rules are the server's own (imported), so these tests cover what the page adds —
+// which message each verdict shows, empty fields, splitting the models field, and the request bodies built.
 
 import { describe, expect, it } from "vitest";
 import {
@@ -15,137 +15,39 @@ import {
   keyFormOf,
   parseLifetime,
 } from "../../src/admin/ui/validate.js";
-import { parsePositiveRubles, parseRubles } from "../../src/billing/money.js";
-import { parseLifetime as serverLifetime } from "../../src/services/lifetime.js";
-import { validateAccountId, validateModels, validateName } from "../../src/services/validate.js";
-
-function serverAccepts(check: () => unknown): boolean {
-  try {
-    check();
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { validateModels } from "../../src/services/validate.js";
 
 describe("lifetimes", () => {
-  it.each([
-    ["15m", 15 * 60_000],
-    ["2h", 2 * 3600_000],
-    ["30d", 30 * 86_400_000],
-    ["1w", 7 * 86_400_000],
-    ["1h30m", 90 * 60_000],
-    ["900s", 15 * 60_000],
-    [" 2H ", 2 * 3600_000],
-  ])("reads %j", (text, ms) => {
-    expect(parseLifetime(text)).toEqual({ ok: true, value: ms });
-  });
-
-  it("reads never as unlimited", () => {
-    expect(parseLifetime("never")).toEqual({ ok: true, value: null });
+  it("show the message of each of the server's verdicts", () => {
+    expect(parseLifetime(" 2H ")).toEqual({ ok: true, value: 2 * 3600_000 });
     expect(parseLifetime("NEVER")).toEqual({ ok: true, value: null });
-    expect(checkTtl("never")).toEqual({ ok: true, value: "never" });
-  });
-
-  it("refuses anything shorter than 15 minutes", () => {
-    for (const text of ["14m", "899s", "14m59s", "0m"]) {
-      expect(parseLifetime(text)).toEqual({ ok: false, problem: "v.ttl.min" });
-    }
-  });
-
-  it("refuses what is not a duration", () => {
-    for (const text of ["15", "15 minutes", "1y", "1.5h", "-15m", "m15", "forever"]) {
-      expect(parseLifetime(text)).toEqual({ ok: false, problem: "v.ttl.format" });
-    }
-  });
-
-  it("refuses absurdly long lifetimes in favour of never", () => {
+    expect(parseLifetime("15 minutes")).toEqual({ ok: false, problem: "v.ttl.format" });
+    expect(parseLifetime("14m59s")).toEqual({ ok: false, problem: "v.ttl.min" });
     expect(parseLifetime("10000w")).toEqual({ ok: false, problem: "v.ttl.max" });
-    expect(parseLifetime("5200w")).toMatchObject({ ok: true });
   });
 
-  it("leave the field empty for a key that never expires", () => {
+  it("leave the field empty for a key that never expires, and send the trimmed text otherwise", () => {
     expect(checkTtl("")).toEqual({ ok: true, value: null });
     expect(checkTtl("  ")).toEqual({ ok: true, value: null });
     expect(checkTtl(" 30d ")).toEqual({ ok: true, value: "30d" });
-  });
-
-  it("agree with the server on every case", () => {
-    const cases = [
-      "15m",
-      "14m",
-      "899s",
-      "900s",
-      "1h30m",
-      "never",
-      "Never",
-      "1y",
-      "",
-      "10000w",
-      "5214w",
-      "0m",
-      "2H",
-    ];
-    for (const text of cases) {
-      expect(parseLifetime(text).ok, text).toBe(serverAccepts(() => serverLifetime(text)));
-    }
+    expect(checkTtl("never")).toEqual({ ok: true, value: "never" });
+    expect(checkTtl("1y")).toEqual({ ok: false, problem: "v.ttl.format" });
   });
 });
 
 describe("amounts", () => {
-  it.each([
-    ["1000", "1000"],
-    ["12.5", "12.5"],
-    ["0.000001", "0.000001"],
-    [" 7 ", "7"],
-    ["999999999.999999", "999999999.999999"],
-  ])("accepts %j as %j", (text, value) => {
-    expect(checkAmount(text)).toEqual({ ok: true, value });
+  it("send the trimmed decimal text, exactly as typed", () => {
+    expect(checkAmount(" 7 ")).toEqual({ ok: true, value: "7" });
+    expect(checkAmount("00.10")).toEqual({ ok: true, value: "00.10" });
+    expect(checkAmount("999999999.999999")).toEqual({ ok: true, value: "999999999.999999" });
   });
 
-  it("refuses zero and negative budgets, exponents, commas and more than six decimals", () => {
-    expect(checkAmount("0")).toEqual({ ok: false, problem: "v.amount.positive" });
-    expect(checkAmount("0.000000")).toEqual({ ok: false, problem: "v.amount.positive" });
-    for (const text of [
-      "-1",
-      "+1",
-      "1e3",
-      "1.0000001",
-      "1,5",
-      "abc",
-      "1000000000",
-      "0x10",
-      ".5",
-      "5.",
-      "NaN",
-      "",
-    ]) {
+  it("show the format message for what the server cannot read, and refuse zero where it must be positive", () => {
+    for (const text of ["-1", "1e3", "1,5", "1.0000001", "1000000000", ""]) {
       expect(checkAmount(text), text).toEqual({ ok: false, problem: "v.amount.format" });
     }
-  });
-
-  it("allow zero where the server does (an opening balance)", () => {
-    expect(checkAmount("0", false)).toEqual({ ok: true, value: "0" });
-    expect(checkAmount("-1", false)).toEqual({ ok: false, problem: "v.amount.format" });
-  });
-
-  it("agree with the server on every case", () => {
-    const cases = [
-      "0",
-      "-1",
-      "1e3",
-      "1.0000001",
-      "1.000001",
-      "1,5",
-      "1000000000",
-      "999999999.999999",
-      " 3 ",
-      "00.10",
-    ];
-    for (const text of cases) {
-      expect(checkAmount(text, true).ok, text).toBe(serverAccepts(() => parsePositiveRubles(text, "budget")));
-      expect(checkAmount(text, false).ok, text).toBe(serverAccepts(() => parseRubles(text, "balance")));
-    }
+    expect(checkAmount("0.000000")).toEqual({ ok: false, problem: "v.amount.positive" });
+    expect(checkAmount("0", false)).toEqual({ ok: true, value: "0" }); // an opening balance may be zero
   });
 
   it("leave the budget empty for no budget", () => {
@@ -154,22 +56,13 @@ describe("amounts", () => {
   });
 });
 
-describe("names", () => {
-  it("are trimmed, 1 to 200 characters, without control characters", () => {
+describe("names and account ids", () => {
+  it("are trimmed and show the message of each verdict", () => {
     expect(checkName("  prod  ")).toEqual({ ok: true, value: "prod" });
     expect(checkName("   ")).toEqual({ ok: false, problem: "v.name.length" });
-    expect(checkName("x".repeat(200))).toMatchObject({ ok: true });
-    expect(checkName("x".repeat(201))).toEqual({ ok: false, problem: "v.name.length" });
-    for (const bad of ["bad\nname", "tab\there", "bell\u0007", "sep\u2028arator", "c1\u0085"]) {
-      expect(checkName(bad), JSON.stringify(bad)).toEqual({ ok: false, problem: "v.name.control" });
-    }
-    expect(checkName("Ключ для прода 🚀")).toMatchObject({ ok: true });
-  });
-
-  it("agree with the server on every case", () => {
-    for (const text of ["prod", " ", "a\nb", "x".repeat(200), "x".repeat(201), " ok ", "\u2029"]) {
-      expect(checkName(text).ok, JSON.stringify(text)).toBe(serverAccepts(() => validateName(text)));
-    }
+    expect(checkName("bad\nname")).toEqual({ ok: false, problem: "v.name.control" });
+    expect(checkAccountId(" acme ")).toEqual({ ok: true, value: "acme" });
+    expect(checkAccountId("Acme")).toEqual({ ok: false, problem: "v.accountId" });
   });
 });
 
@@ -183,11 +76,10 @@ describe("models", () => {
     });
   });
 
-  it("are at most 100 names of at most 200 printable characters", () => {
+  it("show the message of each verdict", () => {
     const hundred = Array.from({ length: 100 }, (_, i) => `m${i}`);
     expect(checkModels(hundred.join(","))).toMatchObject({ ok: true });
     expect(checkModels([...hundred, "one-more"].join(","))).toEqual({ ok: false, problem: "v.models.count" });
-    expect(checkModels("x".repeat(200))).toMatchObject({ ok: true });
     expect(checkModels("x".repeat(201))).toEqual({ ok: false, problem: "v.models.name" });
     expect(checkModels("a\tb")).toEqual({ ok: false, problem: "v.models.name" });
   });
@@ -195,25 +87,6 @@ describe("models", () => {
   it("send what the server accepts", () => {
     const checked = checkModels("a, b ,a\nc");
     expect(checked.ok && validateModels(checked.value)).toEqual(["a", "b", "c"]);
-  });
-});
-
-describe("account ids", () => {
-  it("agree with the server", () => {
-    for (const id of [
-      "acme",
-      "a",
-      "a-b_c9",
-      "",
-      "Acme",
-      "a b",
-      "-a",
-      "x".repeat(64),
-      "x".repeat(65),
-      "a:b",
-    ]) {
-      expect(checkAccountId(id).ok, id).toBe(serverAccepts(() => validateAccountId(id)));
-    }
   });
 });
 

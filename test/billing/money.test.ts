@@ -4,6 +4,7 @@ import {
   MAX_MICROS,
   parsePositiveRubles,
   parseRubles,
+  readRubles,
   rublesForJson,
 } from "../../src/billing/money.js";
 
@@ -43,6 +44,15 @@ describe("parseRubles", () => {
     expect(() => parsePositiveRubles("0", "amount")).toThrow(/amount must be a positive amount/);
     expect(() => parsePositiveRubles("-3", "amount")).toThrow(/amount must be a positive amount/);
     expect(parsePositiveRubles("0.000001", "amount")).toBe(1);
+  });
+});
+
+describe("readRubles", () => {
+  it("reads what parseRubles reads, and gives undefined instead of an error", () => {
+    expect(readRubles(" 12.5 ")).toBe(12_500_000);
+    expect(readRubles("0")).toBe(0);
+    for (const text of ["", "-1", "1e3", "1.0000001", "1000000000"])
+      expect(readRubles(text), text).toBeUndefined();
   });
 });
 

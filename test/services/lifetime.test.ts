@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseLifetime } from "../../src/services/lifetime.js";
+import { parseLifetime, readLifetime } from "../../src/services/lifetime.js";
 
 describe("parseLifetime", () => {
   it.each([
@@ -33,5 +33,15 @@ describe("parseLifetime", () => {
 
   it("refuses absurdly long lifetimes in favour of never", () => {
     expect(() => parseLifetime("10000w")).toThrow(/at most 100 years/);
+  });
+});
+
+describe("readLifetime", () => {
+  it("reports the problem by name without throwing, for the dashboard to word in the page's language", () => {
+    expect(readLifetime("2h")).toEqual({ ok: true, ms: 2 * 3600_000 });
+    expect(readLifetime("never")).toEqual({ ok: true, ms: null });
+    expect(readLifetime("15")).toEqual({ ok: false, problem: "format" });
+    expect(readLifetime("14m")).toEqual({ ok: false, problem: "min" });
+    expect(readLifetime("10000w")).toEqual({ ok: false, problem: "max" });
   });
 });

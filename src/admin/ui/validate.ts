@@ -1,7 +1,11 @@
-// The server's rules for what a person types into the dashboard's forms, checked in the page so that a
-// mistake is shown at once, next to its field. They mirror src/services/validate.ts, src/services/lifetime.ts
-// and src/billing/money.ts; the server stays the authority and its own message is shown if it still refuses.
+// What a person types into the dashboard's forms, checked in the page so that a mistake is shown at once,
+// next to its field. The rules themselves are the server's (src/services/validate.ts, lifetime.ts and
+// src/billing/money.ts), imported here: the page only maps their verdicts to messages in the page's language.
+// The server stays the authority and its own message is shown if it still refuses.
 
+import { readRubles } from "../../billing/money.js";
+import { readLifetime } from "../../services/lifetime.js";
+import { isAccountId, isModelName, MAX_MODELS, nameProblem } from "../../services/validate.js";
 import type { MessageKey } from "./i18n.js";
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: MessageKey };
@@ -9,32 +13,11 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; problem: MessageK
 const ok = <T>(value: T): Checked<T> => ({ ok: true, value });
 const problem = <T>(key: MessageKey): Checked<T> => ({ ok: false, problem: key });
 
-// C0/C1 control characters and the line/paragraph separators, as the server refuses them.
-const CONTROL = /[\p{Cc}\u2028\u2029]/u;
-const MAX_NAME_LENGTH = 200;
-const MAX_MODELS = 100;
-const MAX_MODEL_LENGTH = 200;
-const ACCOUNT_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-// At most 999 999 999 whole rubles and six decimals: the server's MAX_MICROS.
-const RUBLES = /^(\d{1,9})(?:\.(\d{1,6}))?$/;
-const DURATION = /^(?:\d+[smhdw])+$/;
-const PART = /(\d+)([smhdw])/g;
-const UNIT_MS: Record<string, number> = {
-  s: 1000,
-  m: 60 * 1000,
-  h: 3600 * 1000,
-  d: 24 * 3600 * 1000,
-  w: 7 * 24 * 3600 * 1000,
-};
-export const MIN_LIFETIME_MS = 15 * 60 * 1000;
-export const MAX_LIFETIME_MS = 100 * 365 * 24 * 3600 * 1000;
-
 /** A key or account name: trimmed, 1 to 200 characters, no control characters. */
 export function checkName(input: string): Checked<string> {
   const name = input.trim();
-  if (name.length === 0 || name.length > MAX_NAME_LENGTH) return problem("v.name.length");
-  if (CONTROL.test(name)) return problem("v.name.control");
-  return ok(name);
+  const wrong = nameProblem(name);
+  return wrong === null ? ok(name) : problem(`v.name.${wrong}`);
 }
 
 /**
@@ -42,12 +25,10 @@ export function checkName(input: string): Checked<string> {
  * 999 999 999 whole rubles; no sign, exponent or comma — returned as the trimmed decimal text to send.
  */
 export function checkAmount(input: string, positive = true): Checked<string> {
-  const text = input.trim();
-  const match = RUBLES.exec(text);
-  if (!match) return problem("v.amount.format");
-  if (positive && /^0*$/.test(match[1] ?? "") && /^0*$/.test(match[2] ?? ""))
-    return problem("v.amount.positive");
-  return ok(text);
+  const micros = readRubles(input);
+  if (micros === undefined) return problem("v.amount.format");
+  if (positive && micros === 0) return problem("v.amount.positive");
+  return ok(input.trim());
 }
 
 /** An optional budget: empty means none (null). */
@@ -57,14 +38,8 @@ export function checkBudget(input: string): Checked<string | null> {
 
 /** A key's lifetime in milliseconds, or null for never. */
 export function parseLifetime(input: string): Checked<number | null> {
-  const text = input.trim().toLowerCase();
-  if (text === "never") return ok(null);
-  if (!DURATION.test(text)) return problem("v.ttl.format");
-  let ms = 0;
-  for (const [, amount, unit] of text.matchAll(PART)) ms += Number(amount) * (UNIT_MS[unit as string] ?? 0);
-  if (ms < MIN_LIFETIME_MS) return problem("v.ttl.min");
-  if (ms > MAX_LIFETIME_MS) return problem("v.ttl.max");
-  return ok(ms);
+  const lifetime = readLifetime(input);
+  return lifetime.ok ? ok(lifetime.ms) : problem(`v.ttl.${lifetime.problem}`);
 }
 
 /** The ttl field: empty means omitted (the key never expires); otherwise the trimmed text, checked. */
@@ -90,15 +65,12 @@ export function checkModels(input: string): Checked<string[] | null> {
   ];
   if (names.length === 0) return ok(null);
   if (names.length > MAX_MODELS) return problem("v.models.count");
-  for (const name of names) {
-    if (name.length > MAX_MODEL_LENGTH || CONTROL.test(name)) return problem("v.models.name");
-  }
-  return ok(names);
+  return names.every(isModelName) ? ok(names) : problem("v.models.name");
 }
 
 export function checkAccountId(input: string): Checked<string> {
   const id = input.trim();
-  return ACCOUNT_ID.test(id) ? ok(id) : problem("v.accountId");
+  return isAccountId(id) ? ok(id) : problem("v.accountId");
 }
 
 export type Period = "day" | "week" | "month";
