@@ -11,6 +11,7 @@ import { type FormField, KeyFields } from "./key-form.js";
 import { StateBadge } from "./keys-table.js";
 import { RevokeDialog } from "./revoke.js";
 import { href } from "./route.js";
+import { useAction } from "./use-action.js";
 import { checkKeyChanges, keyFormOf } from "./validate.js";
 
 function loadKey(accountId: string, keyId: string) {
@@ -264,8 +265,7 @@ function EditKey({ k, onSaved }: { k: Key; onSaved(key: Key): void }) {
   const [form, setForm] = useState(() => keyFormOf(state));
   const [left, setLeft] = useState<Set<FormField>>(new Set());
   const [submitted, setSubmitted] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run, clearError } = useAction();
   const [saved, setSaved] = useState(false);
   const checked = checkKeyChanges(state, form);
   const problems = checked.ok ? {} : checked.problems;
@@ -273,20 +273,14 @@ function EditKey({ k, onSaved }: { k: Key; onSaved(key: Key): void }) {
   const submit = async (event: Event) => {
     event.preventDefault();
     setSubmitted(true);
-    setError(null);
     setSaved(false);
-    if (!checked.ok) return;
-    setBusy(true);
-    try {
+    if (!checked.ok) return clearError();
+    await run(async () => {
       const next = await api.updateKey(k.account_id, k.id, checked.body);
       setSaved(true);
       setSubmitted(false);
       onSaved(next);
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

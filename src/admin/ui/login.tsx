@@ -7,36 +7,37 @@ import { ApiError, api, type Me, storeToken } from "./api.js";
 import { ErrorNote, Field, PageTitle } from "./components.js";
 import { useUi } from "./context.js";
 import type { MessageKey } from "./i18n.js";
+import { useAction } from "./use-action.js";
 
 export function LoginView({ notice, onSignedIn }: { notice: MessageKey | null; onSignedIn(me: Me): void }) {
   const { t } = useUi();
   const [token, setToken] = useState("");
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run, clearError } = useAction();
   const [problem, setProblem] = useState<MessageKey | undefined>(undefined);
-  const [error, setError] = useState<unknown>(null);
   const [refusal, setRefusal] = useState<string | null>(null);
 
   const submit = async (event: Event) => {
     event.preventDefault();
     const value = token.trim();
-    setError(null);
     setRefusal(null);
     if (value === "") {
+      clearError();
       setProblem("login.empty");
       return;
     }
     setProblem(undefined);
-    setBusy(true);
-    try {
-      const me = await api.me(value);
-      storeToken(value);
-      setToken("");
-      onSignedIn(me);
-    } catch (failure) {
-      setBusy(false);
-      if (failure instanceof ApiError && failure.status === 401) setRefusal(failure.message);
-      else setError(failure);
-    }
+    await run(async () => {
+      try {
+        const me = await api.me(value);
+        storeToken(value);
+        setToken("");
+        onSignedIn(me);
+      } catch (failure) {
+        // A wrong token is the person's mistake, shown at the field; anything else is an error.
+        if (!(failure instanceof ApiError && failure.status === 401)) throw failure;
+        setRefusal(failure.message);
+      }
+    });
   };
 
   return (

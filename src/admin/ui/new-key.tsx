@@ -7,6 +7,7 @@ import { ErrorNote, PageTitle } from "./components.js";
 import { useUi } from "./context.js";
 import { type FormField, KeyFields } from "./key-form.js";
 import { href } from "./route.js";
+import { useAction } from "./use-action.js";
 import { checkKeyForm, type KeyForm } from "./validate.js";
 
 const EMPTY: KeyForm = { name: "", budget: "", period: "month", ttl: "", models: "", logBodies: true };
@@ -16,8 +17,7 @@ export function NewKeyView({ accountId }: { accountId: string }) {
   const [form, setForm] = useState<KeyForm>(EMPTY);
   const [left, setLeft] = useState<Set<FormField>>(new Set());
   const [submitted, setSubmitted] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run, clearError } = useAction();
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const checked = checkKeyForm(form);
@@ -27,22 +27,15 @@ export function NewKeyView({ accountId }: { accountId: string }) {
   const submit = async (event: Event) => {
     event.preventDefault();
     setSubmitted(true);
-    setError(null);
     if (!checked.ok) {
+      clearError();
       // Take the person to the first field to fix.
       requestAnimationFrame(() =>
         formRef.current?.querySelector<HTMLElement>("[aria-invalid=true]")?.focus(),
       );
       return;
     }
-    setBusy(true);
-    try {
-      setCreated(await api.createKey(accountId, checked.body));
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => setCreated(await api.createKey(accountId, checked.body)));
   };
 
   return (

@@ -7,6 +7,7 @@ import { AuditTable, ErrorNote, Field, Loading, onLeft, PageTitle, Status, useLo
 import { useUi } from "./context.js";
 import type { MessageKey, Values } from "./i18n.js";
 import { href } from "./route.js";
+import { useAction } from "./use-action.js";
 import { checkAccountId, checkAmount, checkName } from "./validate.js";
 
 function loadOperator() {
@@ -101,19 +102,16 @@ function TopUpForm({ accounts, onDone }: { accounts: Account[]; onDone(): void }
   const [accountId, setAccountId] = useState(accounts[0]?.id ?? "");
   const [amount, setAmount] = useState("");
   const [touched, setTouched] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run, clearError } = useAction();
   const [notice, setNotice] = useState<Notice | null>(null);
   const checked = checkAmount(amount, true);
 
   const submit = async (event: Event) => {
     event.preventDefault();
     setTouched(true);
-    setError(null);
     setNotice(null);
-    if (!checked.ok || accountId === "") return;
-    setBusy(true);
-    try {
+    if (!checked.ok || accountId === "") return clearError();
+    await run(async () => {
       const account = await api.topUp(accountId, checked.value);
       setNotice({
         key: "op.topup.done",
@@ -122,11 +120,7 @@ function TopUpForm({ accounts, onDone }: { accounts: Account[]; onDone(): void }
       setAmount("");
       setTouched(false);
       onDone();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -183,8 +177,7 @@ function NewAccountForm({ onDone }: { onDone(): void }) {
   const { t } = useUi();
   const [form, setForm] = useState({ id: "", name: "", balance: "" });
   const [touched, setTouched] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run, clearError } = useAction();
   const [notice, setNotice] = useState<string | null>(null);
   const id = checkAccountId(form.id);
   const name = form.name.trim() === "" ? null : checkName(form.name);
@@ -193,11 +186,9 @@ function NewAccountForm({ onDone }: { onDone(): void }) {
   const submit = async (event: Event) => {
     event.preventDefault();
     setTouched(true);
-    setError(null);
     setNotice(null);
-    if (!id.ok || (name && !name.ok) || (balance && !balance.ok)) return;
-    setBusy(true);
-    try {
+    if (!id.ok || (name && !name.ok) || (balance && !balance.ok)) return clearError();
+    await run(async () => {
       const account = await api.createAccount({
         id: id.value,
         ...(name?.ok ? { name: name.value } : {}),
@@ -207,11 +198,7 @@ function NewAccountForm({ onDone }: { onDone(): void }) {
       setForm({ id: "", name: "", balance: "" });
       setTouched(false);
       onDone();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

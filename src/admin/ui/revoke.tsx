@@ -1,24 +1,14 @@
 // Revoking a key, after a confirmation that names it.
 
-import { useState } from "preact/hooks";
 import { api, type Key } from "./api.js";
 import { ConfirmDialog, ErrorNote } from "./components.js";
 import { useUi } from "./context.js";
+import { useAction } from "./use-action.js";
 
 export function RevokeDialog({ k, onDone, onCancel }: { k: Key; onDone(key: Key): void; onCancel(): void }) {
   const { t } = useUi();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const confirm = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      onDone(await api.revokeKey(k.account_id, k.id));
-    } catch (failure) {
-      setError(failure);
-      setBusy(false);
-    }
-  };
+  const { busy, error, run } = useAction();
+  const confirm = () => run(async () => onDone(await api.revokeKey(k.account_id, k.id)));
   return (
     <ConfirmDialog
       title={t("revoke.title", { name: k.name })}
