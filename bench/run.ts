@@ -1,13 +1,16 @@
 // `npm run bench`: how much the gateway adds. It starts its own Redis, the demo model server, a bare
-// http-proxy-3 pass-through and the gateway (each in its own process, as in production), then measures
-// the three paths interleaved, round after round, so that a machine's drift affects all of them alike:
-//   - p50 and p99 latency at a fixed 500 requests/s,
+// http-proxy-3 pass-through and the gateway twice, with metrics on and off (each in its own process, as in
+// production), then measures the paths interleaved, round after round, so that a machine's drift affects all
+// of them alike:
+//   - p50 and p99 latency at a fixed 500 requests/s, and the CPU time each request costs the serving process
+//     (and Redis) meanwhile: steadier than latency on a shared machine, so it decides the metrics' cost,
 //   - maximum throughput,
 //   - time to first byte of a streamed chat completion,
-//   - the gateway's peak memory while a 256 MiB response streams through it.
+//   - the gateway's peak memory while a 256 MiB response streams through it,
+//   - and, once the servers have stopped, the CPU time metrics add to a request, measured in-process.
 // Results are medians over the rounds; the README quotes them.
 
-import { type ChildProcess, fork, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, fork, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
@@ -21,8 +24,10 @@ import { KeyService } from "../src/services/keys.js";
 import type { Actor } from "../src/store/audit-store.js";
 import { closeRedis, connectRedis, createRedis } from "../src/store/redis.js";
 import { firstByte, fixedRate, median, percentile, saturate, type Target } from "./load.js";
+import { metricsMicrosPerRequest } from "./metrics-cost.js";
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+// Four rounds by default: with the order rotating, each path is measured once in each position.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const RATE = 500;
 const TTFB_SAMPLES = 200;
@@ -42,7 +47,7 @@ const STREAM_BODY = JSON.stringify({
 const children: ChildProcess[] = [];
 const here = import.meta.dirname;
 
-async function forkServer(script: string, args: string[]): Promise<void> {
+async function forkServer(script: string, args: string[]): Promise<ChildProcess> {
   // Every Node server runs with the flags of the gateway's container image, so the paths compare fairly.
   const child = fork(join(here, script), args, {
     execArgv: ["--import", "tsx"],
@@ -51,6 +56,7 @@ async function forkServer(script: string, args: string[]): Promise<void> {
   });
   children.push(child);
   await once(child, "message");
+  return child;
 }
 
 async function waitReady(url: string): Promise<void> {
@@ -70,10 +76,10 @@ async function waitReady(url: string): Promise<void> {
 const redis = await startRedisServer();
 const [upstreamPort, barePort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
 const upstream = `http://127.0.0.1:${upstreamPort}`;
-await forkServer("upstream.ts", [String(upstreamPort)]);
-await forkServer("bare-proxy.ts", [String(barePort), upstream]);
+const upstreamProcess = await forkServer("upstream.ts", [String(upstreamPort)]);
+const bareProcess = await forkServer("bare-proxy.ts", [String(barePort), upstream]);
 
-async function spawnGateway(port: number, metricsEnabled: boolean): Promise<string> {
+async function spawnGateway(port: number, metricsEnabled: boolean): Promise<ChildProcess> {
   const file = join(mkdtempSync(join(tmpdir(), "tunnel-bench-")), "config.yaml");
   writeFileSync(
     file,
@@ -91,15 +97,14 @@ async function spawnGateway(port: number, metricsEnabled: boolean): Promise<stri
     env: { ...process.env, TUNNEL_CONFIG: "", NODE_OPTIONS: "--max-semi-space-size=64" },
   });
   children.push(gateway);
-  const url = `http://127.0.0.1:${port}`;
-  await waitReady(url);
-  return url;
+  await waitReady(`http://127.0.0.1:${port}`);
+  return gateway;
 }
 
 const plainPort = await freePort();
-const gatewayUrl = await spawnGateway(gatewayPort, true);
-const plainGatewayUrl = await spawnGateway(plainPort, false);
-const gateway = children.at(-2) as ChildProcess;
+const gateway = await spawnGateway(gatewayPort, true);
+const plainGateway = await spawnGateway(plainPort, false);
+const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
 
 const admin = createRedis({ url: redis.url }, "cli");
 await connectRedis(admin, { url: redis.url });
@@ -109,33 +114,61 @@ await new AccountService(context).create({ id: "bench", balance: "999999999" }, 
 const { value: key } = await new KeyService(context).create({ accountId: "bench", name: "bench" }, operator);
 closeRedis(admin);
 
-const targets: Target[] = [
-  { name: "direct", url: upstream, headers: {} },
-  { name: "bare proxy", url: `http://127.0.0.1:${barePort}`, headers: {} },
-  { name: "gateway", url: gatewayUrl, headers: { authorization: `Bearer ${key}` } },
-  { name: "gateway, metrics off", url: plainGatewayUrl, headers: { authorization: `Bearer ${key}` } },
+/** A path to measure, and the process that serves it (whose CPU time is counted). */
+const targets: Array<Target & { server: ChildProcess }> = [
+  { name: "direct", url: upstream, headers: {}, server: upstreamProcess },
+  { name: "bare proxy", url: `http://127.0.0.1:${barePort}`, headers: {}, server: bareProcess },
+  { name: "gateway", url: gatewayUrl, headers: { authorization: `Bearer ${key}` }, server: gateway },
+  {
+    name: "gateway, metrics off",
+    url: `http://127.0.0.1:${plainPort}`,
+    headers: { authorization: `Bearer ${key}` },
+    server: plainGateway,
+  },
 ];
 
 const results = new Map(
   targets.map((t) => [
     t.name,
-    { p50: [] as number[], p99: [] as number[], rps: [] as number[], ttfb: [] as number[] },
+    {
+      p50: [] as number[],
+      p99: [] as number[],
+      cpu: [] as number[],
+      redisCpu: [] as number[],
+      rps: [] as number[],
+      ttfb: [] as number[],
+    },
   ]),
 );
+
+const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }));
+/** CPU time (user + system) a process has used so far, in microseconds, from /proc. */
+function cpuMicros(child: ChildProcess): number {
+  const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8");
+  // Fields after the parenthesised command name start at field 3; utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1e6;
+}
 
 // Warm-up: connections, JIT, the gateway's key cache.
 for (const t of targets) await fixedRate(t, BODY, RATE, 2);
 
 for (let round = 1; round <= ROUNDS; round++) {
   process.stderr.write(`round ${round}/${ROUNDS}\n`);
-  for (const t of targets) {
+  // The order rotates every round: a path measured right after another one's saturation run came out a few
+  // percent slower, so no path may always follow the same one.
+  const order = [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)];
+  for (const t of order) {
+    const cpu = [cpuMicros(t.server), cpuMicros(redis.process)];
     const latencies = await fixedRate(t, BODY, RATE, SECONDS);
     const r = results.get(t.name)!;
+    r.cpu.push((cpuMicros(t.server) - (cpu[0] as number)) / latencies.length);
+    r.redisCpu.push((cpuMicros(redis.process) - (cpu[1] as number)) / latencies.length);
     r.p50.push(percentile(latencies, 0.5));
     r.p99.push(percentile(latencies, 0.99));
   }
-  for (const t of targets) results.get(t.name)!.rps.push(await saturate(t, BODY, WORKERS, SECONDS));
-  for (const t of targets)
+  for (const t of order) results.get(t.name)!.rps.push(await saturate(t, BODY, WORKERS, SECONDS));
+  for (const t of order)
     results.get(t.name)!.ttfb.push(median(await firstByte(t, STREAM_BODY, TTFB_SAMPLES)));
 }
 
@@ -161,31 +194,44 @@ const after = peakRssMiB(gateway.pid as number);
 
 const row = (name: string) => {
   const r = results.get(name)!;
-  return { name, p50: median(r.p50), p99: median(r.p99), rps: median(r.rps), t50: median(r.ttfb) };
+  return {
+    name,
+    p50: median(r.p50),
+    p99: median(r.p99),
+    cpu: median(r.cpu),
+    redisCpu: median(r.redisCpu),
+    rps: median(r.rps),
+    t50: median(r.ttfb),
+  };
 };
 const direct = row("direct");
 const bare = row("bare proxy");
 const gw = row("gateway");
 const plain = row("gateway, metrics off");
 const fmt = (n: number) => n.toFixed(2);
+const signed = (n: number) => (n < 0 ? n.toFixed(2) : `+${n.toFixed(2)}`);
+
+for (const child of children) child.kill("SIGTERM");
+await redis.stop();
+const metricsMicros = metricsMicrosPerRequest();
 
 console.log(
   `\ntunnel-gateway benchmark — ${ROUNDS} interleaved rounds of ${SECONDS} s, Node ${process.version}\n`,
 );
-console.log("path                  p50 @500/s  p99 @500/s  max req/s  stream TTFB p50");
+console.log("path                  p50 @500/s  p99 @500/s  CPU/request (Redis)  max req/s  stream TTFB p50");
 for (const r of [direct, bare, gw, plain]) {
+  const redisCpu = r.name.startsWith("gateway") ? `(${r.redisCpu.toFixed(0)} µs)` : "";
   console.log(
-    `${r.name.padEnd(21)} ${fmt(r.p50).padStart(7)} ms  ${fmt(r.p99).padStart(7)} ms  ${r.rps.toFixed(0).padStart(9)}  ${fmt(r.t50).padStart(9)} ms`,
+    `${r.name.padEnd(21)} ${fmt(r.p50).padStart(7)} ms  ${fmt(r.p99).padStart(7)} ms  ${r.cpu.toFixed(0).padStart(6)} µs ${redisCpu.padEnd(10)}  ${r.rps.toFixed(0).padStart(9)}  ${fmt(r.t50).padStart(9)} ms`,
   );
 }
 console.log(`
 gateway over direct:   +${fmt(gw.p50 - direct.p50)} ms at p50 (target ≤ 1), +${fmt(gw.p99 - direct.p99)} ms at p99 (target ≤ 5)
 gateway throughput:    ${((gw.rps / bare.rps) * 100).toFixed(0)}% of the bare proxy (target ≥ 70%)
 stream TTFB added:     +${fmt(gw.t50 - direct.t50)} ms at p50 over direct (target ≤ 1)
-metrics cost:          +${fmt(gw.p50 - plain.p50)} ms at p50, throughput ${((gw.rps / plain.rps) * 100).toFixed(0)}% of the gateway without metrics (target: overhead at most 5% worse)
+metrics cost:          ${metricsMicros.toFixed(1)} µs of CPU per request in-process, ${((metricsMicros / plain.cpu) * 100).toFixed(1)}% of the gateway's CPU per request (target: overhead at most 5% worse)
+  end to end, on vs off (noisy on a shared machine): CPU per request ${signed(((gw.cpu - plain.cpu) / plain.cpu) * 100)}%, p50 ${signed(gw.p50 - plain.p50)} ms, throughput ${((gw.rps / plain.rps) * 100).toFixed(0)}%
 gateway memory:        peak RSS ${before.toFixed(0)} MiB before, ${after.toFixed(0)} MiB after streaming a 256 MiB response
 `);
 
-for (const child of children) child.kill("SIGTERM");
-await redis.stop();
 process.exit(0);
