@@ -2,7 +2,7 @@
 
 import { useState } from "preact/hooks";
 import { api, type Key } from "./api.js";
-import { AuditTable, ErrorNote, Loading, PageTitle, Status, useLoad } from "./components.js";
+import { AuditTable, LoadProblem, PageTitle, RefreshButton, Status, useLoad } from "./components.js";
 import { useSession, useUi } from "./context.js";
 import type { MessageKey, Values } from "./i18n.js";
 import { KeysTable } from "./keys-table.js";
@@ -27,12 +27,9 @@ export function AccountView({ accountId }: { accountId: string }) {
       )}
       <div class="title-row">
         <PageTitle title={title}>{title}</PageTitle>
-        <button type="button" class="secondary" onClick={loaded.reload} aria-busy={loaded.loading}>
-          {t("common.refresh")}
-        </button>
+        <RefreshButton loaded={loaded} />
       </div>
-      {loaded.error !== undefined && <ErrorNote error={loaded.error} />}
-      {!data && loaded.error === undefined && <Loading />}
+      <LoadProblem loaded={loaded} />
       {data && (
         <>
           <section class="card balance-card" aria-labelledby="balance-heading">

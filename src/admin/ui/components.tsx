@@ -65,6 +65,22 @@ export interface Loaded<T> {
   set(data: T): void;
 }
 
+/** The button that loads a view's data again; busy while it loads. */
+export function RefreshButton({ loaded }: { loaded: Pick<Loaded<unknown>, "reload" | "loading"> }) {
+  const { t } = useUi();
+  return (
+    <button type="button" class="secondary" onClick={loaded.reload} aria-busy={loaded.loading}>
+      {t("common.refresh")}
+    </button>
+  );
+}
+
+/** A view's load that went wrong (shown even over older data), or a loading note while there is no data. */
+export function LoadProblem({ loaded }: { loaded: Pick<Loaded<unknown>, "data" | "error"> }) {
+  if (loaded.error !== undefined) return <ErrorNote error={loaded.error} />;
+  return loaded.data === undefined ? <Loading /> : null;
+}
+
 /** Loads data for a view and reloads it on demand; the last good data stays shown while reloading. */
 export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });

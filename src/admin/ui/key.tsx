@@ -4,7 +4,7 @@
 import { useId, useState } from "preact/hooks";
 import { api, clientKeyView, type Key, type RequestLogEntry } from "./api.js";
 import { UsageCharts } from "./charts.js";
-import { ErrorNote, Loading, PageTitle, Status, useLoad } from "./components.js";
+import { ErrorNote, LoadProblem, PageTitle, RefreshButton, Status, useLoad } from "./components.js";
 import { useUi } from "./context.js";
 import type { MessageKey } from "./i18n.js";
 import { type FormField, KeyFields } from "./key-form.js";
@@ -44,9 +44,7 @@ export function KeyView({ accountId, keyId }: { accountId: string; keyId: string
         <PageTitle title={title}>{title}</PageTitle>
         {key && <StateBadge k={key} />}
         <span class="spacer" />
-        <button type="button" class="secondary" onClick={loaded.reload} aria-busy={loaded.loading}>
-          {t("common.refresh")}
-        </button>
+        <RefreshButton loaded={loaded} />
         {key?.state === "active" && (
           <button type="button" class="danger" onClick={() => setRevoking(true)}>
             {t("keys.revoke")}
@@ -54,8 +52,7 @@ export function KeyView({ accountId, keyId }: { accountId: string; keyId: string
         )}
       </div>
       {revoked && key && <Status>{t("revoke.done", { name: key.name })}</Status>}
-      {loaded.error !== undefined && <ErrorNote error={loaded.error} />}
-      {!data && loaded.error === undefined && <Loading />}
+      <LoadProblem loaded={loaded} />
       {data && key && (
         <>
           <Facts k={key} />

@@ -3,7 +3,17 @@
 
 import { useState } from "preact/hooks";
 import { type Account, api } from "./api.js";
-import { AuditTable, ErrorNote, Field, Loading, onLeft, PageTitle, Status, useLoad } from "./components.js";
+import {
+  AuditTable,
+  ErrorNote,
+  Field,
+  LoadProblem,
+  onLeft,
+  PageTitle,
+  RefreshButton,
+  Status,
+  useLoad,
+} from "./components.js";
 import { useUi } from "./context.js";
 import type { MessageKey, Values } from "./i18n.js";
 import { href } from "./route.js";
@@ -26,12 +36,9 @@ export function OperatorView() {
     <>
       <div class="title-row">
         <PageTitle title={title}>{title}</PageTitle>
-        <button type="button" class="secondary" onClick={loaded.reload} aria-busy={loaded.loading}>
-          {t("common.refresh")}
-        </button>
+        <RefreshButton loaded={loaded} />
       </div>
-      {loaded.error !== undefined && <ErrorNote error={loaded.error} />}
-      {!data && loaded.error === undefined && <Loading />}
+      <LoadProblem loaded={loaded} />
       {data && (
         <>
           <section aria-labelledby="accounts-heading">
