@@ -62,7 +62,7 @@ describe("SettlementQueue", () => {
     });
 
     await server.stop({ keepData: true });
-    queue.submit({
+    const settlement = {
       ref,
       keyName: "k",
       input: {
@@ -79,7 +79,8 @@ describe("SettlementQueue", () => {
         periods: calendar.at(now),
         day: calendar.dayOf(now),
       },
-    });
+    };
+    queue.submit(settlement);
     expect(await queue.flush(300)).toBe(1); // Redis is away: it waits
     expect(retried.length).toBeGreaterThan(0);
 
@@ -90,24 +91,7 @@ describe("SettlementQueue", () => {
     expect((await context.accounts.require("acme")).balance).toBe(10_000_000 - 1_250_000);
     expect(await billing.reserved("acme")).toEqual({ account: 0, keys: {} });
     // Submitting the same settlement again (a retry whose first reply was lost) changes nothing.
-    queue.submit({
-      ref,
-      keyName: "k",
-      input: {
-        reservationId,
-        logEntry: "{}",
-        logEntryWithBodies: "",
-        cost: 1_250_000,
-        promptTokens: 1,
-        completionTokens: 2,
-        failed: false,
-        estimated: false,
-        latencyMs: 10,
-        now,
-        periods: calendar.at(now),
-        day: calendar.dayOf(now),
-      },
-    });
+    queue.submit(settlement);
     expect(await queue.flush(5000)).toBe(0);
     expect((await context.accounts.require("acme")).balance).toBe(8_750_000);
   });

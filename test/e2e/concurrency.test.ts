@@ -3,12 +3,10 @@
 
 import { afterEach, describe, inject, it } from "vitest";
 import { RealClock } from "../helpers/clock.js";
-import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
+import { PRICING, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { type GatewayProcess, spawnGateway } from "../helpers/gateway-process.js";
 import { balanceHolds, budgetHolds } from "../helpers/overspend.js";
 import { type StubUpstream, startStubUpstream } from "../helpers/upstream.js";
-
-const PRICING = { default: { input: 1000, output: 2000, maxOutputTokens: 100 } };
 
 let t: TestGateway;
 let upstream: StubUpstream;

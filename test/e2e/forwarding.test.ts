@@ -6,7 +6,7 @@ import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { freePort } from "../../src/demo/redis-server.js";
 import { ACTOR } from "../helpers/actor.js";
-import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
+import { json, PRICING, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { type StubUpstream, startStubUpstream } from "../helpers/upstream.js";
 
 let t: TestGateway;
@@ -16,9 +16,6 @@ afterEach(async () => {
   await t?.close();
   await upstream?.close();
 });
-
-/** Prices of 1 ₽ per 1000 prompt tokens and 2 ₽ per 1000 completion tokens make costs easy to read. */
-const PRICING = { default: { input: 1000, output: 2000, maxOutputTokens: 100 } };
 
 async function setup(config: Record<string, unknown> = {}) {
   upstream = await startStubUpstream();

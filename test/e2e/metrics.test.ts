@@ -3,7 +3,7 @@
 
 import { spawnSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
+import { json, PRICING, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { parseExposition, series, total } from "../helpers/prometheus.js";
 import { type StubUpstream, startStubUpstream } from "../helpers/upstream.js";
 
@@ -14,8 +14,6 @@ afterEach(async () => {
   await t?.close();
   await upstream?.close();
 });
-
-const PRICING = { default: { input: 1000, output: 2000, maxOutputTokens: 100 } };
 
 async function setup(config: Record<string, unknown> = {}) {
   upstream = await startStubUpstream();

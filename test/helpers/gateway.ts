@@ -10,6 +10,9 @@ import { TestClock } from "./clock.js";
 import { openStore, type TestStore, testPrefix } from "./store.js";
 import { waitUntil } from "./wait.js";
 
+/** Prices of 1 ₽ per 1000 prompt tokens and 2 ₽ per 1000 completion tokens make costs easy to read. */
+export const PRICING = { default: { input: 1000, output: 2000, maxOutputTokens: 100 } };
+
 export interface TestGateway {
   gateway: Gateway;
   url: string;
