@@ -132,8 +132,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       ),
     failed: (settlement, error) => {
       metrics?.settlementFailed();
+      // Everything reconciliation needs, but not the request-log entry with bodies: that copy exists for the
+      // key's recent-requests list, and bodies reach stdout only under logging.bodies (the request line).
+      const { logEntryWithBodies: _, ...input } = settlement.input;
       logger.error(
-        { settlement: { ...settlement.input, ...settlement.ref }, err: error },
+        { settlement: { ...input, ...settlement.ref }, err: error },
         "settlement refused by Redis; recorded here for reconciliation",
       );
     },

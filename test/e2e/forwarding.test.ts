@@ -505,6 +505,42 @@ describe("metering and settlement", () => {
 });
 
 describe("cancellations and failures", () => {
+  it("logs a settlement Redis refuses with what reconciliation needs, and no bodies with logging.bodies off", async () => {
+    await setup({ logging: { bodies: false } });
+    const key = await t.newKey({ logBodies: true });
+    upstream.handle(async () => {
+      // While the request runs, break the reservation records so that Redis refuses the settlement script.
+      const records = t.store.redisKeys.reservationRecords(key.accountId);
+      await t.store.redis.del(records);
+      await t.store.redis.set(records, "not a hash");
+      return false; // the demo upstream answers
+    });
+    const res = await chat({ messages: [{ role: "user", content: "a secret prompt" }] }, key.value);
+    expect(res.status).toBe(200);
+    await res.text();
+    await t.gateway.settled();
+
+    const request = lastRequestLog();
+    const failure = t.logs.find(
+      (line) => line.msg === "settlement refused by Redis; recorded here for reconciliation",
+    );
+    expect(failure).toMatchObject({
+      level: 50,
+      settlement: {
+        accountId: key.accountId,
+        keyId: key.id,
+        reservationId: expect.any(String),
+        cost: Math.round(request.cost_rub * 1_000_000),
+        promptTokens: request.prompt_tokens,
+        completionTokens: request.completion_tokens,
+      },
+      err: { message: expect.stringMatching(/WRONGTYPE/) },
+    });
+    expect(request.cost_rub).toBeGreaterThan(0);
+    expect(JSON.stringify(t.logs)).not.toContain("a secret prompt");
+    expect(JSON.stringify(t.logs)).not.toContain(key.value);
+  });
+
   it("aborts the upstream at once when the client disconnects, bills what was produced and releases the rest", async () => {
     await setup();
     const key = await t.newKey();
