@@ -1,7 +1,8 @@
 // Every Prometheus metric the gateway exports, in one registry. Names follow the Prometheus conventions
 // (base units, _total for counters, _seconds, _rubles). Label sets are bounded: models and per-key series
 // go through a SeriesCap, so that clients sending arbitrary model names, or a million keys, cannot blow up
-// a scrape. Children of labelled metrics are cached, so the request path does not hash label sets.
+// a scrape, and a key's series carry only its current name, so that renaming a key again and again cannot
+// either. Children of labelled metrics are cached, so the request path does not hash label sets.
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { type Micros, rublesForJson } from "../billing/money.js";
@@ -106,6 +107,8 @@ export class Metrics {
   readonly registry = new Registry();
   private readonly models: SeriesCap;
   private readonly keys: SeriesCap;
+  /** The name each key's per-key series carry (keys folded into "other" are not tracked). */
+  private readonly keyNames = new Map<string, string>();
   private readonly children = {
     requests: new Map<string, CounterChild>(),
     duration: new Map<string, HistogramChild>(),
@@ -331,6 +334,7 @@ export class Metrics {
     if (this.options.perKey) {
       const keyId = this.keys.label(sample.keyId);
       const keyName = keyId === OTHER ? OTHER : sample.keyName;
+      if (keyId !== OTHER) this.followName(sample.accountId, keyId, keyName);
       const series = `${sample.accountId}\n${keyId}\n${keyName}`;
       cached(c.keyDuration, series, () => this.keyDuration.labels(sample.accountId, keyId, keyName)).observe(
         sample.latencySeconds,
@@ -339,6 +343,23 @@ export class Metrics {
         cached(c.keySpend, series, () => this.keySpend.labels(sample.accountId, keyId, keyName)).inc(rubles);
       }
     }
+  }
+
+  /**
+   * A renamed key's series move to its new name: those under the old name are removed (Prometheus sees them
+   * end and new ones start, which rate() and increase() handle), so the series count stays one per key.
+   */
+  private followName(accountId: string, keyId: string, keyName: string): void {
+    const previous = this.keyNames.get(keyId);
+    if (previous === keyName) return;
+    this.keyNames.set(keyId, keyName);
+    if (previous === undefined) return;
+    const old = { account: accountId, key_id: keyId, key_name: previous };
+    this.keyDuration.remove(old);
+    this.keySpend.remove(old);
+    const series = `${accountId}\n${keyId}\n${previous}`;
+    this.children.keyDuration.delete(series);
+    this.children.keySpend.delete(series);
   }
 
   /** A request refused by the gateway with an error of the table. */

@@ -45,6 +45,36 @@ describe("Metrics", () => {
     expect(await metrics.registry.metrics()).not.toMatch(/key_budget_remaining_rubles\{/);
   });
 
+  it("keeps one set of per-key series per key however often it is renamed", async () => {
+    const metrics = new Metrics(
+      { perKey: true, maxKeySeries: 10, maxModelSeries: 10, defaultMetrics: false },
+      probes,
+    );
+    const request = (keyName: string) =>
+      metrics.finished({
+        model: "m",
+        status: 200,
+        accountId: "acme",
+        keyId: "key_a",
+        keyName,
+        promptTokens: 1,
+        completionTokens: 1,
+        cost: 1_000_000,
+        estimated: false,
+        latencySeconds: 0.2,
+        upstreamTtfbSeconds: 0.1,
+        overheadSeconds: 0.001,
+      });
+    for (const name of ["first", "second", "third", "third"]) request(name);
+    const text = await metrics.registry.metrics();
+    expect(text.match(/^tunnel_gateway_key_spend_rubles_total\{.*$/gm)).toEqual([
+      'tunnel_gateway_key_spend_rubles_total{account="acme",key_id="key_a",key_name="third"} 2',
+    ]);
+    expect(text.match(/^tunnel_gateway_key_request_duration_seconds_count\{.*$/gm)).toEqual([
+      'tunnel_gateway_key_request_duration_seconds_count{account="acme",key_id="key_a",key_name="third"} 2',
+    ]);
+  });
+
   it("bounds model names chosen by clients", async () => {
     const metrics = new Metrics(
       { perKey: false, maxKeySeries: 0, maxModelSeries: 2, defaultMetrics: false },
