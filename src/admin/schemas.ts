@@ -70,7 +70,7 @@ export const UsageQuery = z.strictObject({
 export const LimitQuery = z.strictObject({
   limit: z
     .string()
-    .regex(/^\d+$/)
+    .regex(/^[1-9]\d*$/, "must be a whole number from 1 on")
     .optional()
     .meta({ description: "How many, newest first (default 100, at most 1000)" }),
 });
@@ -79,7 +79,7 @@ export const AuditQuery = z.strictObject({
   account: z.string().optional().meta({ description: "Only this account's entries" }),
   limit: z
     .string()
-    .regex(/^\d+$/)
+    .regex(/^[1-9]\d*$/, "must be a whole number from 1 on")
     .optional()
     .meta({ description: "How many, newest first (default 100, at most 1000)" }),
 });

@@ -73,13 +73,13 @@ export class AccountService {
   async audit(accountId: unknown, limit: number): Promise<AuditEntry[]> {
     const id = validateAccountId(accountId);
     await this.ctx.accounts.require(id);
-    return this.ctx.audit.list(id, Math.min(limit, MAX_AUDIT_READ));
+    return this.ctx.audit.list(id, readLimit(limit));
   }
 
   /** Every account's audit log merged, newest first. */
   async auditAll(limit: number): Promise<AuditEntry[]> {
     const ids = (await this.ctx.accounts.list()).map((account) => account.id);
-    return this.ctx.audit.listAll(ids, Math.min(limit, MAX_AUDIT_READ));
+    return this.ctx.audit.listAll(ids, readLimit(limit));
   }
 }
 
@@ -94,4 +94,9 @@ export function amountText(value: unknown, what: string): string | number {
     "invalid_request",
     `${what} must be an amount in rubles such as 1000 or 12.5; got ${JSON.stringify(value) ?? String(value)}`,
   );
+}
+
+/** How many entries to read: 1 to MAX_AUDIT_READ (a store asked for 0 would read them all). */
+function readLimit(limit: number): number {
+  return Math.min(Math.max(1, Math.floor(limit)), MAX_AUDIT_READ);
 }

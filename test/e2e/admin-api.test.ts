@@ -464,6 +464,18 @@ describe("usage, recent requests and the audit log", () => {
     const filtered = await ok("/admin/v1/audit?account=other", ADMIN);
     expect(filtered.entries.every((e: { account_id: string }) => e.account_id === "other")).toBe(true);
     await refused("/admin/v1/audit", acmeToken, {}, 403, "forbidden");
+    expect((await ok("/admin/v1/accounts/acme/audit?limit=2", acmeToken)).entries).toHaveLength(2);
+    // limit=0 must not mean "no limit": a store asked for 0 entries would read them all.
+    for (const limit of ["0", "-1", "two"]) {
+      const message = await refused(
+        `/admin/v1/accounts/acme/audit?limit=${limit}`,
+        acmeToken,
+        {},
+        400,
+        "invalid_request",
+      );
+      expect(message).toMatch(/limit/);
+    }
   });
 
   it("updates the balance metric when the operator tops up", async () => {
