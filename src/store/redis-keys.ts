@@ -1,8 +1,8 @@
 // Every Redis key the gateway uses, in one place. Everything that belongs to one account carries the hash
 // tag {a:<account>}, so that a script touching several of them works unchanged on Redis Cluster (all of an
-// account's keys live in one slot). Only the two lookups that must be found without knowing the account —
-// key hash -> key and key id -> account — and the list of accounts stand outside the tag; they are read and
-// written by single-key commands.
+// account's keys live in one slot). Only the lookups that must be found without knowing the account — key
+// hash -> key, key id -> account and dashboard-token hash -> account — and the list of accounts stand
+// outside the tag; they are read and written by single-key commands.
 
 export class RedisKeys {
   constructor(readonly prefix: string) {}
