@@ -111,7 +111,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const billing = new BillingStore(
     redis,
     redisKeys,
-    { ...config.billing, requestLogMaxPerKey: config.requestLog.maxPerKey },
+    {
+      ...config.billing,
+      requestLogMaxPerKey: config.requestLog.maxPerKey,
+      requestLogRetentionDays: config.requestLog.retentionDays,
+    },
     observeRedis,
   );
   const calendar = new PeriodCalendar(config.billing.timezone);
@@ -123,7 +127,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       const { ref, keyName, input } = settlement;
       const resetAt = input.periods[result.period ?? "month"].end;
       const { balance, budget, spent } = result;
-      metrics?.settled(ref.accountId, ref.keyId, keyName, balance, budget ?? null, spent ?? 0, resetAt);
+      if (keyName === null) metrics?.balance(ref.accountId, balance);
+      else metrics?.settled(ref.accountId, ref.keyId, keyName, balance, budget ?? null, spent ?? 0, resetAt);
     },
     retrying: (settlement, error) =>
       logger.warn(

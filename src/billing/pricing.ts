@@ -3,7 +3,7 @@
 // so it is exact and never in the client's favour by more than one micro-ruble.
 
 import type { Config } from "../config/schema.js";
-import type { Micros } from "./money.js";
+import { MAX_MICROS, type Micros } from "./money.js";
 
 export interface ModelPrice {
   /** µ₽ per 1 million prompt tokens. */
@@ -46,6 +46,7 @@ export function costOf(tokens: TokenCounts, price: ModelPrice): Micros {
     BigInt(tokens.promptTokens) * BigInt(price.input) +
     BigInt(tokens.completionTokens) * BigInt(price.output);
   const micros = (total + MILLION - 1n) / MILLION;
-  // Absurd token counts can only come from a broken upstream; clamp rather than lose integer precision.
-  return micros > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(micros);
+  // Absurd token counts can only come from a broken upstream. Clamp to the largest amount the gateway holds:
+  // a charge beyond it could push a balance below what doubles (and Lua) keep exact, and formatting refuses it.
+  return micros > BigInt(MAX_MICROS) ? MAX_MICROS : Number(micros);
 }

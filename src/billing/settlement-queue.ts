@@ -9,14 +9,20 @@ import { isConnectionError } from "../store/redis.js";
 
 export interface Settlement {
   ref: KeyRef;
-  /** For the metrics' key_name label. */
-  keyName: string;
+  /**
+   * For the metrics' key_name label; null for the release of a request that was never forwarded (its
+   * reservation's reply was lost, and with it the key's name), which touches no per-key series.
+   */
+  keyName: string | null;
   input: SettleInput;
 }
 
 export interface SettlementHooks {
   settled?(settlement: Settlement, result: Settled): void;
-  /** A settlement failed in a way retrying cannot fix (a script error); it is logged in full and dropped. */
+  /**
+   * A settlement failed MAX_REPLY_ERROR_ATTEMPTS times in a way retrying does not fix (a script error, a bug of
+   * ours); it is logged in full and dropped.
+   */
   failed?(settlement: Settlement, error: unknown): void;
   retrying?(settlement: Settlement, error: unknown): void;
   pendingChanged?(pending: number): void;
@@ -24,11 +30,15 @@ export interface SettlementHooks {
 
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 5000;
-/** Attempts for a settlement that Redis refuses with an error (as opposed to being unreachable). */
+/**
+ * Attempts for a settlement that Redis refuses with an error, or that fails in some other way that is not
+ * Redis being unreachable. Only these attempts count: an outage, however long, uses up none of them.
+ */
 const MAX_REPLY_ERROR_ATTEMPTS = 5;
 
 export class SettlementQueue {
-  private readonly waiting: { settlement: Settlement; attempts: number }[] = [];
+  /** `replyErrors`: how many of its attempts failed other than by Redis being unreachable. */
+  private readonly waiting: { settlement: Settlement; replyErrors: number }[] = [];
   private running = 0;
   private timer: NodeJS.Timeout | undefined;
   private delay = FIRST_RETRY_MS;
@@ -74,33 +84,33 @@ export class SettlementQueue {
     this.timer = undefined;
   }
 
-  private attempt(settlement: Settlement, attempts: number): void {
+  private attempt(settlement: Settlement, replyErrors: number): void {
     this.running++;
     this.changed();
     this.billing
       .settle(settlement.ref, settlement.input)
       .then(
         (result) => {
+          this.running--;
           this.delay = FIRST_RETRY_MS;
           this.hooks.settled?.(settlement, result);
           // Redis answers again: anything that was waiting can go now.
           if (this.waiting.length > 0) this.retryNow();
         },
         (error: unknown) => {
-          const replyError = !isConnectionError(error);
-          if (replyError && attempts + 1 >= MAX_REPLY_ERROR_ATTEMPTS) {
+          this.running--;
+          const errors = isConnectionError(error) ? replyErrors : replyErrors + 1;
+          if (errors >= MAX_REPLY_ERROR_ATTEMPTS) {
             this.hooks.failed?.(settlement, error);
             return;
           }
-          this.hooks.retrying?.(settlement, error);
-          this.waiting.push({ settlement, attempts: attempts + 1 });
+          // Queued before the hook runs, so that the hook sees it counted as pending.
+          this.waiting.push({ settlement, replyErrors: errors });
           this.schedule();
+          this.hooks.retrying?.(settlement, error);
         },
       )
-      .finally(() => {
-        this.running--;
-        this.changed();
-      });
+      .finally(() => this.changed());
   }
 
   private schedule(): void {
@@ -120,7 +130,7 @@ export class SettlementQueue {
   }
 
   private drainWaiting(): void {
-    for (const { settlement, attempts } of this.waiting.splice(0)) this.attempt(settlement, attempts);
+    for (const { settlement, replyErrors } of this.waiting.splice(0)) this.attempt(settlement, replyErrors);
   }
 
   private changed(): void {

@@ -34,6 +34,14 @@ const cidr = z
   .refine((value) => parseCidr(value) !== null, { error: "must be a CIDR such as 10.0.0.0/8" });
 const host = z.string().min(1);
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" });
+/**
+ * The model server's URL. Credentials written into it would be printed in the start-up log line and never
+ * sent (http-proxy-3 ignores them): the upstream's key belongs in upstream.apiKey.
+ */
+const upstreamUrl = httpUrl.refine((url) => !/^https?:\/\/[^/?#]*@/i.test(url), {
+  error:
+    "must not contain credentials; put the model server's key in upstream.apiKey (TUNNEL_UPSTREAM_API_KEY)",
+});
 
 const price = z.strictObject({
   /** Rubles per 1 million prompt tokens. */
@@ -54,7 +62,7 @@ export const configSchema = z.strictObject({
     .prefault({}),
   upstream: z
     .strictObject({
-      url: httpUrl.default("http://127.0.0.1:8000"),
+      url: upstreamUrl.default("http://127.0.0.1:8000"),
       apiKey: z.string().min(1).optional(),
       timeoutMs: z.number().int().positive().default(300_000),
       injectStreamUsage: z.boolean().default(true),
@@ -142,6 +150,8 @@ export const configSchema = z.strictObject({
     .strictObject({
       maxPerKey: z.number().int().min(0).default(1000),
       maxBodyBytes: z.number().int().min(0).default(2048),
+      /** A key's list expires this many days after its last request, so that unused keys leave nothing behind. */
+      retentionDays: z.number().int().min(1).default(30),
     })
     .prefault({}),
   billing: z
@@ -152,7 +162,12 @@ export const configSchema = z.strictObject({
         .default("UTC"),
       reservationTtlSeconds: z.number().int().min(10).default(900),
       lateSettlementSeconds: z.number().int().min(60).default(86_400),
-      usageRetentionDays: z.number().int().min(1).default(400),
+      // Switching a key to a monthly budget sums up to 31 days of its daily usage, so they must be kept as long.
+      usageRetentionDays: z
+        .number()
+        .int()
+        .min(31, "must be at least 31: a key switched to a monthly budget counts up to 31 days of usage")
+        .default(400),
     })
     .prefault({}),
   pricing: z

@@ -50,6 +50,8 @@ const DAY_MS = 86_400_000;
 /** Longest range of daily usage one call returns. */
 export const MAX_USAGE_DAYS = 366;
 export const MAX_REQUESTS_READ = 1000;
+/** Reads and writes of a period change before giving up on a key that is charged all the while. */
+const PERIOD_CHANGE_ATTEMPTS = 5;
 
 export class KeyService {
   constructor(private readonly ctx: ServiceContext) {}
@@ -135,6 +137,7 @@ export class KeyService {
       changes.log_bodies = logBodies ? "1" : "0";
       details.log_bodies = logBodies;
     }
+    let newPeriod: Period | undefined;
     if (input.period !== undefined && input.period !== key.period) {
       if (!isPeriod(input.period)) {
         throw new GatewayError(
@@ -142,11 +145,7 @@ export class KeyService {
           `period must be day, week or month; got ${JSON.stringify(input.period)}`,
         );
       }
-      // The spent amount of the new period is what the key was charged since it began.
-      const now = this.ctx.now();
-      const start = this.ctx.calendar.at(now)[input.period].start;
-      const spent = await this.ctx.usage.cost(key.accountId, key.id, this.daysBetween(start, now));
-      Object.assign(changes, { period: input.period, period_start: String(start), spent: String(spent) });
+      newPeriod = input.period;
       details.period = input.period;
     }
     if (Object.keys(details).length === 0) {
@@ -155,9 +154,28 @@ export class KeyService {
         "nothing to change: give name, budget, period, models or log_bodies",
       );
     }
+    const ref = { accountId: key.accountId, keyId: key.id };
     const audit = auditEntry(actor, this.ctx.now(), "key.update", key.accountId, details, key.id);
-    await this.ctx.keys.update({ accountId: key.accountId, keyId: key.id }, changes, audit);
-    return this.show(key.id);
+    if (newPeriod === undefined) {
+      await this.ctx.keys.update(ref, changes, audit);
+      return this.show(key.id);
+    }
+    // The spent amount of the new period is what the key was charged since it began. A settlement landing
+    // between reading that and writing it would be lost, so the script refuses a key that was charged in
+    // between, and the sum is read again.
+    for (let attempt = 1; ; attempt++) {
+      const now = this.ctx.now();
+      const start = this.ctx.calendar.at(now)[newPeriod].start;
+      const { read, cost } = await this.ctx.keys.periodSpending(ref, this.daysBetween(start, now));
+      Object.assign(changes, { period: newPeriod, period_start: String(start), spent: String(cost) });
+      if ((await this.ctx.keys.update(ref, changes, audit, read)) === "ok") return this.show(key.id);
+      if (attempt === PERIOD_CHANGE_ATTEMPTS) {
+        throw new GatewayError(
+          "service_unavailable",
+          `key ${key.id} was charged during each of ${PERIOD_CHANGE_ATTEMPTS} attempts to change its period; try again`,
+        );
+      }
+    }
   }
 
   async revoke(keyId: unknown, actor: Actor): Promise<{ record: KeyRecord; alreadyRevoked: boolean }> {

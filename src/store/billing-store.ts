@@ -11,7 +11,7 @@ import { type RedisClient, runScript } from "./scripts.js";
 import { type RedisObserver, timed } from "./timing.js";
 
 /** Most expired reservations one script call releases; the rest go on the next calls. */
-const PURGE_LIMIT = 100;
+export const PURGE_LIMIT = 100;
 
 /** Upper bounds (ms) of the latency histogram kept in the daily usage counters. */
 export const LATENCY_BUCKETS_MS = [
@@ -106,6 +106,8 @@ export interface BillingSettings {
   lateSettlementSeconds: number;
   /** Most recent requests kept per key (0: none). */
   requestLogMaxPerKey: number;
+  /** Days a key's recent-requests list is kept after its latest request. */
+  requestLogRetentionDays: number;
 }
 
 export class BillingStore {
@@ -215,6 +217,7 @@ export class BillingStore {
           input.logEntry,
           input.logEntryWithBodies,
           this.settings.requestLogMaxPerKey,
+          this.settings.requestLogRetentionDays * 86_400_000,
         ],
       ),
     );

@@ -155,18 +155,54 @@ export class KeyStore {
     return { revokedAt: Number(revokedAt), alreadyRevoked: code === "already_revoked" };
   }
 
-  /** Applies changes to a key (see updateKey-2.lua for their form). */
-  async update(ref: KeyRef, changes: KeyChanges, audit: string): Promise<void> {
+  /**
+   * The key's spent amount and period start exactly as stored, and what it was charged on `days` (YYYY-MM-DD,
+   * billing time zone) by its daily usage counters, all read at one instant (MULTI): the basis on which a
+   * period change computes the new period's spent amount, and what update() checks it against.
+   */
+  async periodSpending(ref: KeyRef, days: readonly string[]): Promise<PeriodSpending> {
+    const transaction = this.redis
+      .multi()
+      .hmget(this.keys.key(ref.accountId, ref.keyId), "spent", "period_start");
+    for (const day of days) transaction.hget(this.keys.usage(ref.accountId, ref.keyId, day), "cost");
+    const results = (await transaction.exec()) ?? [];
+    for (const [error] of results) if (error) throw error;
+    const [spent, periodStart] = (results[0]?.[1] ?? []) as (string | null)[];
+    const cost = results.slice(1).reduce((sum, [, value]) => sum + Number(value ?? 0), 0);
+    return { read: { spent: spent ?? "", periodStart: periodStart ?? "" }, cost };
+  }
+
+  /**
+   * Applies changes to a key (see updateKey-2.lua for their form). A period change applies only if the key's
+   * spent amount and period start are still `read` (from periodSpending); otherwise nothing changes and the
+   * answer is "conflict", for the caller to read again and retry.
+   */
+  async update(
+    ref: KeyRef,
+    changes: KeyChanges,
+    audit: string,
+    read: PeriodSpending["read"] = { spent: "", periodStart: "" },
+  ): Promise<"ok" | "conflict"> {
     const [code] = await runScript(
       this.redis,
       "updateKey",
       [this.keys.key(ref.accountId, ref.keyId), this.keys.audit(ref.accountId)],
-      [JSON.stringify(changes), audit, AUDIT_CAP],
+      [JSON.stringify(changes), audit, AUDIT_CAP, read.spent, read.periodStart],
     );
     if (code === "key_not_found") throw new GatewayError("key_not_found", `no key with id ${ref.keyId}`);
     if (code === "key_revoked")
       throw new GatewayError("invalid_request", `key ${ref.keyId} is revoked and cannot be changed`);
+    if (code === "conflict") return "conflict";
+    return "ok";
   }
+}
+
+/** What a period change is computed from: see KeyStore.periodSpending. */
+export interface PeriodSpending {
+  /** The key record's spent and period_start fields as stored ("" when absent). */
+  read: { spent: string; periodStart: string };
+  /** µ₽ charged on the days asked for, by the daily usage counters. */
+  cost: Micros;
 }
 
 /** Changes to a key as the updateKey script takes them: every value a string. */

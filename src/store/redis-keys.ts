@@ -46,7 +46,10 @@ export class RedisKeys {
     return `${this.tag(accountId)}:usage:${keyId}:${day}`;
   }
 
-  /** list: the key's most recent requests, newest first, as JSON (capped by requestLog.maxPerKey) */
+  /**
+   * list: the key's most recent requests, newest first, as JSON (capped by requestLog.maxPerKey; expires
+   * requestLog.retentionDays after the latest)
+   */
   requestLog(accountId: string, keyId: string): string {
     return `${this.tag(accountId)}:reqlog:${keyId}`;
   }

@@ -43,18 +43,6 @@ export class UsageStore {
       return summarise(date, hash as Record<string, string>);
     });
   }
-
-  /** The cost (µ₽) a key was charged on the given days. */
-  async cost(accountId: string, keyId: string, days: readonly string[]): Promise<number> {
-    if (days.length === 0) return 0;
-    const pipeline = this.redis.pipeline();
-    for (const day of days) pipeline.hget(this.keys.usage(accountId, keyId, day), "cost");
-    const results = (await pipeline.exec()) ?? [];
-    return results.reduce((sum, [error, value]) => {
-      if (error) throw error;
-      return sum + Number(value ?? 0);
-    }, 0);
-  }
 }
 
 function summarise(date: string, hash: Record<string, string>): DailyUsage {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { estimatedUsage, worstCase } from "../../src/billing/estimate.js";
+import { formatRubles, MAX_MICROS } from "../../src/billing/money.js";
 import { costOf, Pricing } from "../../src/billing/pricing.js";
 import { configSchema } from "../../src/config/schema.js";
 
@@ -41,6 +42,18 @@ describe("costOf", () => {
     // The product passes 2^53: in doubles, ceil(42897354733 × 755724435 / 1e6) comes out one micro-ruble short.
     expect(Math.ceil((42_897_354_733 * 755_724_435) / 1e6)).toBe(32_418_579_168_591);
     expect(costOf({ promptTokens: 42_897_354_733, completionTokens: 0 }, price)).toBe(32_418_579_168_592);
+  });
+
+  it("never exceeds the largest amount the gateway holds, however absurd the token counts", () => {
+    const price = pricing.priceFor(null);
+    // 10^13 prompt tokens at 100 ₽/M is 10^9 ₽: one micro-ruble past the largest amount.
+    expect(costOf({ promptTokens: 10_000_000_000_000, completionTokens: 0 }, price)).toBe(MAX_MICROS);
+    const absurd = costOf({ promptTokens: Number.MAX_SAFE_INTEGER, completionTokens: 1e300 }, price);
+    expect(absurd).toBe(MAX_MICROS);
+    // Below the clamp every micro-ruble counts.
+    expect(costOf({ promptTokens: 9_999_999_999_999, completionTokens: 0 }, price)).toBe(MAX_MICROS - 99);
+    // A balance charged that much twice can still be written out.
+    expect(formatRubles(-2 * absurd)).toBe("-1999999999.999998");
   });
 });
 

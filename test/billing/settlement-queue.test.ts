@@ -3,6 +3,7 @@
 // data survives) in the middle and starts it again on the same port and data.
 
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import { PeriodCalendar } from "../../src/billing/periods.js";
 import { SettlementQueue } from "../../src/billing/settlement-queue.js";
@@ -10,8 +11,8 @@ import { type RedisServer, startRedisServer } from "../../src/demo/redis-server.
 import { AccountService } from "../../src/services/accounts.js";
 import { buildServiceContext } from "../../src/services/context.js";
 import { KeyService } from "../../src/services/keys.js";
-import { BillingStore } from "../../src/store/billing-store.js";
-import { connectRedis, createRedis } from "../../src/store/redis.js";
+import { BillingStore, type SettleInput } from "../../src/store/billing-store.js";
+import { connectRedis, createRedis, isConnectionError } from "../../src/store/redis.js";
 import { RedisKeys } from "../../src/store/redis-keys.js";
 import type { RedisClient } from "../../src/store/scripts.js";
 import { ACTOR } from "../helpers/actor.js";
@@ -25,6 +26,40 @@ afterEach(async () => {
   await server?.stop();
 });
 
+/** What the queue reported, in order; next() waits for the next report that has not been taken yet. */
+class Reports<T> {
+  private readonly buffered: T[] = [];
+  private readonly waiters: ((report: T) => void)[] = [];
+
+  readonly push = (report: T): void => {
+    const waiter = this.waiters.shift();
+    if (waiter) waiter(report);
+    else this.buffered.push(report);
+  };
+
+  next(): Promise<T> {
+    if (this.buffered.length > 0) return Promise.resolve(this.buffered.shift() as T);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+}
+
+function settleInput(reservationId: string, calendar: PeriodCalendar, now: number): SettleInput {
+  return {
+    reservationId,
+    logEntry: "{}",
+    logEntryWithBodies: "",
+    cost: 1,
+    promptTokens: 0,
+    completionTokens: 0,
+    failed: false,
+    estimated: false,
+    latencyMs: 1,
+    now,
+    periods: calendar.at(now),
+    day: calendar.dayOf(now),
+  };
+}
+
 describe("SettlementQueue", () => {
   it("retries a settlement while Redis is away and charges it exactly once when Redis is back", async () => {
     server = await startRedisServer({ args: ["--appendonly", "yes", "--appendfsync", "always"] });
@@ -36,9 +71,10 @@ describe("SettlementQueue", () => {
     const context = buildServiceContext(redis, { prefix: "q:", timezone: "UTC", now: clock.now });
     const { calendar } = context;
     const billing = new BillingStore(redis, keys, {
-      usageRetentionDays: 1,
+      usageRetentionDays: 31,
       lateSettlementSeconds: 86_400,
       requestLogMaxPerKey: 10,
+      requestLogRetentionDays: 30,
     });
     await new AccountService(context).create({ id: "acme", balance: "10" }, ACTOR);
     const { record } = await new KeyService(context).create({ accountId: "acme", name: "k" }, ACTOR);
@@ -54,10 +90,10 @@ describe("SettlementQueue", () => {
       model: { kind: "none" },
     });
 
-    const retried: string[] = [];
+    const retries = new Reports<unknown>();
     const pending: number[] = [];
     const queue = new SettlementQueue(billing, {
-      retrying: (settlement) => retried.push(settlement.input.reservationId),
+      retrying: (_settlement, error) => retries.push(error),
       pendingChanged: (n) => pending.push(n),
     });
 
@@ -81,8 +117,10 @@ describe("SettlementQueue", () => {
       },
     };
     queue.submit(settlement);
-    expect(await queue.flush(300)).toBe(1); // Redis is away: it waits
-    expect(retried.length).toBeGreaterThan(0);
+    // Redis is away: the attempt fails, and the settlement waits for its retry.
+    expect(isConnectionError(await retries.next())).toBe(true);
+    expect(queue.pending).toBe(1);
+    expect(queue.waitingForRetry).toBe(1);
 
     server = await startRedisServer({ port, dir, args: ["--appendonly", "yes"] });
     expect(await queue.flush(10_000)).toBe(0);
@@ -101,9 +139,10 @@ describe("SettlementQueue", () => {
     redis = createRedis({ url: server.url }, "gateway");
     await connectRedis(redis, { url: server.url });
     const billing = new BillingStore(redis, new RedisKeys("q:"), {
-      usageRetentionDays: 1,
+      usageRetentionDays: 31,
       lateSettlementSeconds: 60,
       requestLogMaxPerKey: 10,
+      requestLogRetentionDays: 30,
     });
     // A key of the wrong type makes the script fail with a reply error every time.
     await redis.set("q:{a:acme}:resv:rec", "not a hash");
@@ -113,24 +152,59 @@ describe("SettlementQueue", () => {
     queue.submit({
       ref: { accountId: "acme", keyId: "key_x" },
       keyName: "k",
-      input: {
-        reservationId: "r",
-        logEntry: "{}",
-        logEntryWithBodies: "",
-        cost: 1,
-        promptTokens: 0,
-        completionTokens: 0,
-        failed: false,
-        estimated: false,
-        latencyMs: 1,
-        now: 0,
-        periods: calendar.at(0),
-        day: calendar.dayOf(0),
-      },
+      input: settleInput("r", calendar, 0),
     });
     expect(await queue.flush(10_000)).toBe(0);
     queue.close();
     expect(failed).toHaveLength(1);
     expect(String(failed[0])).toMatch(/WRONGTYPE/);
+  });
+
+  it("keeps a settlement through a long outage, and counts only the failures Redis answers towards giving up", async () => {
+    server = await startRedisServer({ args: ["--appendonly", "yes", "--appendfsync", "always"] });
+    const { port, dir } = server;
+    redis = createRedis({ url: server.url }, "gateway");
+    await connectRedis(redis, { url: server.url });
+    const billing = new BillingStore(redis, new RedisKeys("q:"), {
+      usageRetentionDays: 31,
+      lateSettlementSeconds: 60,
+      requestLogMaxPerKey: 10,
+      requestLogRetentionDays: 30,
+    });
+    // Once Redis is back, the script fails with a reply error every time: a key of the wrong type.
+    await redis.set("q:{a:acme}:resv:rec", "not a hash");
+    await server.stop({ keepData: true });
+
+    const reports = new Reports<{ retrying: boolean; error: unknown }>();
+    const queue = new SettlementQueue(billing, {
+      retrying: (_settlement, error) => reports.push({ retrying: true, error }),
+      failed: (_settlement, error) => reports.push({ retrying: false, error }),
+    });
+    queue.submit({
+      ref: { accountId: "acme", keyId: "key_x" },
+      keyName: "k",
+      input: settleInput("r", new PeriodCalendar("UTC"), 0),
+    });
+    // More failed attempts while Redis is away than a refused settlement gets; flush() retries at once.
+    for (let outage = 0; outage < 8; outage++) {
+      const report = await reports.next();
+      expect(report.retrying).toBe(true);
+      expect(isConnectionError(report.error)).toBe(true);
+      void queue.flush(0);
+    }
+
+    server = await startRedisServer({ port, dir, args: ["--appendonly", "yes"] });
+    if (redis.status !== "ready") await once(redis, "ready");
+    const refusals: { retrying: boolean; error: unknown }[] = [];
+    while (refusals.length === 0 || refusals.at(-1)?.retrying) {
+      void queue.flush(0);
+      const report = await reports.next();
+      if (!isConnectionError(report.error)) refusals.push(report);
+    }
+    queue.close();
+    // Five refusals in all: the first four are retried, the fifth drops it for reconciliation.
+    expect(refusals.map((r) => r.retrying)).toEqual([true, true, true, true, false]);
+    for (const refusal of refusals) expect(String(refusal.error)).toMatch(/WRONGTYPE/);
+    expect(queue.pending).toBe(0);
   });
 });

@@ -53,9 +53,10 @@ export async function openStore(
     accounts: context.accounts,
     keys: context.keys,
     billing: new BillingStore(redis, redisKeys, {
-      usageRetentionDays: 30,
+      usageRetentionDays: 31,
       lateSettlementSeconds: 86_400,
       requestLogMaxPerKey: 100,
+      requestLogRetentionDays: 30,
     }),
     calendar: context.calendar,
     clock,

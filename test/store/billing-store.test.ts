@@ -3,7 +3,12 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseRubles } from "../../src/billing/money.js";
-import type { ReserveInput, SettleInput } from "../../src/store/billing-store.js";
+import {
+  BillingStore,
+  PURGE_LIMIT,
+  type ReserveInput,
+  type SettleInput,
+} from "../../src/store/billing-store.js";
 import type { KeyRef } from "../../src/store/key-store.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
@@ -300,17 +305,76 @@ describe("settle", () => {
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
   });
 
-  it("charges a request whose reservation had already expired exactly once, without releasing anything twice", async () => {
+  it("charges a request whose reservation expired but was not yet released exactly once, and releases it once", async () => {
     await account("100");
     const { ref } = await key();
     const reservation = reserveInput(rub("10"));
     await store.billing.reserve(ref, reservation);
-    store.clock.advance(120_000);
+    store.clock.advance(120_000); // past its expiry, but no script has released it yet
     const input = settleInput(reservation.reservationId, rub("4"));
     expect(await store.billing.settle(ref, input)).toMatchObject({ duplicate: false, balance: rub("96") });
     expect(await store.billing.settle(ref, input)).toMatchObject({ duplicate: true });
     expect((await store.accounts.require("acme")).balance).toBe(rub("96"));
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
+    // The settlement released it; the next purge of expired reservations does not release it again, which
+    // would take another request's reservation away.
+    const other = reserveInput(rub("3"));
+    expect(await store.billing.reserve(ref, other)).toMatchObject({
+      ok: true,
+      expired: 0,
+      accountReserved: rub("3"),
+    });
+    expect(await store.billing.reserved("acme")).toEqual({
+      account: rub("3"),
+      keys: { [ref.keyId]: rub("3") },
+    });
+  });
+
+  it("charges a request exactly once when it settles after its expired reservation was released", async () => {
+    await account("100");
+    const { ref } = await key({ budget: "50" });
+    const late = reserveInput(rub("10"));
+    await store.billing.reserve(ref, late);
+    store.clock.advance(60_000);
+    // Another request, a long one, releases the expired reservation and holds its own.
+    const running = reserveInput(rub("3"), { expiresAt: store.clock.now() + 7_200_000 });
+    expect(await store.billing.reserve(ref, running)).toMatchObject({
+      ok: true,
+      expired: 1,
+      accountReserved: rub("3"),
+    });
+    expect(await store.redis.hget(store.redisKeys.reservationRecords("acme"), late.reservationId)).toBe(
+      "expired",
+    );
+
+    // The late request finishes well within billing.lateSettlementSeconds (a day here).
+    store.clock.advance(3_600_000);
+    const input = settleInput(late.reservationId, rub("4"));
+    expect(await store.billing.settle(ref, input)).toMatchObject({
+      duplicate: false,
+      balance: rub("96"),
+      spent: rub("4"),
+    });
+    // Nothing released twice: the running request's reservation is intact.
+    expect(await store.billing.reserved("acme")).toEqual({
+      account: rub("3"),
+      keys: { [ref.keyId]: rub("3") },
+    });
+    expect(await store.redis.hget(store.redisKeys.reservationRecords("acme"), late.reservationId)).toBeNull();
+    expect(await store.redis.zscore(store.redisKeys.reservations("acme"), late.reservationId)).toBeNull();
+
+    expect(await store.billing.settle(ref, input)).toEqual({ duplicate: true });
+    expect(await store.billing.reserve(ref, reserveInput(0))).toMatchObject({
+      ok: true,
+      expired: 0,
+      accountReserved: rub("3"),
+    });
+    expect((await store.accounts.require("acme")).balance).toBe(rub("96"));
+    expect((await store.keys.get(ref))?.spent).toBe(rub("4"));
+    expect(await store.billing.reserved("acme")).toEqual({
+      account: rub("3"),
+      keys: { [ref.keyId]: rub("3") },
+    });
   });
 
   it("remembers an expired reservation for the late-settlement window, then forgets it", async () => {
@@ -368,6 +432,29 @@ describe("settle", () => {
     expect(await store.redis.zcard(store.redisKeys.reservations("acme"))).toBe(0);
     expect(await store.redis.exists(store.redisKeys.reserved("acme"))).toBe(0);
   });
+  it("keeps the key's recent requests for requestLog.retentionDays after the latest one", async () => {
+    await account("100");
+    const { ref } = await key();
+    const billing = new BillingStore(store.redis, store.redisKeys, {
+      usageRetentionDays: 31,
+      lateSettlementSeconds: 86_400,
+      requestLogMaxPerKey: 10,
+      requestLogRetentionDays: 2,
+    });
+    const list = store.redisKeys.requestLog("acme", ref.keyId);
+    const twoDays = 2 * 86_400_000;
+    for (let i = 0; i < 2; i++) {
+      const reservation = reserveInput(1);
+      await billing.reserve(ref, reservation);
+      await billing.settle(ref, settleInput(reservation.reservationId, 1));
+      const ttl = await store.redis.pttl(list);
+      expect(ttl).toBeGreaterThan(twoDays - 60_000);
+      expect(ttl).toBeLessThanOrEqual(twoDays);
+      // Every settlement starts the lifetime again: shorten it to see the next one restore it.
+      await store.redis.pexpire(list, 1000);
+    }
+    expect(await store.redis.llen(list)).toBe(2);
+  });
 });
 
 describe("reservations that are never settled", () => {
@@ -413,6 +500,29 @@ describe("reservations that are never settled", () => {
       expired: 0,
       accountReserved: rub("4"),
     });
+  });
+  it("are released at most PURGE_LIMIT per script call, the rest on the next calls", async () => {
+    await account("100");
+    const { ref } = await key();
+    const count = PURGE_LIMIT + 50;
+    for (let i = 0; i < count; i++) await store.billing.reserve(ref, reserveInput(1));
+    expect((await store.billing.reserved("acme")).account).toBe(count);
+    store.clock.advance(60_000);
+    expect(await store.billing.reserve(ref, reserveInput(0))).toMatchObject({
+      ok: true,
+      expired: PURGE_LIMIT,
+      accountReserved: 50,
+    });
+    expect(await store.billing.reserve(ref, reserveInput(0))).toMatchObject({
+      ok: true,
+      expired: 50,
+      accountReserved: 0,
+    });
+    expect(await store.billing.reserve(ref, reserveInput(0))).toMatchObject({ ok: true, expired: 0 });
+    expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
+    // Each stays an 'expired' marker for the late-settlement window.
+    const records = Object.values(await store.redis.hgetall(store.redisKeys.reservationRecords("acme")));
+    expect(records.filter((record) => record === "expired")).toHaveLength(count);
   });
 });
 

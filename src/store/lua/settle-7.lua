@@ -1,7 +1,8 @@
 --[[
   Settles one request, atomically and exactly once: releases its reservation, charges its cost to the
   key's spent amount for the current period and to the account's balance, adds it to the key's daily
-  usage counters, and keeps it in the key's list of recent requests.
+  usage counters, and keeps it in the key's list of recent requests, whose lifetime it starts again (so
+  that the list of a key no longer used goes away by itself).
 
   The reservation record is the proof that the request is still to be settled: this script deletes it,
   so a settlement retried after its reply was lost (connection cut, Redis restarted) finds no record and
@@ -36,6 +37,7 @@
   ARGV[15] the same with request and response bodies, or '' (used only while the key's log_bodies is on,
            so that switching it off stops storing bodies from that moment)
   ARGV[16] most recent requests kept per key (0: none)
+  ARGV[17] milliseconds the recent-requests list is kept after its latest request
 
   Returns
     {'ok', balance, budget, spent, period}   budget is '' for a key without one
@@ -86,6 +88,7 @@ if ARGV[16] ~= '0' then
   if record[6] == '1' and ARGV[15] ~= '' then entry = ARGV[15] end
   redis.call('LPUSH', KEYS[7], entry)
   redis.call('LTRIM', KEYS[7], 0, tonumber(ARGV[16]) - 1)
+  redis.call('PEXPIRE', KEYS[7], ARGV[17])
 end
 
 return { 'ok', balance, record[5] or '', spent, record[2] or 'month' }

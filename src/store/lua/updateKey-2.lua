@@ -1,8 +1,13 @@
 --[[
   Changes a key's name, budget, period, model list or privacy switch, and records the change in the
-  account's audit log. A revoked key cannot be changed. When the period changes, the spent amount becomes
-  what the key spent in the new period so far (the gateway sums it from the daily usage counters) and the
-  period starts anew.
+  account's audit log. A revoked key cannot be changed.
+
+  When the period changes, the spent amount becomes what the key spent in the new period so far, which the
+  gateway sums from the daily usage counters, and the period starts anew. A settlement that lands between
+  that sum and this script would be overwritten and lost, so the gateway also passes the key's spent amount
+  and period start as it read them together with the usage: if either has moved since (a settlement, a
+  period roll-over, another change), this script changes nothing and answers 'conflict', and the gateway
+  reads again and retries.
 
   KEYS[1]  key record hash     {a:<account>}:key:<keyId>
   KEYS[2]  audit log list      {a:<account>}:audit
@@ -12,8 +17,12 @@
              log_bodies ('1' | '0'), period with period_start and spent (µ₽) for the new period
   ARGV[2]  audit entry (JSON)
   ARGV[3]  most audit entries kept
+  ARGV[4]  the key's spent field as read with the usage summed into `spent` ('' if it had none)
+  ARGV[5]  the key's period_start field as read with it ('' if it had none)
+           (both checked only when the period changes)
 
   Returns  {'ok'} | {'key_not_found'} | {'key_revoked'}
+           | {'conflict'}   the key was charged or its period moved since it was read; nothing changed
 ]]
 --- @include "appendAudit"
 
@@ -24,13 +33,23 @@ if redis.call('HEXISTS', KEYS[1], 'revoked_at') == 1 then
   return { 'key_revoked' }
 end
 local changes = cjson.decode(ARGV[1])
+local newPeriod = false
+if changes.period then
+  local current = redis.call('HMGET', KEYS[1], 'period', 'spent', 'period_start')
+  if changes.period ~= current[1] then
+    if (current[2] or '') ~= ARGV[4] or (current[3] or '') ~= ARGV[5] then
+      return { 'conflict' }
+    end
+    newPeriod = true
+  end
+end
 if changes.name then redis.call('HSET', KEYS[1], 'name', changes.name) end
 if changes.log_bodies then redis.call('HSET', KEYS[1], 'log_bodies', changes.log_bodies) end
 if changes.budget == '' then redis.call('HDEL', KEYS[1], 'budget')
 elseif changes.budget then redis.call('HSET', KEYS[1], 'budget', changes.budget) end
 if changes.models == '' then redis.call('HDEL', KEYS[1], 'models')
 elseif changes.models then redis.call('HSET', KEYS[1], 'models', changes.models) end
-if changes.period and changes.period ~= redis.call('HGET', KEYS[1], 'period') then
+if newPeriod then
   redis.call('HSET', KEYS[1], 'period', changes.period, 'period_start', changes.period_start, 'spent', changes.spent)
 end
 appendAudit(KEYS[2], ARGV[2], ARGV[3])

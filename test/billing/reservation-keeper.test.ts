@@ -1,0 +1,118 @@
+// A long request keeps its reservation while it runs; one the keeper does not track (its replica died)
+// expires as usual. The keeper's periodic call is made by hand, with the clock moved by hand.
+
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ReservationKeeper } from "../../src/billing/reservation-keeper.js";
+import type { KeyRef } from "../../src/store/key-store.js";
+import { ACTOR } from "../helpers/actor.js";
+import { openStore, type TestStore } from "../helpers/store.js";
+
+const TTL_MS = 60_000;
+
+let store: TestStore;
+let ref: KeyRef;
+let errors: unknown[];
+let keeper: ReservationKeeper;
+
+beforeEach(async () => {
+  store = await openStore();
+  await store.accountService.create({ id: "acme", balance: "100" }, ACTOR);
+  const { record } = await store.keyService.create({ accountId: "acme", name: "k" }, ACTOR);
+  ref = { accountId: "acme", keyId: record.id };
+  errors = [];
+  keeper = new ReservationKeeper(store.billing, TTL_MS, store.clock.now, (error) => errors.push(error));
+});
+afterEach(() => {
+  keeper.stop();
+  store.close();
+});
+
+/** Reserves `amount` for TTL_MS from now, as the gateway does before forwarding. */
+async function reserve(amount: number): Promise<string> {
+  const now = store.clock.now();
+  const reservationId = randomUUID();
+  const result = await store.billing.reserve(ref, {
+    reservationId,
+    amount,
+    now,
+    periods: store.calendar.at(now),
+    expiresAt: now + TTL_MS,
+    model: { kind: "none" },
+  });
+  expect(result.ok).toBe(true);
+  return reservationId;
+}
+
+function expiry(reservationId: string): Promise<string | null> {
+  return store.redis.zscore(store.redisKeys.reservations("acme"), reservationId);
+}
+
+describe("ReservationKeeper", () => {
+  it("extends a tracked long request's reservation past its original expiry, and not an untracked one", async () => {
+    const start = store.clock.now();
+    const longRequest = await reserve(7);
+    const orphan = await reserve(5); // its replica died: nobody tracks it
+    keeper.track(longRequest, "acme");
+
+    // Every third of the TTL the keeper runs; it extends what is tracked and older than that.
+    for (let tick = 1; tick <= 6; tick++) {
+      store.clock.advance(TTL_MS / 3);
+      await keeper.extendDue();
+      expect(Number(await expiry(longRequest))).toBe(store.clock.now() + TTL_MS);
+    }
+    expect(Number(await expiry(orphan))).toBe(start + TTL_MS);
+    expect(errors).toEqual([]);
+
+    // Two TTLs after both began, only the orphan has expired: the next reservation releases it alone.
+    expect(store.clock.now()).toBe(start + 2 * TTL_MS);
+    const now = store.clock.now();
+    expect(
+      await store.billing.reserve(ref, {
+        reservationId: randomUUID(),
+        amount: 0,
+        now,
+        periods: store.calendar.at(now),
+        expiresAt: now + TTL_MS,
+        model: { kind: "none" },
+      }),
+    ).toMatchObject({ ok: true, expired: 1, accountReserved: 7 });
+    expect(await store.redis.hget(store.redisKeys.reservationRecords("acme"), orphan)).toBe("expired");
+    expect(await store.redis.hget(store.redisKeys.reservationRecords("acme"), longRequest)).toBe(
+      `${ref.keyId} 7`,
+    );
+  });
+
+  it("leaves a request alone while it is young, and stops extending it once it is untracked", async () => {
+    const start = store.clock.now();
+    const request = await reserve(3);
+    keeper.track(request, "acme");
+
+    store.clock.advance(TTL_MS / 3 - 1);
+    await keeper.extendDue();
+    expect(Number(await expiry(request))).toBe(start + TTL_MS); // most of its TTL is still left
+
+    store.clock.advance(1);
+    await keeper.extendDue();
+    const extendedTo = store.clock.now() + TTL_MS;
+    expect(Number(await expiry(request))).toBe(extendedTo);
+
+    keeper.untrack(request);
+    store.clock.advance(TTL_MS / 3);
+    await keeper.extendDue();
+    expect(Number(await expiry(request))).toBe(extendedTo);
+  });
+
+  it("reports a failed extension instead of throwing, and still extends the other accounts' requests", async () => {
+    const request = await reserve(3);
+    keeper.track(request, "acme");
+    // Another account's extension fails: a key of the wrong type makes its script fail.
+    await store.redis.set(store.redisKeys.reservations("other"), "not a sorted set");
+    keeper.track("r-other", "other");
+    store.clock.advance(TTL_MS / 3);
+    await keeper.extendDue();
+    expect(errors).toHaveLength(1);
+    expect(String(errors[0])).toMatch(/WRONGTYPE/);
+    expect(Number(await expiry(request))).toBe(store.clock.now() + TTL_MS);
+  });
+});
