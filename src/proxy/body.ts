@@ -18,6 +18,10 @@ export function checkDeclaredLength(req: IncomingMessage, limit: number): void {
 }
 
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  // A client that left while its key was being looked up: its request is destroyed and will emit nothing
+  // more, so waiting for its events would wait forever.
+  if (req.destroyed)
+    return Promise.reject(new Error("client closed the connection before its body was read"));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -10,7 +10,7 @@ import type { ClientRequest, IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import type { Readable, Writable } from "node:stream";
 import type { ProxyServer } from "http-proxy-3";
-import { estimatedUsage, type WorstCase } from "../billing/estimate.js";
+import { estimatedUsage } from "../billing/estimate.js";
 import { type Micros, rublesForJson } from "../billing/money.js";
 import type { PeriodCalendar } from "../billing/periods.js";
 import { costOf, type ModelPrice, type TokenCounts } from "../billing/pricing.js";
@@ -87,7 +87,6 @@ export interface ExchangeInit {
   model: string | null;
   path: string;
   price: ModelPrice;
-  worst: WorstCase;
   reservationId: string;
   /** What was reserved (0 for a request without a body). */
   reserved: Micros;
@@ -150,7 +149,8 @@ export class Exchange {
   onUpstreamResponse(response: IncomingMessage): void {
     clearTimeout(this.timer);
     this.firstByteAt = performance.now();
-    if (this.timedOut || this.res.destroyed) {
+    // Too late: the gateway has answered already (a timeout, the end of a shutdown drain) or the client left.
+    if (this.done || this.timedOut || this.res.headersSent || this.res.destroyed) {
       response.destroy();
       return;
     }
@@ -399,18 +399,27 @@ export class Exchange {
   /**
    * The usage to bill: what the upstream reported; for an upstream error status, only what it reported;
    * otherwise (no report, or a stream cut short by the client, the upstream or the end of a shutdown drain)
-   * an estimate from the traffic, marked as such. Nothing is charged when the upstream never got to answer
-   * (refused, timed out).
+   * an estimate from the traffic, marked as such. Nothing is charged when nothing was generated for the
+   * request or the gateway gave up on it before any answer: never forwarded (the client left during the
+   * reservation), refused or timed out upstream, stopped by a shutdown before the upstream answered (the
+   * client was told to retry), or a request without a body (such as retrieving a stored response, whose
+   * usage was billed when it was generated).
    */
   private usage(result: Awaited<ReturnType<ResponseMeter["result"]>> | null): {
     tokens: TokenCounts;
     estimated: boolean;
   } {
-    const reported = result?.usage ?? {};
-    if (isComplete(reported)) return { tokens: reported, estimated: false };
-    if (this.outcome === "upstream_unavailable" || this.outcome === "upstream_timeout") {
+    if (
+      this.forwardedAt === 0 ||
+      this.init.received.length === 0 ||
+      this.outcome === "upstream_unavailable" ||
+      this.outcome === "upstream_timeout" ||
+      (this.outcome === "shutdown" && this.status === 0)
+    ) {
       return { tokens: { promptTokens: 0, completionTokens: 0 }, estimated: false };
     }
+    const reported = result?.usage ?? {};
+    if (isComplete(reported)) return { tokens: reported, estimated: false };
     if (this.status >= 400 && this.outcome === "completed") {
       return {
         tokens: {

@@ -16,7 +16,8 @@ import type { Forwarder } from "../server/context.js";
 import { sendError } from "../server/respond.js";
 import type { BillingStore, ModelCheck } from "../store/billing-store.js";
 import type { KeyRef } from "../store/key-store.js";
-import { asGatewayError } from "../store/redis.js";
+import { asGatewayError, isConnectionError } from "../store/redis.js";
+import type { RequestLogEntry } from "../store/request-log-store.js";
 import { checkDeclaredLength, readBody } from "./body.js";
 import { Exchange, type ExchangeDeps, exchangeOf } from "./exchange.js";
 import { prepareUpstreamHeaders } from "./headers.js";
@@ -109,14 +110,21 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
       const now = deps.now();
       const periods = deps.calendar.at(now);
       const reservationId = randomUUID();
-      const reservation = await deps.billing.reserve(ref, {
-        reservationId,
-        amount: worst.amount,
-        now,
-        periods,
-        expiresAt: now + reservationTtlMs,
-        model: check,
-      });
+      const reservation = await deps.billing
+        .reserve(ref, {
+          reservationId,
+          amount: worst.amount,
+          now,
+          periods,
+          expiresAt: now + reservationTtlMs,
+          model: check,
+        })
+        .catch((error: unknown) => {
+          if (isConnectionError(error)) {
+            releaseUnanswered(credential.ref, reservationId, requestId, req.method, path, model, arrivedAt);
+          }
+          throw error;
+        });
       if (reservation.expired > 0) deps.expiredReservations(reservation.expired);
       if (!reservation.ok) throw refusalError(reservation, worst, price, check, periods);
 
@@ -126,7 +134,13 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
         facts.stream &&
         path.endsWith("/completions") &&
         !asksForUsage(facts.json);
-      const forwarded = strip ? withStreamUsage(facts.json as Record<string, unknown>) : body;
+      // A generation without an output cap would run to the model's context length, far past the worst case
+      // reserved for it: it gets the cap the reservation assumed.
+      const capField = facts.json !== null && !facts.outputCapSet ? outputCapField(path) : null;
+      const forwarded =
+        strip || capField
+          ? rewrittenBody(facts.json as Record<string, unknown>, strip, capField, price.maxOutputTokens)
+          : body;
       const filterModels = req.method === "GET" && path === "/v1/models" ? reservation.allowedModels : null;
       prepareUpstreamHeaders(req, {
         requestId,
@@ -145,7 +159,6 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
         model,
         path,
         price,
-        worst,
         reservationId,
         reserved: worst.amount,
         received: body,
@@ -180,6 +193,57 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
     }
   }
 
+  /**
+   * The reservation script may have run with only its reply lost (Redis stalled past the command timeout, or
+   * the connection dropped): a settlement of nothing releases what it may hold now, rather than after
+   * billing.reservationTtlSeconds, and changes nothing if the script never ran. The client got 503.
+   */
+  function releaseUnanswered(
+    ref: KeyRef,
+    reservationId: string,
+    requestId: string,
+    method: string | undefined,
+    path: string,
+    model: string | null,
+    arrivedAt: number,
+  ): void {
+    const now = deps.now();
+    const latencyMs = performance.now() - arrivedAt;
+    const entry: RequestLogEntry = {
+      at: new Date(now).toISOString(),
+      request_id: requestId,
+      method: method ?? "GET",
+      path,
+      model,
+      status: 503,
+      outcome: "redis_unavailable",
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      cost: 0,
+      usage_estimated: false,
+      latency_ms: Math.round(latencyMs),
+      upstream_ttfb_ms: null,
+    };
+    deps.settlements.submit({
+      ref,
+      keyName: null,
+      input: {
+        reservationId,
+        logEntry: JSON.stringify(entry),
+        logEntryWithBodies: "",
+        cost: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+        failed: true,
+        estimated: false,
+        latencyMs,
+        now,
+        periods: deps.calendar.at(now),
+        day: deps.calendar.dayOf(now),
+      },
+    });
+  }
+
   return {
     forward: (req, res, requestId, arrivedAt, secure) => void forward(req, res, requestId, arrivedAt, secure),
     stopForwarding: () => {
@@ -210,9 +274,30 @@ function asksForUsage(body: Record<string, unknown>): boolean {
   );
 }
 
-/** The body with stream_options.include_usage set, so that the upstream reports exact usage at the end. */
-function withStreamUsage(body: Record<string, unknown>): Buffer {
-  const options =
-    typeof body.stream_options === "object" && body.stream_options !== null ? body.stream_options : {};
-  return Buffer.from(JSON.stringify({ ...body, stream_options: { ...options, include_usage: true } }));
+/** The field that caps a generation's output on this endpoint (chat and text completions, Anthropic's
+ * messages, Responses), or null for endpoints that generate no text. */
+function outputCapField(path: string): string | null {
+  if (path.endsWith("/completions") || path.endsWith("/messages")) return "max_tokens";
+  if (path.endsWith("/responses")) return "max_output_tokens";
+  return null;
+}
+
+/**
+ * The JSON body as forwarded: with stream_options.include_usage set, so that the upstream reports exact
+ * usage at the end, and with the output cap the reservation assumed when the body set none.
+ */
+function rewrittenBody(
+  body: Record<string, unknown>,
+  streamUsage: boolean,
+  capField: string | null,
+  cap: number,
+): Buffer {
+  const out: Record<string, unknown> = { ...body };
+  if (streamUsage) {
+    const options =
+      typeof body.stream_options === "object" && body.stream_options !== null ? body.stream_options : {};
+    out.stream_options = { ...options, include_usage: true };
+  }
+  if (capField) out[capField] = cap;
+  return Buffer.from(JSON.stringify(out));
 }

@@ -17,6 +17,13 @@ const HOP_BY_HOP = new Set([
   "upgrade",
 ]);
 
+/**
+ * Not hop-by-hop, but not forwarded either: the gateway has already read the whole body (answering the
+ * client's 100-continue itself), and with Expect set http-proxy-3 never reports the upstream request, so
+ * neither the upstream timeout nor the shutdown could stop it.
+ */
+const EXPECT = "expect";
+
 /** Headers that carry client credentials in the APIs clients speak (OpenAI, Anthropic, Azure). */
 const CREDENTIALS = new Set(["authorization", "x-api-key", "api-key"]);
 
@@ -43,7 +50,7 @@ export function prepareUpstreamHeaders(req: IncomingMessage, options: UpstreamHe
   const dropped = connectionListed(source.connection);
   const headers: IncomingHttpHeaders = {};
   for (const name in source) {
-    if (HOP_BY_HOP.has(name) || CREDENTIALS.has(name) || dropped?.has(name)) continue;
+    if (HOP_BY_HOP.has(name) || CREDENTIALS.has(name) || name === EXPECT || dropped?.has(name)) continue;
     const value = source[name];
     if (
       typeof value === "string"

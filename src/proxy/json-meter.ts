@@ -25,11 +25,6 @@ export class JsonMeter {
     }
   }
 
-  /** The whole body, when it was small enough to keep whole. */
-  body(): Buffer | null {
-    return this.overflowed ? null : Buffer.concat(this.chunks, this.kept);
-  }
-
   usage(): ReportedUsage {
     const usage: ReportedUsage = {};
     const text = (

@@ -9,8 +9,14 @@ import type { ModelCheck } from "../store/billing-store.js";
 
 export interface RequestFacts {
   model: ModelCheck;
-  /** Output cap from max_completion_tokens, max_tokens or max_output_tokens, when the body sets one. */
+  /**
+   * The largest output cap among max_completion_tokens, max_tokens and max_output_tokens, when the body
+   * sets one: model servers differ in which they read (TGI and llama.cpp read only max_tokens), so the
+   * worst case must allow for the largest.
+   */
   maxOutputTokens: number | null;
+  /** Whether the body sets any output cap field to something other than null (valid or not). */
+  outputCapSet: boolean;
   /** Completions asked for (n, or best_of for text completions): the worst case multiplies by it. */
   choices: number;
   stream: boolean;
@@ -21,10 +27,12 @@ export interface RequestFacts {
 const NO_BODY: RequestFacts = {
   model: { kind: "none" },
   maxOutputTokens: null,
+  outputCapSet: false,
   choices: 1,
   stream: false,
   json: null,
 };
+const OUTPUT_CAPS = ["max_completion_tokens", "max_tokens", "max_output_tokens"] as const;
 const UNKNOWN: ModelCheck = { kind: "unknown" };
 /** Form fields read from multipart bodies; everything else (files included) is skipped. */
 const FORM_FIELDS = new Set([
@@ -61,11 +69,11 @@ function fromFields(fields: Record<string, unknown>, json: Record<string, unknow
   const model = fields.model;
   return {
     model: typeof model === "string" && model.length > 0 ? { kind: "named", model } : UNKNOWN,
-    maxOutputTokens:
-      count(fields.max_completion_tokens) ??
-      count(fields.max_tokens) ??
-      count(fields.max_output_tokens) ??
-      null,
+    maxOutputTokens: OUTPUT_CAPS.reduce<number | null>((largest, field) => {
+      const cap = count(fields[field]);
+      return cap !== null && (largest === null || cap > largest) ? cap : largest;
+    }, null),
+    outputCapSet: OUTPUT_CAPS.some((field) => fields[field] !== undefined && fields[field] !== null),
     choices: Math.max(count(fields.n) ?? 1, count(fields.best_of) ?? 1),
     stream: fields.stream === true || fields.stream === "true",
     json,

@@ -27,8 +27,6 @@ export interface MeterResult {
   usage: ReportedUsage;
   /** Data events of an SSE response (null for other responses). */
   events: number | null;
-  /** False when the body could not be read (unknown compression, corrupt data). */
-  readable: boolean;
 }
 
 export class ResponseMeter {
@@ -94,15 +92,10 @@ export class ResponseMeter {
     this.decompressor?.destroy();
   }
 
-  /** The whole decompressed JSON body, when it was kept (for rewriting /v1/models). */
-  jsonBody(): Buffer | null {
-    return this.json?.body() ?? null;
-  }
-
   async result(): Promise<MeterResult> {
     await this.finished;
-    if (this.sse) return { usage: this.sse.usage, events: this.sse.events, readable: this.readable };
-    return { usage: this.json?.usage() ?? {}, events: null, readable: this.readable };
+    if (this.sse) return { usage: this.sse.usage, events: this.sse.events };
+    return { usage: this.json?.usage() ?? {}, events: null };
   }
 
   private meter(chunk: Buffer): void {

@@ -4,17 +4,22 @@
 import { request as httpRequest } from "node:http";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort } from "../../src/demo/redis-server.js";
+import { freePort, type RedisServer, startRedisServer } from "../../src/demo/redis-server.js";
 import { ACTOR } from "../helpers/actor.js";
 import { json, PRICING, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { type StubUpstream, startStubUpstream } from "../helpers/upstream.js";
+import { waitUntil } from "../helpers/wait.js";
 
 let t: TestGateway;
 let upstream: StubUpstream;
+/** A Redis of a test's own, for tests that pause it (the suite's Redis is shared by every test file). */
+let ownRedis: RedisServer | undefined;
 
 afterEach(async () => {
   await t?.close();
   await upstream?.close();
+  await ownRedis?.stop();
+  ownRedis = undefined;
 });
 
 async function setup(config: Record<string, unknown> = {}) {
@@ -40,12 +45,111 @@ function lastRequestLog(): Record<string, any> {
   return lines[lines.length - 1] as Record<string, any>;
 }
 
+/** Requests the gateway counts as in flight (read from its metrics, without touching Redis). */
+async function inFlight(): Promise<number> {
+  const text = await t.gateway.metrics?.registry.getSingleMetricAsString("tunnel_gateway_requests_in_flight");
+  return Number(/ (\d+)$/m.exec(text ?? "")?.[1]);
+}
+
+/**
+ * Sends a chat completion and leaves (destroys the connection) as soon as the gateway holds the request,
+ * while Redis is paused: the gateway's next Redis command (the key lookup, or the reservation once the key
+ * is cached) cannot finish before the client has gone. With `partBody` the client sends only half its body.
+ */
+async function leaveWhileRedisIsPaused(key: string, partBody = false): Promise<void> {
+  await t.store.redis.call("CLIENT", "PAUSE", "1000", "ALL");
+  const req = httpRequest(`${t.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+  });
+  req.on("error", () => {});
+  const body = JSON.stringify({ model: "demo-small", messages: [{ role: "user", content: "hi" }] });
+  if (partBody) req.write(body.slice(0, 20));
+  else req.end(body);
+  await waitUntil(async () => (await inFlight()) === 1, "the gateway to hold the request");
+  req.destroy();
+}
+
 async function accountState(accountId = "acme") {
   const account = await t.store.accounts.require(accountId);
   return { balance: account.balance, reserved: (await t.store.billing.reserved(accountId)).account };
 }
 
 describe("forwarding", () => {
+  it("caps a generation that sets no output limit at the worst case reserved for it, and leaves set limits alone", async () => {
+    await setup();
+    const key = await t.newKey();
+    upstream.handle((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("{}");
+      return true;
+    });
+    const post = (path: string, body: Record<string, unknown>) =>
+      t.fetch(path, {
+        method: "POST",
+        key: key.value,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "demo-small", ...body }),
+      });
+    const forwarded = () => JSON.parse(upstream.requests.at(-1)?.body.toString() ?? "null");
+    const cap = PRICING.default.maxOutputTokens;
+
+    await (await post("/v1/chat/completions", { messages: [] })).text();
+    expect(forwarded()).toEqual({ model: "demo-small", messages: [], max_tokens: cap });
+    await (await post("/v1/completions", { prompt: "x", max_tokens: null })).text();
+    expect(forwarded()).toEqual({ model: "demo-small", prompt: "x", max_tokens: cap });
+    await (await post("/v1/responses", { input: "x" })).text();
+    expect(forwarded()).toEqual({ model: "demo-small", input: "x", max_output_tokens: cap });
+    // Embeddings generate no text: nothing to cap.
+    await (await post("/v1/embeddings", { input: "x" })).text();
+    expect(forwarded()).toEqual({ model: "demo-small", input: "x" });
+    // A limit the client set is forwarded byte for byte.
+    const exact = JSON.stringify({ model: "demo-small", messages: [], max_completion_tokens: 7 });
+    await (
+      await t.fetch("/v1/chat/completions", {
+        method: "POST",
+        key: key.value,
+        headers: { "content-type": "application/json" },
+        body: exact,
+      })
+    ).text();
+    expect(upstream.requests.at(-1)?.body.toString()).toBe(exact);
+  });
+
+  it("reserves for the largest of the output limits a body sets, as model servers differ in which they read", async () => {
+    await setup();
+    // Counting max_tokens: 100 000 the worst case is 200 ₽ of output (2000 ₽ per million), far over a 1 ₽
+    // budget; counting only max_completion_tokens: 1 it would be about 0.1 ₽ and pass.
+    const key = await t.newKey({ budget: "1" });
+    const res = await chat({ max_completion_tokens: 1, max_tokens: 100_000 }, key.value);
+    expect(res.status).toBe(403);
+    expect((await json(res)).error.code).toBe("budget_exceeded");
+    expect(upstream.requests).toHaveLength(0);
+    expect((await chat({ max_completion_tokens: 1, max_tokens: 1 }, key.value)).status).toBe(200);
+  });
+
+  it("charges nothing for a request without a body, such as retrieving a stored response", async () => {
+    await setup();
+    const key = await t.newKey();
+    upstream.handle((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ id: "resp_1", usage: { input_tokens: 50, output_tokens: 80 } }));
+      return true;
+    });
+    const before = await accountState();
+    const res = await t.fetch("/v1/responses/resp_1", { key: key.value });
+    expect(res.status).toBe(200);
+    expect(await json(res)).toMatchObject({ id: "resp_1" });
+    await t.gateway.settled();
+    expect(lastRequestLog()).toMatchObject({
+      status: 200,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      cost_rub: 0,
+    });
+    expect(await accountState()).toEqual(before);
+  });
+
   it("forwards any method, path and query, and never the caller's key", async () => {
     await setup({ upstream: { apiKey: "upstream-secret" } });
     const key = await t.newKey();
@@ -505,6 +609,100 @@ describe("metering and settlement", () => {
 });
 
 describe("cancellations and failures", () => {
+  it("lets go of a client that leaves while its key is looked up: nothing hangs, nothing is forwarded", async () => {
+    ownRedis = await startRedisServer();
+    await setup({ redis: { url: ownRedis.url } });
+    const key = await t.newKey();
+    // The key is not cached yet, so its lookup waits for Redis; the client leaves half-way through its body.
+    await leaveWhileRedisIsPaused(key.value, true);
+    await waitUntil(async () => (await inFlight()) === 0, "the request to be let go", 10_000);
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it("charges nothing, and releases the reservation, when the client leaves while it is being made", async () => {
+    ownRedis = await startRedisServer();
+    await setup({ redis: { url: ownRedis.url } });
+    const key = await t.newKey();
+    await (await chat({}, key.value)).text(); // caches the key, so that the reservation is what waits
+    await t.gateway.settled();
+    const before = await accountState();
+    await leaveWhileRedisIsPaused(key.value);
+    await waitUntil(async () => (await inFlight()) === 0, "the request to finish", 10_000);
+    await t.gateway.settled();
+    expect(upstream.requests).toHaveLength(1);
+    expect(lastRequestLog()).toMatchObject({
+      outcome: "client_aborted",
+      status: 499,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      cost_rub: 0,
+    });
+    expect(await accountState()).toEqual(before);
+  });
+
+  it("releases a reservation whose reply Redis lost, instead of holding it until it expires", async () => {
+    ownRedis = await startRedisServer();
+    await setup({ redis: { url: ownRedis.url, commandTimeoutMs: 200 } });
+    const key = await t.newKey();
+    await (await chat({}, key.value)).text(); // caches the key
+    await t.gateway.settled();
+    const before = await accountState();
+    // Scripts wait while writes are paused: the reservation times out at the gateway, then runs in Redis.
+    await t.store.redis.call("CLIENT", "PAUSE", "10000", "WRITE");
+    const res = await chat({}, key.value);
+    expect(res.status).toBe(503);
+    expect((await json(res)).error.code).toBe("service_unavailable");
+    await t.store.redis.call("CLIENT", "UNPAUSE");
+    await t.gateway.settled();
+    // Redis runs a connection's commands in order: once the gateway's PING is answered, so is its reservation.
+    await t.gateway.redis.ping();
+    expect(await accountState()).toEqual(before);
+    const [latest] = await t.store.redis.lrange(t.store.redisKeys.requestLog(key.accountId, key.id), 0, 0);
+    expect(JSON.parse(latest ?? "{}")).toMatchObject({ status: 503, outcome: "redis_unavailable", cost: 0 });
+    expect(upstream.requests).toHaveLength(1);
+  });
+
+  it("charges nothing for a request the shutdown stopped before the upstream answered (the client retries)", async () => {
+    await setup();
+    const key = await t.newKey();
+    upstream.handle(() => true); // never answers
+    const before = await accountState();
+    const response = chat({}, key.value);
+    await waitUntil(() => upstream.requests.length === 1, "the request to reach the upstream");
+    await t.gateway.close(0);
+    const res = await response;
+    expect(res.status).toBe(503);
+    expect((await json(res)).error.code).toBe("service_unavailable");
+    expect(lastRequestLog()).toMatchObject({ outcome: "shutdown", status: 503, cost_rub: 0 });
+    expect(await upstream.requests[0]?.aborted).toBe(true);
+    expect(await accountState()).toEqual(before);
+  });
+
+  it("answers Expect: 100-continue itself and does not pass Expect on, so the upstream timeout still applies", async () => {
+    await setup({ upstream: { timeoutMs: 300 } });
+    const key = await t.newKey();
+    upstream.handle(() => true); // never answers
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${t.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${key.value}`,
+          "content-type": "application/json",
+          expect: "100-continue",
+        },
+      });
+      req.on("continue", () => req.end(JSON.stringify({ model: "demo-small", messages: [] })));
+      req.on("response", (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+    });
+    expect(status).toBe(504);
+    expect(upstream.requests[0]?.headers.expect).toBeUndefined();
+    expect(await upstream.requests[0]?.aborted).toBe(true);
+  });
+
   it("logs a settlement Redis refuses with what reconciliation needs, and no bodies with logging.bodies off", async () => {
     await setup({ logging: { bodies: false } });
     const key = await t.newKey({ logBodies: true });
@@ -636,6 +834,16 @@ describe("cancellations and failures", () => {
 });
 
 describe("request log", () => {
+  it("keeps a key's recent-requests list for requestLog.retentionDays after its latest request", async () => {
+    await setup({ requestLog: { retentionDays: 3 } });
+    const key = await t.newKey();
+    await (await chat({}, key.value)).text();
+    await t.gateway.settled();
+    const ttl = await t.store.redis.pttl(t.store.redisKeys.requestLog(key.accountId, key.id));
+    expect(ttl).toBeGreaterThan(3 * 86_400_000 - 60_000);
+    expect(ttl).toBeLessThanOrEqual(3 * 86_400_000);
+  });
+
   it("writes one line per request with the key, the usage and the timings, and bodies when allowed", async () => {
     await setup();
     const key = await t.newKey();

@@ -25,16 +25,29 @@ describe("inspectRequest", () => {
     });
   });
 
-  it("prefers max_completion_tokens, then max_tokens, then max_output_tokens", async () => {
+  it("takes the largest of max_completion_tokens, max_tokens and max_output_tokens", async () => {
     const facts = async (body: object) =>
       (await inspectRequest(Buffer.from(JSON.stringify(body)), "application/json")).maxOutputTokens;
-    expect(await facts({ max_completion_tokens: 5, max_tokens: 9 })).toBe(5);
-    expect(await facts({ max_tokens: 9, max_output_tokens: 7 })).toBe(9);
+    // TGI and llama.cpp read only max_tokens, vLLM prefers max_completion_tokens: either may apply.
+    expect(await facts({ max_completion_tokens: 5, max_tokens: 9 })).toBe(9);
+    expect(await facts({ max_completion_tokens: 1, max_tokens: 100_000 })).toBe(100_000);
+    expect(await facts({ max_tokens: 9, max_output_tokens: 70 })).toBe(70);
     expect(await facts({ max_output_tokens: 7 })).toBe(7);
     expect(await facts({ max_tokens: -1 })).toBeNull();
     expect(await facts({ max_tokens: 1.5 })).toBeNull();
     // Pydantic-based servers coerce numeric strings, so the gateway reads them the same way.
     expect(await facts({ max_tokens: "9" })).toBe(9);
+  });
+
+  it("tells whether the body sets an output cap at all (null counts as unset, as model servers read it)", async () => {
+    const capSet = async (body: object) =>
+      (await inspectRequest(Buffer.from(JSON.stringify(body)), "application/json")).outputCapSet;
+    expect(await capSet({ model: "m" })).toBe(false);
+    expect(await capSet({ model: "m", max_tokens: null })).toBe(false);
+    expect(await capSet({ model: "m", max_tokens: 9 })).toBe(true);
+    expect(await capSet({ model: "m", max_output_tokens: 9 })).toBe(true);
+    // Set but invalid: the upstream refuses it, so the gateway does not overwrite it.
+    expect(await capSet({ model: "m", max_completion_tokens: -1 })).toBe(true);
   });
 
   it("reports no body, and a body whose model cannot be determined", async () => {
