@@ -1,16 +1,14 @@
 #!/usr/bin/env node
 // The `tunnel-gateway` command: wires commander to the service layer and the gateway; no logic of its own.
-// Exit codes: 0 success, 1 failure (one line on stderr), 2 usage error.
+// Exit codes: 0 success, 1 failure (one line on stderr, the error table's JSON shape with --json), 2 usage
+// error. Usage is checked before the configuration is loaded or Redis is reached, so it is always exit 2.
 
 import { Command, CommanderError, Option } from "commander";
-import { describeAccount, describeKey, printError, printJson, printLines } from "./cli/output.js";
+import { describeAccount, describeKey, printFailure, printJson, printLines } from "./cli/output.js";
 import { type CommonOptions, configFor, withSession } from "./cli/session.js";
-import { ConfigError } from "./config/config-error.js";
 import type { Override } from "./config/load.js";
-import { GatewayError } from "./errors.js";
 import { accountView, keyListView, keyView } from "./services/views.js";
 import type { Actor } from "./store/audit-store.js";
-import { asGatewayError, isRedisError } from "./store/redis.js";
 
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
@@ -161,11 +159,10 @@ function buildProgram(): Command {
           models?: string;
           logBodies: boolean;
         },
-      ) =>
-        withSession(options, async ({ keys, context }) => {
-          if (options.period !== undefined && options.budget === undefined) {
-            throw new CommanderError(EXIT_USAGE, "usage", "error: --period needs --budget");
-          }
+      ) => {
+        if (options.period !== undefined && options.budget === undefined)
+          usageError("--period needs --budget");
+        return withSession(options, async ({ keys, context }) => {
           const created = await keys.create(
             {
               accountId: options.account,
@@ -192,7 +189,8 @@ function buildProgram(): Command {
               ...describeKey(view),
             );
           }
-        }),
+        });
+      },
     );
 
   common(keys.command("list"))
@@ -226,7 +224,7 @@ function buildProgram(): Command {
     .option("--no-budget", "remove the budget")
     .addOption(new Option("--period <period>", "new budget period").choices(["day", "week", "month"]))
     .option("--models <a,b,…>", "allow only these models")
-    .option("--all-models", "allow every model")
+    .addOption(new Option("--all-models", "allow every model").conflicts("models"))
     .option("--log-bodies", "allow request and response bodies in logs")
     .option("--no-log-bodies", "keep bodies out of logs")
     .action(
@@ -242,13 +240,6 @@ function buildProgram(): Command {
         },
       ) =>
         withSession(options, async ({ keys, context }) => {
-          if (options.models !== undefined && options.allModels) {
-            throw new CommanderError(
-              EXIT_USAGE,
-              "usage",
-              "error: --models and --all-models exclude each other",
-            );
-          }
           const record = await keys.update(
             keyId,
             {
@@ -285,13 +276,21 @@ function buildProgram(): Command {
   return program;
 }
 
+/** Refuses the command line as commander does its own usage errors: exit 2, before anything is loaded. */
+function usageError(message: string): never {
+  throw new CommanderError(EXIT_USAGE, "usage", `error: ${message}`);
+}
+
 /** A number when the text is one, else the text, for the configuration schema to refuse with its name. */
 function numeric(text: string): number | string {
   return /^\d+$/.test(text) ? Number(text) : text;
 }
 
 async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  let json = false;
+  const program = buildProgram().hook("preAction", (_program, command) => {
+    json = command.opts().json === true;
+  });
   try {
     await program.parseAsync(argv);
     return 0;
@@ -301,12 +300,7 @@ async function main(argv: string[]): Promise<number> {
       if (error.exitCode === 0) return 0;
       return EXIT_USAGE;
     }
-    const json = argv.includes("--json");
-    if (error instanceof ConfigError) printError(error, false);
-    else if (error instanceof GatewayError) printError(error, json);
-    else if (isRedisError(error)) printError(asGatewayError(error), json);
-    // Anything else is a bug: say what it was rather than a generic "internal error".
-    else printError(error instanceof Error ? error : new Error(String(error)), false);
+    printFailure(error, json);
     return EXIT_FAILURE;
   }
 }

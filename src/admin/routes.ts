@@ -28,20 +28,30 @@ export interface Call {
   services: AdminServices;
 }
 
-export interface Route {
+interface RouteShape {
   method: "GET" | "POST" | "PATCH";
   /** OpenAPI path template, e.g. /admin/v1/accounts/{accountId}. */
   path: string;
   operationId: string;
   summary: string;
-  /** "admin": the admin token only; "account": the admin token, or the token of the account in the path. */
-  access: "admin" | "account";
   query?: z.ZodType;
   body?: z.ZodType;
   status: 200 | 201;
   response: z.ZodType;
   handle(call: Call): Promise<unknown>;
 }
+
+/** Who may call a route. */
+type Access =
+  /**
+   * The admin token only. `forbiddenAction` completes the refusal of an account token: "Only the operator's
+   * admin token may read the audit log of every account."
+   */
+  | { access: "admin"; forbiddenAction: string }
+  /** The admin token, or the token of the account in the path. */
+  | { access: "account" };
+
+export type Route = RouteShape & Access;
 
 const DEFAULT_LIMIT = 100;
 
@@ -99,6 +109,7 @@ export const ROUTES: readonly Route[] = [
     operationId: "createAccount",
     summary: "Create an account (admin token only)",
     access: "admin",
+    forbiddenAction: "create an account",
     body: S.CreateAccountBody,
     status: 201,
     response: S.Account,
@@ -125,6 +136,7 @@ export const ROUTES: readonly Route[] = [
     operationId: "topUpAccount",
     summary: "Add rubles to an account's balance (admin token only)",
     access: "admin",
+    forbiddenAction: "top up an account",
     body: S.TopUpBody,
     status: 200,
     response: S.Account,
@@ -154,6 +166,7 @@ export const ROUTES: readonly Route[] = [
     operationId: "audit",
     summary: "The audit log of every account, newest first (admin token only)",
     access: "admin",
+    forbiddenAction: "read the audit log of every account",
     query: S.AuditQuery,
     status: 200,
     response: S.AuditLog,
@@ -291,6 +304,6 @@ export const ROUTES: readonly Route[] = [
 
 /** Applies a route's access rule for a principal and the path's parameters. */
 export function authorize(route: Route, principal: Principal, params: Record<string, string>): void {
-  if (route.access === "admin") assertAdmin(principal, route.summary.toLowerCase().replace(/ \(.*\)$/, ""));
+  if (route.access === "admin") assertAdmin(principal, route.forbiddenAction);
   if (params.accountId !== undefined) assertMayAccess(principal, params.accountId);
 }

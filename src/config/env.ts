@@ -5,6 +5,11 @@ export interface EnvSetting {
   variable: string;
   path: readonly string[];
   kind: "string" | "number" | "boolean";
+  /**
+   * A section the configuration must already have for the variable to mean anything: a Sentinel password
+   * without sentinels would otherwise fail start-up on `redis.sentinel.sentinels`, never naming the variable.
+   */
+  needsSection?: readonly string[];
 }
 
 export const ENV_SETTINGS: readonly EnvSetting[] = [
@@ -16,7 +21,12 @@ export const ENV_SETTINGS: readonly EnvSetting[] = [
   { variable: "TUNNEL_REDIS_PREFIX", path: ["redis", "prefix"], kind: "string" },
   { variable: "TUNNEL_REDIS_USERNAME", path: ["redis", "username"], kind: "string" },
   { variable: "TUNNEL_REDIS_PASSWORD", path: ["redis", "password"], kind: "string" },
-  { variable: "TUNNEL_REDIS_SENTINEL_PASSWORD", path: ["redis", "sentinel", "password"], kind: "string" },
+  {
+    variable: "TUNNEL_REDIS_SENTINEL_PASSWORD",
+    path: ["redis", "sentinel", "password"],
+    kind: "string",
+    needsSection: ["redis", "sentinel"],
+  },
   { variable: "TUNNEL_METRICS_HOST", path: ["metrics", "host"], kind: "string" },
   { variable: "TUNNEL_METRICS_PORT", path: ["metrics", "port"], kind: "number" },
   { variable: "TUNNEL_METRICS_TOKEN", path: ["metrics", "token"], kind: "string" },

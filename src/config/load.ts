@@ -42,6 +42,13 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   for (const setting of ENV_SETTINGS) {
     const text = env[setting.variable];
     if (text !== undefined && text !== "") {
+      if (setting.needsSection && !isMapping(valueAt(raw, setting.needsSection))) {
+        const section = setting.needsSection.join(".");
+        throw new ConfigError(
+          `invalid configuration (${file}): ${setting.variable} (${setting.path.join(".")}) is set, ` +
+            `but no ${section} is configured: configure ${section} in the file, or unset ${setting.variable}`,
+        );
+      }
       overrides.push({ path: setting.path, value: envValue(setting, text), source: setting.variable });
     }
   }
@@ -77,11 +84,20 @@ function readYaml(file: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
+function valueAt(source: Record<string, unknown>, path: readonly string[]): unknown {
+  let node: unknown = source;
+  for (const segment of path) node = isMapping(node) ? node[segment] : undefined;
+  return node;
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
   let node = target;
   for (const segment of path.slice(0, -1)) {
-    const next = node[segment];
-    if (typeof next !== "object" || next === null || Array.isArray(next)) node[segment] = {};
+    if (!isMapping(node[segment])) node[segment] = {};
     node = node[segment] as Record<string, unknown>;
   }
   node[path[path.length - 1] as string] = value;
@@ -95,7 +111,8 @@ function describeIssues(
   const parts = issues.map((issue) => {
     const path = issue.path.map(String);
     const dotted = path.join(".") || "(top level)";
-    const override = overrides.find((o) => o.path.join(".") === dotted);
+    // The last override of a path is the one in effect: --redis wins over TUNNEL_REDIS_URL.
+    const override = overrides.findLast((o) => o.path.join(".") === dotted);
     const where = override ? `${override.source} (${dotted})` : dotted;
     if (issue.code === "unrecognized_keys") {
       const keys = issue.keys.map((k) => (path.length ? `${dotted}.${k}` : k)).join(", ");

@@ -7,6 +7,16 @@ import { ConfigError } from "../../src/config/config-error.js";
 import { DEFAULT_CONFIG_FILE, loadConfig } from "../../src/config/load.js";
 import { configSchema } from "../../src/config/schema.js";
 
+/** What `run` throws; the assertions on it stay outside any catch, so that no throw skips them. */
+function thrownBy(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a throw, but it returned");
+}
+
 function file(yaml: string): string {
   const dir = mkdtempSync(join(tmpdir(), "tunnel-config-"));
   const path = join(dir, "config.yaml");
@@ -70,20 +80,26 @@ describe("loadConfig", () => {
 
   it("names the path and the reason of a bad value", () => {
     const path = file("listen:\n  port: eighty\nbilling:\n  timezone: Mars/Base\n");
-    expect(() => loadConfig({ file: path, env: {} })).toThrow(ConfigError);
-    try {
-      loadConfig({ file: path, env: {} });
-    } catch (error) {
-      const message = (error as Error).message;
-      expect(message).toContain(path);
-      expect(message).toMatch(/listen\.port: .*number/);
-      expect(message).toMatch(/billing\.timezone: must be an IANA time zone/);
-      expect(message).not.toMatch(/\n\s+at /); // no stack trace
-    }
+    const thrown = thrownBy(() => loadConfig({ file: path, env: {} }));
+    expect(thrown).toBeInstanceOf(ConfigError);
+    const message = (thrown as Error).message;
+    expect(message).toContain(path);
+    expect(message).toMatch(/listen\.port: .*number/);
+    expect(message).toMatch(/billing\.timezone: must be an IANA time zone/);
+    expect(message).not.toMatch(/\n\s+at /); // no stack trace
   });
 
   it("names the variable when an environment override is bad", () => {
     expect(() => loadConfig({ env: { TUNNEL_PORT: "http" } })).toThrow(/TUNNEL_PORT \(listen\.port\)/);
+  });
+
+  it("names the flag, not the variable it overrides, when the flag's value is bad", () => {
+    expect(() =>
+      loadConfig({
+        env: { TUNNEL_PORT: "9000" },
+        overrides: [{ path: ["listen", "port"], value: "http", source: "--port" }],
+      }),
+    ).toThrow(/: --port \(listen\.port\): /);
   });
 
   it("refuses unknown settings, so that a typo does not pass silently", () => {
@@ -144,5 +160,20 @@ describe("Redis topologies in the configuration", () => {
     expect(() => loadConfig({ env: { TUNNEL_ADMIN_TOKEN: "short" } })).toThrow(
       /TUNNEL_ADMIN_TOKEN \(admin\.token\): must be at least 16/,
     );
+  });
+
+  it("refuse a Sentinel password from the environment when no Sentinel is configured, naming the variable", () => {
+    const single = file("redis:\n  url: redis://r:6379\n");
+    expect(() => loadConfig({ file: single, env: { TUNNEL_REDIS_SENTINEL_PASSWORD: "spw" } })).toThrow(
+      new ConfigError(
+        `invalid configuration (${single}): TUNNEL_REDIS_SENTINEL_PASSWORD (redis.sentinel.password) is set, ` +
+          "but no redis.sentinel is configured: configure redis.sentinel in the file, " +
+          "or unset TUNNEL_REDIS_SENTINEL_PASSWORD",
+      ),
+    );
+    // Empty counts as unset, as for every variable: a chart may pass an empty optional secret.
+    expect(
+      loadConfig({ file: single, env: { TUNNEL_REDIS_SENTINEL_PASSWORD: "" } }).config.redis.sentinel,
+    ).toBe(undefined);
   });
 });

@@ -6,11 +6,12 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { freePort } from "../../src/demo/redis-server.js";
-import { testPrefix } from "../helpers/store.js";
+import { openStore, testPrefix } from "../helpers/store.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const CLI = join(import.meta.dirname, "../../dist/cli.js");
+/** Nothing listens on port 1, and an unprivileged process cannot start listening there. */
+const UNREACHABLE_REDIS = "redis://127.0.0.1:1";
 
 interface Run {
   code: number | null;
@@ -39,15 +40,15 @@ beforeAll(() => {
   env = { TUNNEL_REDIS_URL: inject("redisUrl"), TUNNEL_REDIS_PREFIX: testPrefix() };
 });
 
-async function ok(args: string[]): Promise<unknown> {
-  const result = await run([...args, "--json"], env);
+async function ok(args: string[], runEnv = env): Promise<unknown> {
+  const result = await run([...args, "--json"], runEnv);
   expect(result.stderr).toBe("");
   expect(result.code).toBe(0);
   return JSON.parse(result.stdout);
 }
 
-async function fails(args: string[], code: number, message: RegExp): Promise<void> {
-  const result = await run(args, env);
+async function fails(args: string[], code: number, message: RegExp, runEnv = env): Promise<void> {
+  const result = await run(args, runEnv);
   expect(result.code).toBe(code);
   expect(result.stderr).toMatch(message);
   if (code === 1) expect(result.stderr.trim().split("\n")).toHaveLength(1);
@@ -55,8 +56,13 @@ async function fails(args: string[], code: number, message: RegExp): Promise<voi
 }
 
 describe("accounts", () => {
-  it("create, show and top up with JSON output", async () => {
-    const created = await ok(["accounts", "create", "acme", "--name", "Acme Corp", "--balance", "4987.65"]);
+  it("create, show, top up and list with JSON output", async () => {
+    // A prefix of its own, so that the list holds this test's account alone whichever tests ran before.
+    const own = { ...env, TUNNEL_REDIS_PREFIX: testPrefix() };
+    const created = await ok(
+      ["accounts", "create", "acme", "--name", "Acme Corp", "--balance", "4987.65"],
+      own,
+    );
     expect(created).toEqual({
       id: "acme",
       name: "Acme Corp",
@@ -64,9 +70,9 @@ describe("accounts", () => {
       currency: "RUB",
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
-    expect(await ok(["accounts", "topup", "acme", "12.35"])).toMatchObject({ balance: 5000 });
-    expect(await ok(["accounts", "show", "acme"])).toEqual({ ...(created as object), balance: 5000 });
-    expect(await ok(["accounts", "list"])).toEqual([{ ...(created as object), balance: 5000 }]);
+    expect(await ok(["accounts", "topup", "acme", "12.35"], own)).toMatchObject({ balance: 5000 });
+    expect(await ok(["accounts", "show", "acme"], own)).toEqual({ ...(created as object), balance: 5000 });
+    expect(await ok(["accounts", "list"], own)).toEqual([{ ...(created as object), balance: 5000 }]);
   });
 
   it("print readable text without --json", async () => {
@@ -183,6 +189,29 @@ describe("keys", () => {
     await fails(["accounts", "frobnicate"], 2, /unknown command/);
     await fails(["keys", "list", "--account", "a", "--bogus"], 2, /unknown option '--bogus'/);
   });
+
+  it("exit 2 on usage errors before the configuration is read or Redis is reached", async () => {
+    const nowhere = { ...env, TUNNEL_REDIS_URL: UNREACHABLE_REDIS };
+    await fails(
+      ["keys", "create", "--account", "a", "--name", "x", "--period", "day", "--json"],
+      2,
+      /^error: --period needs --budget\n/,
+      nowhere,
+    );
+    await fails(
+      ["keys", "update", "key_x", "--models", "a", "--all-models"],
+      2,
+      /'--all-models' cannot be used with option '--models/,
+      nowhere,
+    );
+    // A bad configuration is not a usage error, but a usage error wins over it.
+    await fails(
+      ["keys", "create", "--account", "a", "--name", "x", "--period", "day"],
+      2,
+      /--period needs --budget/,
+      { ...nowhere, TUNNEL_PORT: "http" },
+    );
+  });
 });
 
 describe("dashboard tokens and key changes", () => {
@@ -249,7 +278,7 @@ describe("dashboard tokens and key changes", () => {
     await fails(
       ["keys", "update", id, "--models", "a", "--all-models"],
       2,
-      /--models and --all-models exclude each other/,
+      /'--all-models' cannot be used with option '--models/,
     );
     await fails(["keys", "update", id], 1, /nothing to change/);
   });
@@ -264,8 +293,58 @@ describe("configuration and connection errors", () => {
   });
 
   it("report an unreachable Redis without hanging", async () => {
-    const url = `redis://127.0.0.1:${await freePort()}`;
-    await fails(["accounts", "list", "--redis", url], 1, /cannot connect to Redis at redis:\/\/127\.0\.0\.1/);
+    await fails(
+      ["accounts", "list", "--redis", UNREACHABLE_REDIS],
+      1,
+      /cannot connect to Redis at redis:\/\/127\.0\.0\.1:1/,
+    );
+    const result = await run(["accounts", "list", "--redis", UNREACHABLE_REDIS, "--json"], env);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stderr)).toMatchObject({
+      error: { type: "service_unavailable", code: "service_unavailable" },
+    });
+  });
+
+  it("print a bad configuration as one invalid_request JSON line with --json, naming where it came from", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tunnel-cli-"));
+    const file = join(dir, "bad.yaml");
+    writeFileSync(file, "listen:\n  port: -1\n");
+    const cases: { args: string[]; env: Record<string, string>; names: RegExp }[] = [
+      { args: ["--config", file], env, names: /bad\.yaml.*listen\.port/ },
+      { args: ["--redis", "ftp://r:6379"], env, names: /--redis \(redis\.url\)/ },
+      { args: [], env: { ...env, TUNNEL_PORT: "http" }, names: /TUNNEL_PORT \(listen\.port\)/ },
+    ];
+    for (const { args, env: runEnv, names } of cases) {
+      const result = await run(["accounts", "list", ...args, "--json"], runEnv);
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+      expect(JSON.parse(result.stderr)).toEqual({
+        error: {
+          message: expect.stringMatching(names),
+          type: "invalid_request_error",
+          code: "invalid_request",
+        },
+      });
+    }
+  });
+
+  it("print an unexpected failure as one internal_error JSON line with --json, saying what it was", async () => {
+    await ok(["accounts", "create", "corrupt", "--balance", "1"]);
+    const { id } = (await ok(["keys", "create", "--account", "corrupt", "--name", "k"])) as { id: string };
+    // A key record no version of the gateway writes: its models are not JSON.
+    const store = await openStore({ prefix: env.TUNNEL_REDIS_PREFIX });
+    try {
+      await store.redis.hset(store.redisKeys.key("corrupt", id), "models", "{not json");
+    } finally {
+      store.close();
+    }
+    const result = await run(["keys", "show", id, "--json"], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: { message: expect.stringMatching(/JSON/), type: "api_error", code: "internal_error" },
+    });
+    await fails(["keys", "show", id], 1, /^error: .*JSON/);
   });
 });
 
@@ -273,30 +352,47 @@ describe("serve", () => {
   it("runs the gateway until SIGTERM and exits 0", async () => {
     await ok(["accounts", "create", "served", "--balance", "10"]);
     const { key } = (await ok(["keys", "create", "--account", "served", "--name", "k"])) as { key: string };
-    const port = await freePort();
+    // Port 0: the system picks a free port, which the gateway reports in its "listening" log line.
     const child: ChildProcess = spawn(
       process.execPath,
-      [CLI, "serve", "--port", String(port), "--upstream", "http://127.0.0.1:9"],
+      [CLI, "serve", "--port", "0", "--upstream", "http://127.0.0.1:9"],
       {
         env: {
           ...process.env,
           ...env,
           TUNNEL_CONFIG: "",
-          TUNNEL_LOG_LEVEL: "warn",
+          TUNNEL_LOG_LEVEL: "info",
           TUNNEL_METRICS_PORT: "0",
         },
       },
     );
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    let logged = "";
+    child.stdout?.on("data", (chunk: Buffer) => (logged += chunk.toString()));
+    const listeningUrl = (): string | undefined =>
+      logged
+        .split("\n")
+        .slice(0, -1) // the last piece is a line still being written
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as { msg?: string; url?: string })
+        .find((entry) => entry.msg === "tunnel-gateway listening")?.url;
     try {
-      // The gateway listens before its Redis connection is up (answering 503 meanwhile), so wait for /readyz.
       // Up to 20 s: a loaded CI machine can be slow to start a Node process.
       await waitUntil(
-        async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200,
+        () => listeningUrl() !== undefined || child.exitCode !== null,
+        "the served gateway to log where it listens",
+        20_000,
+      );
+      const url = listeningUrl();
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(url).not.toMatch(/:0$/);
+      // The gateway listens before its Redis connection is up (answering 503 meanwhile), so wait for /readyz.
+      await waitUntil(
+        async () => (await fetch(`${url}/readyz`).catch(() => null))?.status === 200,
         "the served gateway to become ready",
         20_000,
       );
-      const res = await fetch(`http://127.0.0.1:${port}/v1/key`, {
+      const res = await fetch(`${url}/v1/key`, {
         headers: { authorization: `Bearer ${key}` },
       });
       expect(res.status).toBe(200);
