@@ -89,6 +89,31 @@ describe("the keys table", () => {
     expect(ids(sortKeys(keys, "expires", false))).toEqual(["c", "b", "a"]);
   });
 
+  it("sorts by expiry, soonest first or last, keys without an expiry last either way", () => {
+    // Creation order differs from expiry order, so that a sort falling back to newest first would show.
+    const expiring = [
+      key("late", { created_at: "2026-11-05T00:00:00.000Z", expires_at: "2027-03-01T00:00:00.000Z" }),
+      key("never-old", { created_at: "2026-11-01T00:00:00.000Z" }),
+      key("soon", { created_at: "2026-11-02T00:00:00.000Z", expires_at: "2026-12-01T00:00:00.000Z" }),
+      key("never-new", { created_at: "2026-11-06T00:00:00.000Z" }),
+      key("middle", { created_at: "2026-11-03T00:00:00.000Z", expires_at: "2027-01-15T00:00:00.000Z" }),
+    ];
+    expect(ids(sortKeys(expiring, "expires", true))).toEqual([
+      "soon",
+      "middle",
+      "late",
+      "never-new",
+      "never-old",
+    ]);
+    expect(ids(sortKeys(expiring, "expires", false))).toEqual([
+      "late",
+      "middle",
+      "soon",
+      "never-new",
+      "never-old",
+    ]);
+  });
+
   it("sorts by state, active first", () => {
     expect(ids(sortKeys(keys, "state", true))).toEqual(["c", "a", "b"]);
   });

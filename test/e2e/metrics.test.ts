@@ -3,6 +3,7 @@
 
 import { spawnSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
+import { ERRORS } from "../../src/errors.js";
 import { json, PRICING, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { parseExposition, series, total } from "../helpers/prometheus.js";
 import { type StubUpstream, startStubUpstream } from "../helpers/upstream.js";
@@ -74,24 +75,38 @@ describe("metrics after real traffic", () => {
     expect(total(samples, "tunnel_gateway_request_duration_seconds_count", { model: "demo-small" })).toBe(5);
     expect(total(samples, "tunnel_gateway_overhead_seconds_count")).toBe(5);
 
-    const prompt = lines.reduce((sum, line) => sum + line.prompt_tokens, 0);
-    const completion = lines.reduce((sum, line) => sum + line.completion_tokens, 0);
-    expect(total(samples, "tunnel_gateway_tokens_total", { kind: "prompt" })).toBe(prompt);
-    expect(total(samples, "tunnel_gateway_tokens_total", { kind: "completion" })).toBe(completion);
-    const spent = lines.reduce((sum, line) => sum + Math.round(line.cost_rub * 1e6), 0);
+    // The four completed requests each send "a b c" (3 prompt tokens: the demo upstream counts one per
+    // word) and get max_tokens = 5 completion tokens (the demo writes min(max_tokens, 12)); the upstream's
+    // 500 reported no usage and is billed nothing. At PRICING's 1000 ₽ and 2000 ₽ per million tokens, one
+    // request costs 3 × 1000 µ₽ + 5 × 2000 µ₽ = 13 000 µ₽, four cost 52 000 µ₽ = 0.052 ₽.
+    expect(total(samples, "tunnel_gateway_tokens_total", { kind: "prompt" })).toBe(12);
+    expect(total(samples, "tunnel_gateway_tokens_total", { kind: "completion" })).toBe(20);
+    expect(
+      lines.map((line) => [line.status, line.prompt_tokens, line.completion_tokens, line.cost_rub]),
+    ).toEqual([
+      [200, 3, 5, 0.013],
+      [200, 3, 5, 0.013],
+      [200, 3, 5, 0.013],
+      [200, 3, 5, 0.013],
+      [500, 0, 0, 0],
+    ]);
     expect(Math.round(total(samples, "tunnel_gateway_spend_rubles_total", { account: "acme" }) * 1e6)).toBe(
-      spent,
+      52_000,
     );
     expect(
       Math.round(total(samples, "tunnel_gateway_key_spend_rubles_total", { key_id: budgeted.id }) * 1e6),
-    ).toBe(spent);
+    ).toBe(52_000);
 
     expect(total(samples, "tunnel_gateway_refusals_total", { code: "model_not_allowed" })).toBe(2);
     expect(total(samples, "tunnel_gateway_refusals_total", { code: "missing_api_key" })).toBe(1);
     expect(total(samples, "tunnel_gateway_refusals_total", { code: "budget_exceeded" })).toBe(1);
     expect(total(samples, "tunnel_gateway_refusals_total")).toBe(4);
     // Every code of the table has its series from the start.
-    expect(series(samples, "tunnel_gateway_refusals_total").length).toBeGreaterThanOrEqual(19);
+    expect(
+      series(samples, "tunnel_gateway_refusals_total")
+        .map((s) => s.labels.code)
+        .sort(),
+    ).toEqual(Object.keys(ERRORS).sort());
     expect(total(samples, "tunnel_gateway_upstream_failures_total", { kind: "5xx" })).toBe(1);
 
     const view = await json(await t.fetch("/v1/key", { key: budgeted.value }));
@@ -113,7 +128,7 @@ describe("metrics after real traffic", () => {
     expect(total(samples, "tunnel_gateway_requests_in_flight")).toBe(0);
     expect(
       total(samples, "tunnel_gateway_redis_operation_duration_seconds_count", { operation: "reserve" }),
-    ).toBeGreaterThanOrEqual(6);
+    ).toBe(8); // every forwarded request reserves, refused or not: 4 completed, 2 model_not_allowed, 1 budget_exceeded, the 5xx
     expect(
       total(samples, "tunnel_gateway_redis_operation_duration_seconds_count", { operation: "settle" }),
     ).toBe(5);

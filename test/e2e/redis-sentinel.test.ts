@@ -14,31 +14,44 @@ let master: RedisServer;
 let sentinel: ChildProcess;
 let sentinelPort: number;
 
+/**
+ * Starts a sentinel monitoring `masterPort` on a port found free. Redis cannot be told to pick a port
+ * itself (port 0 turns TCP off), and a port found free can be taken before the sentinel binds it: then it
+ * exits, and another port is tried.
+ */
+async function startSentinel(masterPort: number): Promise<{ process: ChildProcess; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), "tunnel-sentinel-"));
+    const file = join(dir, "sentinel.conf");
+    writeFileSync(
+      file,
+      [
+        `port ${port}`,
+        "bind 127.0.0.1",
+        `dir ${dir}`,
+        `sentinel monitor mymaster 127.0.0.1 ${masterPort} 1`,
+        "sentinel auth-pass mymaster s3cret-master",
+        "sentinel down-after-milliseconds mymaster 5000",
+        "",
+      ].join("\n"),
+    );
+    const child = spawn("redis-server", [file, "--sentinel"], { stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    await waitUntil(
+      () => output.includes("+monitor master mymaster") || child.exitCode !== null,
+      "the sentinel to monitor the master",
+      20_000,
+    );
+    if (child.exitCode === null) return { process: child, port };
+    if (attempt === 5) throw new Error(`the sentinel did not start: ${output}`);
+  }
+}
+
 beforeAll(async () => {
   master = await startRedisServer({ args: ["--requirepass", "s3cret-master"] });
-  sentinelPort = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), "tunnel-sentinel-"));
-  const file = join(dir, "sentinel.conf");
-  writeFileSync(
-    file,
-    [
-      `port ${sentinelPort}`,
-      "bind 127.0.0.1",
-      `dir ${dir}`,
-      `sentinel monitor mymaster 127.0.0.1 ${master.port} 1`,
-      "sentinel auth-pass mymaster s3cret-master",
-      "sentinel down-after-milliseconds mymaster 5000",
-      "",
-    ].join("\n"),
-  );
-  sentinel = spawn("redis-server", [file, "--sentinel"], { stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  sentinel.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  await waitUntil(
-    () => output.includes("+monitor master mymaster"),
-    "the sentinel to monitor the master",
-    20_000,
-  );
+  ({ process: sentinel, port: sentinelPort } = await startSentinel(master.port));
 }, 30_000);
 
 afterAll(async () => {

@@ -3,6 +3,7 @@
 // when the drain ends are aborted and billed for what they produced.
 
 import { request } from "node:http";
+import { connect } from "node:net";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { ACTOR } from "../helpers/actor.js";
 import { startTestGateway } from "../helpers/gateway.js";
@@ -82,19 +83,81 @@ function requestLines(logs: Record<string, any>[]) {
   return logs.filter((line) => line.msg === "request");
 }
 
+/**
+ * A connection that streams a completion and, once the stream has begun, takes a second request pipelined
+ * behind it: a connection busy with a response is not closed when the drain starts, so the second request
+ * reaches the gateway after the drain has begun. Resolves with every byte the connection received.
+ */
+interface PipelinedConnection {
+  firstChunk: Promise<void>;
+  send(request: string): void;
+  received: Promise<string>;
+}
+
+function pipelined(base: string, key: string, tokens: number): PipelinedConnection {
+  const { hostname, port } = new URL(base);
+  const body = JSON.stringify({
+    model: "demo-small",
+    stream: true,
+    max_tokens: tokens,
+    messages: [{ role: "user", content: "go" }],
+  });
+  const socket = connect(Number(port), hostname);
+  socket.write(
+    [
+      "POST /v1/chat/completions HTTP/1.1",
+      `Host: ${hostname}:${port}`,
+      `Authorization: Bearer ${key}`,
+      "Content-Type: application/json",
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      "",
+      body,
+    ].join("\r\n"),
+  );
+  let text = "";
+  let first!: () => void;
+  const firstChunk = new Promise<void>((resolve) => (first = resolve));
+  const received = new Promise<string>((resolve, reject) => {
+    socket.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+      if (text.includes("data: ")) first();
+    });
+    socket.on("end", () => resolve(text));
+    socket.on("error", reject);
+  });
+  return { firstChunk, send: (request) => socket.write(request), received };
+}
+
 describe("the drain", () => {
   it("turns readiness to 503 the moment it starts, while requests are still running", async () => {
     upstream = await startStubUpstream({ tokenIntervalMs: 20, defaultCompletionTokens: 1000 });
     const t = await startTestGateway({ upstreamUrl: upstream.url, config: { pricing: PRICING } });
     try {
       const key = await t.newKey();
-      expect(await t.gateway.context.readiness()).toBeNull();
-      const running = stream(t.url, key.value, 20);
-      await running.firstChunk;
+      const before = await t.fetch("/readyz");
+      expect(before.status).toBe(200);
+      expect(await before.json()).toEqual({ status: "ready" });
+      const connection = pipelined(t.url, key.value, 20);
+      await connection.firstChunk;
       const closing = t.gateway.close(10_000);
-      expect(await t.gateway.context.readiness()).toBe("shutting down");
-      expect((await running.done).complete).toBe(true);
+      connection.send("GET /readyz HTTP/1.1\r\nHost: gateway\r\n\r\n");
+      const received = await connection.received;
       await closing;
+
+      // The stream ran to its end, then the readiness answer followed it on the same connection.
+      const second = received.indexOf("HTTP/1.1 ", 1);
+      expect(second).toBeGreaterThan(0);
+      const stream = received.slice(0, second);
+      expect(stream.startsWith("HTTP/1.1 200 ")).toBe(true);
+      expect(stream).toContain("data: [DONE]");
+      expect(stream.endsWith("0\r\n\r\n")).toBe(true); // the chunked body's last chunk
+      const readiness = received.slice(second);
+      expect(readiness.startsWith("HTTP/1.1 503 ")).toBe(true);
+      expect(readiness.toLowerCase()).toContain("connection: close");
+      expect(JSON.parse(readiness.slice(readiness.indexOf("\r\n\r\n") + 4))).toEqual({
+        status: "unavailable",
+        reason: "shutting down",
+      });
     } finally {
       await t.close();
     }
@@ -138,10 +201,11 @@ describe("SIGTERM", () => {
         (line) => line.outcome === "completed" && line.completion_tokens === 30 && !line.usage_estimated,
       ),
     ).toBe(true);
-    const charged = lines.reduce((sum, line) => sum + Math.round(line.cost_rub * 1e6), 0);
+    // Each stream: 1 prompt token ("go") at 1000 µ₽ and 30 completion tokens at 2000 µ₽ = 61 000 µ₽.
+    for (const line of lines) expect(line).toMatchObject({ prompt_tokens: 1, cost_rub: 0.061 });
     const key0 = (await store.keys.list("acme"))[0];
-    expect(key0?.spent).toBe(charged);
-    expect((await store.accounts.require("acme")).balance).toBe(1_000_000_000 - charged);
+    expect(key0?.spent).toBe(4 * 61_000);
+    expect((await store.accounts.require("acme")).balance).toBe(1_000_000_000 - 4 * 61_000);
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
   });
 

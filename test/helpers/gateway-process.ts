@@ -6,13 +6,16 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { freePort } from "../../src/demo/redis-server.js";
+import { waitUntil } from "./wait.js";
 
 const CLI = join(import.meta.dirname, "../../dist/cli.js");
+/** The message of the line runGateway logs once its listeners are bound, with their URLs. */
+const LISTENING = "tunnel-gateway listening";
 
 export interface GatewayProcess {
   url: string;
-  metricsUrl: string;
+  /** Base URL of the metrics listener, or null with metrics.enabled off. */
+  metricsUrl: string | null;
   child: ChildProcess;
   /** Parsed JSON log lines written so far. */
   logs: Record<string, any>[];
@@ -21,20 +24,24 @@ export interface GatewayProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * Starts the gateway with its listeners on ports the system picks (port 0), so that no port found free
+ * beforehand can be taken by someone else in between; their URLs come from the start-up log line, which is
+ * why the log level is info unless `config` or `env` says otherwise. Returns once /readyz answers 200.
+ */
 export async function spawnGateway(
   config: Record<string, unknown>,
   env: Record<string, string> = {},
 ): Promise<GatewayProcess> {
-  const port = await freePort();
-  const metricsPort = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "tunnel-gw-"));
   const file = join(dir, "config.yaml");
   writeFileSync(
     file,
     stringify({
       ...config,
-      listen: { host: "127.0.0.1", port },
-      metrics: { port: metricsPort, ...(config.metrics as object) },
+      listen: { host: "127.0.0.1", port: 0 },
+      metrics: { port: 0, ...(config.metrics as object) },
+      logging: { level: "info", ...(config.logging as object) },
     }),
   );
   const child = spawn(process.execPath, [CLI, "serve", "--config", file], {
@@ -53,19 +60,28 @@ export async function spawnGateway(
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   // "close" rather than "exit": it comes after the last log line has been read from the pipe.
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-  const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; ; attempt++) {
-    const ready = await fetch(`${url}/readyz`).then(
-      (res) => res.status === 200,
+  const running = () => {
+    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}: ${stderr}`);
+  };
+
+  let listening: Record<string, any> | undefined;
+  await waitUntil(() => {
+    running();
+    listening = logs.find((line) => line.msg === LISTENING);
+    return listening !== undefined;
+  }, `the gateway's "${LISTENING}" log line`);
+  const { url, metrics } = listening as { url: string; metrics: string | null };
+  // The gateway connects to Redis in the background and answers 503 until it has.
+  await waitUntil(async () => {
+    running();
+    return fetch(`${url}/readyz`).then(
+      (res) => res.text().then(() => res.status === 200),
       () => false,
     );
-    if (ready) break;
-    if (child.exitCode !== null || attempt > 200) throw new Error(`gateway did not start: ${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  }, "the gateway to be ready");
   return {
     url,
-    metricsUrl: `http://127.0.0.1:${metricsPort}`,
+    metricsUrl: metrics === null ? null : metrics.replace(/\/metrics$/, ""),
     child,
     logs,
     stderr: () => stderr,

@@ -3,7 +3,6 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { configSchema } from "../../src/config/schema.js";
-import { freePort } from "../../src/demo/redis-server.js";
 import { startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { ACTOR } from "../helpers/actor.js";
@@ -246,9 +245,12 @@ describe("authentication errors", () => {
 
 describe("when Redis is unreachable", () => {
   it("fails closed with 503 service_unavailable and Retry-After, and reports not ready", async () => {
-    const deadRedis = `redis://127.0.0.1:${await freePort()}`;
+    // Port 1 is privileged and never bound on a test machine (unlike a port found free, which another test
+    // may take meanwhile): nothing answers there.
+    const deadRedis = "redis://127.0.0.1:1";
     const config = configSchema.parse({
       listen: { port: 0 },
+      metrics: { port: 0 },
       redis: { url: deadRedis },
       logging: { level: "silent" },
     });
