@@ -120,6 +120,26 @@ describe("the gateway configuration the ConfigMap renders", () => {
       '"certFile" "/etc/tunnel-gateway/tls/tls.crt" "keyFile" "/etc/tunnel-gateway/tls/tls.key"',
     );
   });
+
+  it("mirrors the values templates/configmap.yaml computes, expression by expression", () => {
+    // computedSettings() is this test's reading of the template (no helm binary here): each value it
+    // computes must stand in the template as the expression it was read from.
+    const template = chartFile("templates/configmap.yaml");
+    for (const expression of [
+      '$computed := dict "listen" (dict "host" "0.0.0.0" "port" (int .Values.gateway.ports.http))',
+      'set $computed "metrics" (dict "host" "0.0.0.0" "port" (int .Values.gateway.ports.metrics))',
+      'set $computed "admin" (dict "host" "0.0.0.0" "port" (int .Values.gateway.ports.admin))',
+      'set $computed "upstream" (dict "url" $upstreamUrl)',
+      '$upstreamUrl = printf "http://127.0.0.1:%d" (int .Values.modelServer.port)',
+      '$upstreamUrl = required "upstream.url is required in standalone mode',
+      'set $redis "url" (printf "redis://%s-redis:%d" ($fullname | trunc 46 | trimSuffix "-") (int .Values.redis.bundled.port))',
+      'set $redis "cluster" (dict "nodes" $external.cluster.nodes)',
+      'set $redis "sentinel" (dict "sentinels" $external.sentinel.sentinels "name"',
+      'set $redis "url" (required "redis.external.url is required',
+    ]) {
+      expect(template, expression).toContain(expression);
+    }
+  });
 });
 
 describe("the chart's config values and the gateway's settings", () => {
