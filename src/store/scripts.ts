@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Cluster, Redis } from "ioredis";
+import { batchWritesOfThisTurn } from "./write-batching.js";
 
 const LUA_DIR = fileURLToPath(new URL("./lua/", import.meta.url));
 const SCRIPT_FILE = /^([A-Za-z]+)-(\d+)\.lua$/;
@@ -68,7 +69,8 @@ type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 
 /**
  * Runs a script registered by defineScripts; `keys` must match the script's number of keys. Most scripts
- * answer a list whose first element is a status code; the caller states the shape it expects.
+ * answer a list whose first element is a status code; the caller states the shape it expects. Scripts run
+ * in the same event-loop turn reach Redis in one write (write-batching.ts).
  */
 export function runScript<Reply = unknown[]>(
   client: RedisClient,
@@ -80,6 +82,7 @@ export function runScript<Reply = unknown[]>(
   if (keys.length !== keyCounts.get(name)) {
     return Promise.reject(new Error(`script ${name} takes ${keyCounts.get(name)} keys, got ${keys.length}`));
   }
+  batchWritesOfThisTurn(client);
   const call = (client as unknown as Record<ScriptName, ScriptCall>)[name];
   return call.call(client, ...keys, ...args) as Promise<Reply>;
 }
