@@ -43,6 +43,23 @@ class Reports<T> {
   }
 }
 
+/** The gateway's connection to `server` (kept for afterEach to close) and a BillingStore on it, prefix "q:". */
+async function billingOn(
+  server: RedisServer,
+  lateSettlementSeconds: number,
+): Promise<{ redis: RedisClient; billing: BillingStore }> {
+  const connection = createRedis({ url: server.url }, "gateway");
+  redis = connection;
+  await connectRedis(connection, { url: server.url });
+  const billing = new BillingStore(connection, new RedisKeys("q:"), {
+    usageRetentionDays: 31,
+    lateSettlementSeconds,
+    requestLogMaxPerKey: 10,
+    requestLogRetentionDays: 30,
+  });
+  return { redis: connection, billing };
+}
+
 function settleInput(reservationId: string, calendar: PeriodCalendar, now: number): SettleInput {
   return {
     reservationId,
@@ -64,18 +81,10 @@ describe("SettlementQueue", () => {
   it("retries a settlement while Redis is away and charges it exactly once when Redis is back", async () => {
     server = await startRedisServer({ args: ["--appendonly", "yes", "--appendfsync", "always"] });
     const { port, dir } = server;
-    redis = createRedis({ url: server.url }, "gateway");
-    await connectRedis(redis, { url: server.url });
-    const keys = new RedisKeys("q:");
+    const { redis, billing } = await billingOn(server, 86_400);
     const clock = new TestClock();
     const context = buildServiceContext(redis, { prefix: "q:", timezone: "UTC", now: clock.now });
     const { calendar } = context;
-    const billing = new BillingStore(redis, keys, {
-      usageRetentionDays: 31,
-      lateSettlementSeconds: 86_400,
-      requestLogMaxPerKey: 10,
-      requestLogRetentionDays: 30,
-    });
     await new AccountService(context).create({ id: "acme", balance: "10" }, ACTOR);
     const { record } = await new KeyService(context).create({ accountId: "acme", name: "k" }, ACTOR);
     const ref = { accountId: "acme", keyId: record.id };
@@ -136,14 +145,7 @@ describe("SettlementQueue", () => {
 
   it("gives up on a settlement Redis keeps refusing, and reports it for reconciliation", async () => {
     server = await startRedisServer();
-    redis = createRedis({ url: server.url }, "gateway");
-    await connectRedis(redis, { url: server.url });
-    const billing = new BillingStore(redis, new RedisKeys("q:"), {
-      usageRetentionDays: 31,
-      lateSettlementSeconds: 60,
-      requestLogMaxPerKey: 10,
-      requestLogRetentionDays: 30,
-    });
+    const { redis, billing } = await billingOn(server, 60);
     // A key of the wrong type makes the script fail with a reply error every time.
     await redis.set("q:{a:acme}:resv:rec", "not a hash");
     const failed: unknown[] = [];
@@ -163,14 +165,7 @@ describe("SettlementQueue", () => {
   it("keeps a settlement through a long outage, and counts only the failures Redis answers towards giving up", async () => {
     server = await startRedisServer({ args: ["--appendonly", "yes", "--appendfsync", "always"] });
     const { port, dir } = server;
-    redis = createRedis({ url: server.url }, "gateway");
-    await connectRedis(redis, { url: server.url });
-    const billing = new BillingStore(redis, new RedisKeys("q:"), {
-      usageRetentionDays: 31,
-      lateSettlementSeconds: 60,
-      requestLogMaxPerKey: 10,
-      requestLogRetentionDays: 30,
-    });
+    const { redis, billing } = await billingOn(server, 60);
     // Once Redis is back, the script fails with a reply error every time: a key of the wrong type.
     await redis.set("q:{a:acme}:resv:rec", "not a hash");
     await server.stop({ keepData: true });
