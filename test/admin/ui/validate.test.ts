@@ -14,8 +14,8 @@ import {
   type KeyState,
   keyFormOf,
   parseLifetime,
-} from "../../src/admin/ui/validate.js";
-import { validateModels } from "../../src/services/validate.js";
+} from "../../../src/admin/ui/validate.js";
+import { validateModels } from "../../../src/services/validate.js";
 
 describe("lifetimes", () => {
   it("show the message of each of the server's verdicts", () => {

@@ -11,7 +11,7 @@ import {
   formatRubles,
   formatRublesShort,
   plainSpaces,
-} from "../../src/admin/ui/format.js";
+} from "../../../src/admin/ui/format.js";
 
 describe("rubles", () => {
   it("are written the Russian way in Russian: 1 234,56 ₽", () => {

@@ -1,7 +1,7 @@
 // Both languages say everything, with the same placeholders; the language is picked as promised.
 
 import { describe, expect, it } from "vitest";
-import { LANGS, MESSAGES, type MessageKey, pickLang, translate } from "../../src/admin/ui/i18n.js";
+import { LANGS, MESSAGES, type MessageKey, pickLang, translate } from "../../../src/admin/ui/i18n.js";
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
@@ -28,7 +28,7 @@ describe("messages", () => {
   });
 
   it("have a label for every audit action the API reports", async () => {
-    const { AuditEntry } = await import("../../src/admin/schemas.js");
+    const { AuditEntry } = await import("../../../src/admin/schemas.js");
     const actions = (AuditEntry.shape.action as unknown as { options: string[] }).options;
     for (const action of actions) {
       for (const lang of LANGS) expect(MESSAGES[lang]).toHaveProperty([`audit.action.${action}`]);
