@@ -65,6 +65,10 @@ export const configSchema = z.strictObject({
       url: upstreamUrl.default("http://127.0.0.1:8000"),
       apiKey: z.string().min(1).optional(),
       timeoutMs: z.number().int().positive().default(300_000),
+      // Below the idle timeout of the usual model servers (uvicorn under vLLM, Node: 5 s), so that the
+      // gateway, not the server, closes an idle pooled connection: a request sent on a connection the
+      // server is closing at that instant would fail with 502.
+      keepAliveIdleMs: z.number().int().positive().default(4000),
       injectStreamUsage: z.boolean().default(true),
     })
     .prefault({}),

@@ -61,10 +61,14 @@ const NOTHING: WorstCase = { promptTokens: 0, completionTokens: 0, choices: 1, a
 export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
   const { config } = deps;
   const target = new URL(config.upstream.url);
-  const agent =
-    target.protocol === "https:"
-      ? new HttpsAgent({ keepAlive: true, scheduling: "lifo" })
-      : new HttpAgent({ keepAlive: true, scheduling: "lifo" });
+  // `timeout` closes a pooled connection once it has been idle that long; a connection in use is not cut
+  // by it (Node only emits an event, which nothing here listens to: upstream.timeoutMs governs a request).
+  const agentOptions = {
+    keepAlive: true,
+    scheduling: "lifo" as const,
+    timeout: config.upstream.keepAliveIdleMs,
+  };
+  const agent = target.protocol === "https:" ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
   const proxy = createProxyServer({
     target: config.upstream.url,
     agent,

@@ -833,6 +833,49 @@ describe("cancellations and failures", () => {
   });
 });
 
+describe("upstream connections", () => {
+  it("closes a pooled upstream connection idle for upstream.keepAliveIdleMs, before the model server would", async () => {
+    await setup({ upstream: { keepAliveIdleMs: 100 } });
+    // A model server that would keep an idle connection for a minute: only the gateway can close it first.
+    upstream.server.keepAliveTimeout = 60_000;
+    const closedByGateway = new Promise<void>((resolve) =>
+      upstream.server.once("connection", (socket) => socket.once("end", () => resolve())),
+    );
+    const key = await t.newKey();
+    const res = await chat({}, key.value);
+    expect(res.status).toBe(200);
+    await res.text();
+    // "end": the other side (the gateway) closed its half of the connection.
+    await closedByGateway;
+    expect(upstream.requests).toHaveLength(1);
+  });
+
+  it("does not cut a connection in use for longer than that: a slow stream completes and is billed", async () => {
+    await setup({ upstream: { keepAliveIdleMs: 50 } });
+    const key = await t.newKey();
+    upstream.handle((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write('data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n');
+      // Silence for several idle periods, as a model thinking before its next token.
+      setTimeout(() => {
+        res.write('data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1}}\n\n');
+        res.end("data: [DONE]\n\n");
+      }, 300);
+      return true;
+    });
+    const res = await chat({ stream: true, stream_options: { include_usage: true } }, key.value);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain("data: [DONE]");
+    await t.gateway.settled();
+    expect(lastRequestLog()).toMatchObject({
+      outcome: "completed",
+      prompt_tokens: 3,
+      completion_tokens: 1,
+      usage_estimated: false,
+    });
+  });
+});
+
 describe("request log", () => {
   it("keeps a key's recent-requests list for requestLog.retentionDays after its latest request", async () => {
     await setup({ requestLog: { retentionDays: 3 } });
