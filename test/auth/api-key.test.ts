@@ -8,7 +8,6 @@ import {
   keyHint,
   randomToken,
 } from "../../src/auth/api-key.js";
-import { bearerToken } from "../../src/auth/authenticator.js";
 
 describe("API keys", () => {
   it("are sk-tunnel- followed by 64 lowercase hex characters, different every time", () => {
@@ -66,18 +65,5 @@ describe("key ids and tokens", () => {
     let chiSquare = 0;
     for (const n of counts.values()) chiSquare += (n - expected) ** 2 / expected;
     expect(chiSquare).toBeLessThan(96.95);
-  });
-});
-
-describe("bearerToken", () => {
-  it("reads a Bearer credential, case-insensitively", () => {
-    expect(bearerToken("Bearer abc")).toBe("abc");
-    expect(bearerToken("bearer  abc ")).toBe("abc");
-  });
-
-  it("refuses anything else with missing_api_key", () => {
-    for (const header of [undefined, "", "Basic abc", "Bearer", "Bearer a b", "abc"]) {
-      expect(() => bearerToken(header)).toThrow(expect.objectContaining({ code: "missing_api_key" }));
-    }
   });
 });

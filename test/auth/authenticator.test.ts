@@ -44,7 +44,7 @@ describe("bearerToken", () => {
   });
 
   it("says missing_api_key for no header, another scheme or an empty credential", () => {
-    for (const header of [undefined, "", "Basic abc", "Bearer", "Bearer ", "Bearer a b"]) {
+    for (const header of [undefined, "", "Basic abc", "Bearer", "Bearer ", "Bearer a b", "abc"]) {
       expect(() => bearerToken(header), String(header)).toThrow(
         expect.objectContaining({ code: "missing_api_key" }),
       );
