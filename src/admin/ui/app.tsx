@@ -1,6 +1,6 @@
 // The dashboard's frame: language, sign-in state, the header and the hash router.
 
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { AccountView } from "./account.js";
 import { ApiError, api, forgetToken, type Me, onSessionEnded, storedToken } from "./api.js";
 import { ErrorNote, Loading, PageTitle } from "./components.js";
@@ -45,7 +45,9 @@ export function App() {
   const main = useRef<HTMLElement>(null);
   const { t } = ui;
 
-  useEffect(() => {
+  // A layout effect runs in the same task as the render that changed the words, so the page is never seen
+  // (by a screen reader, or a test) in one language while its lang attribute names the other.
+  useLayoutEffect(() => {
     document.documentElement.lang = lang;
   }, [lang]);
 
