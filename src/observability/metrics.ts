@@ -2,11 +2,20 @@
 // (base units, _total for counters, _seconds, _rubles). Label sets are bounded: models and per-key series
 // go through a SeriesCap, so that clients sending arbitrary model names, or a million keys, cannot blow up
 // a scrape, and a key's series carry only its current name, so that renaming a key again and again cannot
-// either. Children of labelled metrics are cached, so the request path does not hash label sets.
+// either. The series the request path updates are made once and written directly (fast-series.ts), so
+// the request path does not validate and hash label sets.
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { type Micros, rublesForJson } from "../billing/money.js";
 import { ERRORS, type ErrorCode } from "../errors.js";
+import {
+  type CounterSeries,
+  counterSeries,
+  type GaugeSeries,
+  gaugeSeries,
+  type HistogramSeries,
+  histogramSeries,
+} from "./fast-series.js";
 
 export const METRIC_PREFIX = "tunnel_gateway_";
 
@@ -88,8 +97,8 @@ export interface RequestSample {
 }
 
 /**
- * prom-client's labels() builds new closures on every call; a child per label set is made once and kept.
- * (The caps keep these maps as bounded as the series themselves.)
+ * The request path's series, one per label set, made once and kept (fast-series.ts: updated without
+ * prom-client's per-call label hashing). The caps keep these maps as bounded as the series themselves.
  */
 function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
   let child = cache.get(key);
@@ -100,8 +109,8 @@ function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
   return child;
 }
 
-type CounterChild = { inc(value?: number): void };
-type HistogramChild = { observe(value: number): void };
+type CounterChild = CounterSeries;
+type HistogramChild = HistogramSeries;
 
 export class Metrics {
   readonly registry = new Registry();
@@ -118,12 +127,15 @@ export class Metrics {
     spend: new Map<string, CounterChild>(),
     keyDuration: new Map<string, HistogramChild>(),
     keySpend: new Map<string, CounterChild>(),
+    balance: new Map<string, GaugeSeries>(),
+    redis: new Map<string, HistogramChild>(),
   };
 
   private readonly requests: Counter<"model" | "status">;
   private readonly duration: Histogram<"model">;
   private readonly ttfb: Histogram<"model">;
   private readonly overhead: Histogram;
+  private readonly overheadSeries: HistogramSeries;
   private readonly tokens: Counter<"model" | "kind">;
   private readonly spend: Counter<"model" | "account">;
   private readonly estimated: Counter<"model">;
@@ -172,6 +184,7 @@ export class Metrics {
       buckets: OVERHEAD_BUCKETS,
       registers,
     });
+    this.overheadSeries = histogramSeries(this.overhead, {}, OVERHEAD_BUCKETS);
     this.tokens = new Counter({
       name: `${p}tokens_total`,
       help: "Tokens billed, by model and kind (prompt or completion).",
@@ -312,23 +325,31 @@ export class Metrics {
     const c = this.children;
     const model = this.models.label(sample.model ?? "none");
     const status = String(sample.status);
-    cached(c.requests, `${model}\n${status}`, () => this.requests.labels(model, status)).inc();
-    cached(c.duration, model, () => this.duration.labels(model)).observe(sample.latencySeconds);
+    cached(c.requests, `${model}\n${status}`, () => counterSeries(this.requests, { model, status })).inc();
+    cached(c.duration, model, () => histogramSeries(this.duration, { model }, DURATION_BUCKETS)).observe(
+      sample.latencySeconds,
+    );
     if (sample.upstreamTtfbSeconds !== null) {
-      cached(c.ttfb, model, () => this.ttfb.labels(model)).observe(sample.upstreamTtfbSeconds);
+      cached(c.ttfb, model, () => histogramSeries(this.ttfb, { model }, TTFB_BUCKETS)).observe(
+        sample.upstreamTtfbSeconds,
+      );
     }
-    this.overhead.observe(sample.overheadSeconds);
+    this.overheadSeries.observe(sample.overheadSeconds);
     if (sample.promptTokens > 0) {
-      cached(c.prompt, model, () => this.tokens.labels(model, "prompt")).inc(sample.promptTokens);
+      cached(c.prompt, model, () => counterSeries(this.tokens, { model, kind: "prompt" })).inc(
+        sample.promptTokens,
+      );
     }
     if (sample.completionTokens > 0) {
-      cached(c.completion, model, () => this.tokens.labels(model, "completion")).inc(sample.completionTokens);
+      cached(c.completion, model, () => counterSeries(this.tokens, { model, kind: "completion" })).inc(
+        sample.completionTokens,
+      );
     }
     const rubles = rublesForJson(sample.cost);
     if (sample.cost > 0) {
-      cached(c.spend, `${model}\n${sample.accountId}`, () => this.spend.labels(model, sample.accountId)).inc(
-        rubles,
-      );
+      cached(c.spend, `${model}\n${sample.accountId}`, () =>
+        counterSeries(this.spend, { model, account: sample.accountId }),
+      ).inc(rubles);
     }
     if (sample.estimated) this.estimated.labels(model).inc();
     if (this.options.perKey) {
@@ -336,11 +357,17 @@ export class Metrics {
       const keyName = keyId === OTHER ? OTHER : sample.keyName;
       if (keyId !== OTHER) this.followName(sample.accountId, keyId, keyName);
       const series = `${sample.accountId}\n${keyId}\n${keyName}`;
-      cached(c.keyDuration, series, () => this.keyDuration.labels(sample.accountId, keyId, keyName)).observe(
-        sample.latencySeconds,
-      );
+      cached(c.keyDuration, series, () =>
+        histogramSeries(
+          this.keyDuration,
+          { account: sample.accountId, key_id: keyId, key_name: keyName },
+          KEY_DURATION_BUCKETS,
+        ),
+      ).observe(sample.latencySeconds);
       if (sample.cost > 0) {
-        cached(c.keySpend, series, () => this.keySpend.labels(sample.accountId, keyId, keyName)).inc(rubles);
+        cached(c.keySpend, series, () =>
+          counterSeries(this.keySpend, { account: sample.accountId, key_id: keyId, key_name: keyName }),
+        ).inc(rubles);
       }
     }
   }
@@ -404,7 +431,9 @@ export class Metrics {
 
   /** An account's balance as just read or written (after a settlement or a top-up). */
   balance(accountId: string, balance: Micros): void {
-    this.accountBalance.labels(accountId).set(rublesForJson(balance));
+    cached(this.children.balance, accountId, () =>
+      gaugeSeries(this.accountBalance, { account: accountId }),
+    ).set(rublesForJson(balance));
   }
 
   settlementFailed(): void {
@@ -412,7 +441,9 @@ export class Metrics {
   }
 
   redisOperation(operation: string, seconds: number): void {
-    this.redisDuration.labels(operation).observe(seconds);
+    cached(this.children.redis, operation, () =>
+      histogramSeries(this.redisDuration, { operation }, REDIS_BUCKETS),
+    ).observe(seconds);
   }
 
   expiredReservations(count: number): void {
