@@ -125,6 +125,37 @@ export interface FieldControl {
   "aria-invalid"?: boolean;
 }
 
+/**
+ * A ruble amount: a text input, so that the server's rules (checkAmount) judge exactly what was typed — a
+ * number input rewrites or silently empties some entries — with a decimal keypad on phones.
+ */
+export function RublesInput({
+  control,
+  value,
+  placeholder,
+  onValue,
+  onBlur,
+}: {
+  control: FieldControl;
+  value: string;
+  placeholder: string;
+  onValue: (value: string) => void;
+  onBlur?: (event: FocusEvent) => void;
+}) {
+  return (
+    <input
+      {...control}
+      type="text"
+      inputMode="decimal"
+      autoComplete="off"
+      placeholder={placeholder}
+      value={value}
+      onInput={(event) => onValue(event.currentTarget.value)}
+      onBlur={onBlur}
+    />
+  );
+}
+
 /** A form field: its label, the control, a help text and the problem with what was typed, all linked. */
 export function Field({
   label,

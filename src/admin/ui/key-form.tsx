@@ -2,7 +2,7 @@
 // each with its label, help and the in-page check of the server's rule.
 
 import { useId } from "preact/hooks";
-import { Field, onLeft } from "./components.js";
+import { Field, onLeft, RublesInput } from "./components.js";
 import { useUi } from "./context.js";
 import type { KeyForm, KeyFormProblems, Period } from "./validate.js";
 
@@ -55,14 +55,11 @@ export function KeyFields<F extends Omit<KeyForm, "ttl"> & { ttl?: string }>({
           problem={problem("budget")}
         >
           {(control) => (
-            <input
-              {...control}
-              type="text"
-              inputMode="decimal"
-              autoComplete="off"
+            <RublesInput
+              control={control}
               placeholder="1000"
               value={form.budget}
-              onInput={(event) => set("budget", event.currentTarget.value as F["budget"])}
+              onValue={(value) => set("budget", value as F["budget"])}
               onBlur={leave("budget")}
             />
           )}

@@ -11,6 +11,7 @@ import {
   onLeft,
   PageTitle,
   RefreshButton,
+  RublesInput,
   Status,
   useLoad,
 } from "./components.js";
@@ -156,14 +157,11 @@ function TopUpForm({ accounts, onDone }: { accounts: Account[]; onDone(): void }
           problem={touched && !checked.ok ? checked.problem : undefined}
         >
           {(control) => (
-            <input
-              {...control}
-              type="text"
-              inputMode="decimal"
-              autoComplete="off"
+            <RublesInput
+              control={control}
               placeholder="1000"
               value={amount}
-              onInput={(event) => setAmount(event.currentTarget.value)}
+              onValue={setAmount}
               onBlur={onLeft(() => amount !== "" && setTouched(true))}
             />
           )}
@@ -241,14 +239,11 @@ function NewAccountForm({ onDone }: { onDone(): void }) {
           problem={touched && balance && !balance.ok ? balance.problem : undefined}
         >
           {(control) => (
-            <input
-              {...control}
-              type="text"
-              inputMode="decimal"
-              autoComplete="off"
+            <RublesInput
+              control={control}
               placeholder="0"
               value={form.balance}
-              onInput={(event) => setForm({ ...form, balance: event.currentTarget.value })}
+              onValue={(balance) => setForm({ ...form, balance })}
             />
           )}
         </Field>
