@@ -26,7 +26,7 @@ export function AccountView({ accountId }: { accountId: string }) {
         </p>
       )}
       <div class="title-row">
-        <PageTitle title={title}>{title}</PageTitle>
+        <PageTitle title={title} />
         <RefreshButton loaded={loaded} />
       </div>
       <LoadProblem loaded={loaded} />

@@ -176,7 +176,7 @@ function View({ route, me }: { route: Route; me: Me }) {
     case "notFound":
       return (
         <>
-          <PageTitle title={t("error.notFound")}>{t("error.notFound")}</PageTitle>
+          <PageTitle title={t("error.notFound")} />
           <p>
             <a href={href({ name: "home" })}>{t("error.home")}</a>
           </p>

@@ -9,7 +9,7 @@ import type { MessageKey } from "./i18n.js";
 import { href } from "./route.js";
 
 /** The view's heading: sets the document title and takes the focus, so that screen readers announce it. */
-export function PageTitle({ children, title }: { children: ComponentChildren; title: string }) {
+export function PageTitle({ title }: { title: string }) {
   const ref = useRef<HTMLHeadingElement>(null);
   const { t } = useUi();
   useEffect(() => {
@@ -20,7 +20,7 @@ export function PageTitle({ children, title }: { children: ComponentChildren; ti
   }, []);
   return (
     <h1 ref={ref} tabIndex={-1}>
-      {children}
+      {title}
     </h1>
   );
 }

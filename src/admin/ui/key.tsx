@@ -41,7 +41,7 @@ export function KeyView({ accountId, keyId }: { accountId: string; keyId: string
         <a href={href({ name: "account", accountId })}>← {t("key.back", { id: accountId })}</a>
       </p>
       <div class="title-row">
-        <PageTitle title={title}>{title}</PageTitle>
+        <PageTitle title={title} />
         {key && <StateBadge k={key} />}
         <span class="spacer" />
         <RefreshButton loaded={loaded} />

@@ -42,7 +42,7 @@ export function LoginView({ notice, onSignedIn }: { notice: MessageKey | null; o
 
   return (
     <div class="login">
-      <PageTitle title={t("login.title")}>{t("login.title")}</PageTitle>
+      <PageTitle title={t("login.title")} />
       <p>{t("login.intro")}</p>
       {notice && (
         <p class="note info" role="status">

@@ -43,7 +43,7 @@ export function NewKeyView({ accountId }: { accountId: string }) {
       <p class="crumbs">
         <a href={href({ name: "account", accountId })}>← {t("account.title", { id: accountId })}</a>
       </p>
-      <PageTitle title={title}>{title}</PageTitle>
+      <PageTitle title={title} />
       {created ? (
         <CreatedKeyPanel created={created} />
       ) : (

@@ -36,7 +36,7 @@ export function OperatorView() {
   return (
     <>
       <div class="title-row">
-        <PageTitle title={title}>{title}</PageTitle>
+        <PageTitle title={title} />
         <RefreshButton loaded={loaded} />
       </div>
       <LoadProblem loaded={loaded} />
