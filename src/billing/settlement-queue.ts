@@ -2,6 +2,11 @@
 // one that fails because Redis is unreachable waits here and is retried with backoff until Redis answers,
 // and flush() drains them all before a clean shutdown. The settle script deletes the reservation it settles
 // and ignores an id it cannot find, so a retry after a lost reply cannot charge twice.
+//
+// Settlements of one account that finish within BATCH_WINDOW_MS of each other go to Redis in one script
+// call. Under load that saves most of a command per request, on both sides: the gateway's client work and
+// round trip, and Redis' command handling. Nobody waits for it: the reservation holds the request's worst
+// case until then, so the budget and the balance are never overspent in the meantime.
 
 import type { BillingStore, Settled, SettleInput } from "../store/billing-store.js";
 import type { KeyRef } from "../store/key-store.js";
@@ -28,6 +33,10 @@ export interface SettlementHooks {
   pendingChanged?(pending: number): void;
 }
 
+/** How long a settlement may wait for others of its account to go with it. */
+export const BATCH_WINDOW_MS = 5;
+/** Most settlements in one script call (bounds the script's time in Redis). */
+export const MAX_BATCH = 64;
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 5000;
 /**
@@ -36,11 +45,25 @@ const MAX_RETRY_MS = 5000;
  */
 const MAX_REPLY_ERROR_ATTEMPTS = 5;
 
+interface Entry {
+  settlement: Settlement;
+  /** How many of its attempts failed other than by Redis being unreachable. */
+  replyErrors: number;
+  /**
+   * Retried on its own: it was in a batch Redis refused, and one bad settlement must not take the others
+   * down with it.
+   */
+  alone: boolean;
+}
+
 export class SettlementQueue {
-  /** `replyErrors`: how many of its attempts failed other than by Redis being unreachable. */
-  private readonly waiting: { settlement: Settlement; replyErrors: number }[] = [];
+  /** Per account, the settlements waiting for the batch window to close. */
+  private readonly batches = new Map<string, Entry[]>();
+  private batched = 0;
+  private batchTimer: NodeJS.Timeout | undefined;
+  private readonly waiting: Entry[] = [];
   private running = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
   private delay = FIRST_RETRY_MS;
   private idleWaiters: (() => void)[] = [];
 
@@ -49,9 +72,9 @@ export class SettlementQueue {
     private readonly hooks: SettlementHooks = {},
   ) {}
 
-  /** Settlements not yet written to Redis (in flight or waiting for a retry). */
+  /** Settlements not yet written to Redis (batched, in flight or waiting for a retry). */
   get pending(): number {
-    return this.running + this.waiting.length;
+    return this.batched + this.running + this.waiting.length;
   }
 
   /** Settlements that failed at least once and wait for their retry (Redis away). */
@@ -60,12 +83,28 @@ export class SettlementQueue {
   }
 
   submit(settlement: Settlement): void {
-    this.attempt(settlement, 0);
+    const account = settlement.ref.accountId;
+    let batch = this.batches.get(account);
+    if (batch === undefined) {
+      batch = [];
+      this.batches.set(account, batch);
+    }
+    batch.push({ settlement, replyErrors: 0, alone: false });
+    this.batched++;
+    if (batch.length >= MAX_BATCH) {
+      this.batches.delete(account);
+      this.batched -= batch.length;
+      this.send(batch);
+    } else {
+      this.batchTimer ??= setTimeout(this.sendBatches, BATCH_WINDOW_MS);
+      this.changed();
+    }
   }
 
   /** Resolves once every settlement has been written, or when `timeoutMs` passes; returns how many remain. */
   async flush(timeoutMs: number): Promise<number> {
     if (this.pending === 0) return 0;
+    this.sendBatches();
     this.retryNow();
     let timeout: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -78,59 +117,101 @@ export class SettlementQueue {
     return this.pending;
   }
 
-  /** Stops retrying (for a process that is going away anyway). */
+  /** Stops retrying (for a process that is going away anyway, after flush). */
   close(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
   }
 
-  private attempt(settlement: Settlement, replyErrors: number): void {
-    this.running++;
+  private readonly sendBatches = (): void => {
+    clearTimeout(this.batchTimer);
+    this.batchTimer = undefined;
+    if (this.batched === 0) return;
+    const batches = [...this.batches.values()];
+    this.batches.clear();
+    this.batched = 0;
+    for (const batch of batches) this.send(batch);
+  };
+
+  /** Writes settlements of one account in one script call. */
+  private send(entries: Entry[]): void {
+    const first = entries[0] as Entry;
+    this.running += entries.length;
     this.changed();
     this.billing
-      .settle(settlement.ref, settlement.input)
+      .settleMany(
+        first.settlement.ref.accountId,
+        entries.map(({ settlement }) => settlement),
+      )
       .then(
-        (result) => {
-          this.running--;
+        (results) => {
+          this.running -= entries.length;
           this.delay = FIRST_RETRY_MS;
-          this.hooks.settled?.(settlement, result);
+          for (let i = 0; i < entries.length; i++) {
+            this.hooks.settled?.((entries[i] as Entry).settlement, results[i] as Settled);
+          }
           // Redis answers again: anything that was waiting can go now.
           if (this.waiting.length > 0) this.retryNow();
         },
         (error: unknown) => {
-          this.running--;
-          const errors = isConnectionError(error) ? replyErrors : replyErrors + 1;
-          if (errors >= MAX_REPLY_ERROR_ATTEMPTS) {
-            this.hooks.failed?.(settlement, error);
-            return;
+          this.running -= entries.length;
+          const unreachable = isConnectionError(error);
+          const retried: Entry[] = [];
+          const dropped: Entry[] = [];
+          for (const entry of entries) {
+            const replyErrors = unreachable ? entry.replyErrors : entry.replyErrors + 1;
+            if (replyErrors >= MAX_REPLY_ERROR_ATTEMPTS) {
+              dropped.push(entry);
+              continue;
+            }
+            retried.push({
+              settlement: entry.settlement,
+              replyErrors,
+              alone: entry.alone || (!unreachable && entries.length > 1),
+            });
           }
-          // Queued before the hook runs, so that the hook sees it counted as pending.
-          this.waiting.push({ settlement, replyErrors: errors });
+          // Queued before the hooks run, so that they see them counted as pending.
+          this.waiting.push(...retried);
           this.schedule();
-          this.hooks.retrying?.(settlement, error);
+          for (const { settlement } of dropped) this.hooks.failed?.(settlement, error);
+          for (const { settlement } of retried) this.hooks.retrying?.(settlement, error);
         },
       )
       .finally(() => this.changed());
   }
 
   private schedule(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
+    if (this.retryTimer || this.waiting.length === 0) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
       this.delay = Math.min(this.delay * 2, MAX_RETRY_MS);
       this.drainWaiting();
     }, this.delay);
-    this.timer.unref();
+    this.retryTimer.unref();
   }
 
   private retryNow(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     this.drainWaiting();
   }
 
+  /** Sends what waits for a retry: those refused in a batch one by one, the others by account again. */
   private drainWaiting(): void {
-    for (const { settlement, replyErrors } of this.waiting.splice(0)) this.attempt(settlement, replyErrors);
+    const together = new Map<string, Entry[]>();
+    for (const entry of this.waiting.splice(0)) {
+      if (entry.alone) {
+        this.send([entry]);
+        continue;
+      }
+      const account = entry.settlement.ref.accountId;
+      const batch = together.get(account) ?? [];
+      batch.push(entry);
+      together.set(account, batch);
+    }
+    for (const batch of together.values()) {
+      for (let i = 0; i < batch.length; i += MAX_BATCH) this.send(batch.slice(i, i + MAX_BATCH));
+    }
   }
 
   private changed(): void {

@@ -352,7 +352,6 @@ export class Exchange {
         failed,
         estimated,
         latencyMs,
-        now,
         periods: this.deps.calendar.at(now),
         day: this.deps.calendar.dayOf(now),
       },

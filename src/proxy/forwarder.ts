@@ -241,7 +241,6 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
         failed: true,
         estimated: false,
         latencyMs,
-        now,
         periods: deps.calendar.at(now),
         day: deps.calendar.dayOf(now),
       },

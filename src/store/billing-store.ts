@@ -84,7 +84,6 @@ export interface SettleInput {
   failed: boolean;
   estimated: boolean;
   latencyMs: number;
-  now: number;
   periods: CurrentPeriods;
   /** YYYY-MM-DD of `now` in the billing time zone. */
   day: string;
@@ -186,49 +185,68 @@ export class BillingStore {
   }
 
   async settle(ref: KeyRef, input: SettleInput): Promise<Settled> {
-    const { accountId } = ref;
-    const reply = await timed(this.observe, "settle", () =>
-      runScript(
-        this.redis,
-        "settle",
-        [
-          this.keys.key(accountId, ref.keyId),
-          this.keys.account(accountId),
-          this.keys.reservations(accountId),
-          this.keys.reservationRecords(accountId),
-          this.keys.reserved(accountId),
-          this.keys.usage(accountId, ref.keyId, input.day),
-          this.keys.requestLog(accountId, ref.keyId),
-        ],
-        [
-          input.now,
-          input.periods.day.start,
-          input.periods.week.start,
-          input.periods.month.start,
-          input.reservationId,
-          input.cost,
-          input.promptTokens,
-          input.completionTokens,
-          input.failed ? 1 : 0,
-          input.estimated ? 1 : 0,
-          Math.round(input.latencyMs),
-          latencyField(input.latencyMs),
-          this.settings.usageRetentionDays * 86_400,
-          input.logEntry,
-          input.logEntryWithBodies,
-          this.settings.requestLogMaxPerKey,
-          this.settings.requestLogRetentionDays * 86_400_000,
-        ],
-      ),
+    return (await this.settleMany(ref.accountId, [{ ref, input }]))[0] as Settled;
+  }
+
+  /**
+   * Settles requests of one account in one script call, each exactly once and as if alone; the results
+   * come in the same order. One account's keys share a hash slot, so a Redis Cluster takes them together.
+   */
+  async settleMany(
+    accountId: string,
+    settlements: readonly { ref: KeyRef; input: SettleInput }[],
+  ): Promise<Settled[]> {
+    const keys = [
+      this.keys.account(accountId),
+      this.keys.reservations(accountId),
+      this.keys.reservationRecords(accountId),
+      this.keys.reserved(accountId),
+    ];
+    const args: (string | number)[] = [
+      this.settings.usageRetentionDays * 86_400,
+      this.settings.requestLogMaxPerKey,
+      this.settings.requestLogRetentionDays * 86_400_000,
+    ];
+    for (const { ref, input } of settlements) {
+      if (ref.accountId !== accountId) {
+        throw new Error(
+          `a settlement of account ${ref.accountId} cannot be made with account ${accountId}'s`,
+        );
+      }
+      keys.push(
+        this.keys.key(accountId, ref.keyId),
+        this.keys.usage(accountId, ref.keyId, input.day),
+        this.keys.requestLog(accountId, ref.keyId),
+      );
+      args.push(
+        input.periods.day.start,
+        input.periods.week.start,
+        input.periods.month.start,
+        input.reservationId,
+        input.cost,
+        input.promptTokens,
+        input.completionTokens,
+        input.failed ? 1 : 0,
+        input.estimated ? 1 : 0,
+        Math.round(input.latencyMs),
+        latencyField(input.latencyMs),
+        input.logEntry,
+        input.logEntryWithBodies,
+      );
+    }
+    const replies = await timed(this.observe, "settle", () =>
+      runScript<unknown[][]>(this.redis, "settle", keys, args),
     );
-    if (reply[0] === "duplicate") return { duplicate: true };
-    return {
-      duplicate: false,
-      balance: Number(reply[1]),
-      budget: reply[2] === "" ? null : Number(reply[2]),
-      spent: Number(reply[3]),
-      period: isPeriod(reply[4]) ? reply[4] : "month",
-    };
+    return replies.map((reply): Settled => {
+      if (reply[0] === "duplicate") return { duplicate: true };
+      return {
+        duplicate: false,
+        balance: Number(reply[1]),
+        budget: reply[2] === "" ? null : Number(reply[2]),
+        spent: Number(reply[3]),
+        period: isPeriod(reply[4]) ? reply[4] : "month",
+      };
+    });
   }
 
   /** Moves the expiry of running requests' reservations forward; returns how many were extended. */

@@ -1,6 +1,7 @@
-// Loads the Lua scripts of src/store/lua (one per file, named <name>-<number of keys>.lua), resolves their
-// `--- @include "<fragment>"` lines from lua/includes/, and registers each with ioredis `defineCommand`, so
-// that it runs by EVALSHA and is reloaded transparently after a Redis restart.
+// Loads the Lua scripts of src/store/lua (one per file, named <name>-<number of keys>.lua, or <name>-n.lua for
+// a script that takes a varying number of keys), resolves their `--- @include "<fragment>"` lines from
+// lua/includes/, and registers each with ioredis `defineCommand`, so that it runs by EVALSHA and is reloaded
+// transparently after a Redis restart.
 
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -8,12 +9,13 @@ import type { Cluster, Redis } from "ioredis";
 import { batchWritesOfThisTurn } from "./write-batching.js";
 
 const LUA_DIR = fileURLToPath(new URL("./lua/", import.meta.url));
-const SCRIPT_FILE = /^([A-Za-z]+)-(\d+)\.lua$/;
+const SCRIPT_FILE = /^([A-Za-z]+)-(\d+|n)\.lua$/;
 const INCLUDE = /^--- @include "([A-Za-z]+)"\s*$/gm;
 
 export interface LuaScript {
   name: string;
-  numberOfKeys: number;
+  /** null for a script whose callers pass a varying number of keys. */
+  numberOfKeys: number | null;
   lua: string;
 }
 
@@ -38,19 +40,20 @@ export function loadScripts(dir = LUA_DIR): LuaScript[] {
     .filter((match): match is RegExpExecArray => match !== null)
     .map(([file, name, keys]) => ({
       name: name as string,
-      numberOfKeys: Number(keys),
+      numberOfKeys: keys === "n" ? null : Number(keys),
       lua: expandIncludes(readFileSync(dir + file, "utf8"), readFragment),
     }));
 }
 
 let cached: LuaScript[] | undefined;
-const keyCounts = new Map<string, number>();
+const keyCounts = new Map<string, number | null>();
 
 export function defineScripts(client: RedisClient): void {
   cached ??= loadScripts();
   for (const script of cached) {
     keyCounts.set(script.name, script.numberOfKeys);
-    client.defineCommand(script.name, { numberOfKeys: script.numberOfKeys, lua: script.lua });
+    // Without numberOfKeys, ioredis expects the count as the first argument (runScript passes it).
+    client.defineCommand(script.name, { numberOfKeys: script.numberOfKeys ?? undefined, lua: script.lua });
   }
 }
 
@@ -68,7 +71,8 @@ export type ScriptName =
 type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 
 /**
- * Runs a script registered by defineScripts; `keys` must match the script's number of keys. Most scripts
+ * Runs a script registered by defineScripts; `keys` must match the script's number of keys (any number, for
+ * a <name>-n script, which the script itself checks against its arguments). Most scripts
  * answer a list whose first element is a status code; the caller states the shape it expects. Scripts run
  * in the same event-loop turn reach Redis in one write (write-batching.ts).
  */
@@ -78,11 +82,13 @@ export function runScript<Reply = unknown[]>(
   keys: readonly string[],
   args: readonly (string | number)[],
 ): Promise<Reply> {
+  const count = keyCounts.get(name);
   // A wrong count would silently shift a key into ARGV; refuse it instead.
-  if (keys.length !== keyCounts.get(name)) {
-    return Promise.reject(new Error(`script ${name} takes ${keyCounts.get(name)} keys, got ${keys.length}`));
+  if (count === undefined || (count !== null && keys.length !== count)) {
+    return Promise.reject(new Error(`script ${name} takes ${count} keys, got ${keys.length}`));
   }
   batchWritesOfThisTurn(client);
   const call = (client as unknown as Record<ScriptName, ScriptCall>)[name];
+  if (count === null) return call.call(client, keys.length, ...keys, ...args) as Promise<Reply>;
   return call.call(client, ...keys, ...args) as Promise<Reply>;
 }

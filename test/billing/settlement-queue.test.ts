@@ -6,15 +6,16 @@ import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import { PeriodCalendar } from "../../src/billing/periods.js";
-import { SettlementQueue } from "../../src/billing/settlement-queue.js";
+import { MAX_BATCH, type Settlement, SettlementQueue } from "../../src/billing/settlement-queue.js";
 import { type RedisServer, startRedisServer } from "../../src/demo/redis-server.js";
 import { AccountService } from "../../src/services/accounts.js";
-import { buildServiceContext } from "../../src/services/context.js";
+import { buildServiceContext, type ServiceContext } from "../../src/services/context.js";
 import { KeyService } from "../../src/services/keys.js";
-import { BillingStore, type SettleInput } from "../../src/store/billing-store.js";
+import { BillingStore, type Settled, type SettleInput } from "../../src/store/billing-store.js";
 import { connectRedis, createRedis, isConnectionError } from "../../src/store/redis.js";
 import { RedisKeys } from "../../src/store/redis-keys.js";
 import type { RedisClient } from "../../src/store/scripts.js";
+import type { RedisObserver } from "../../src/store/timing.js";
 import { ACTOR } from "../helpers/actor.js";
 import { TestClock } from "../helpers/clock.js";
 
@@ -47,16 +48,17 @@ class Reports<T> {
 async function billingOn(
   server: RedisServer,
   lateSettlementSeconds: number,
+  observe?: RedisObserver,
 ): Promise<{ redis: RedisClient; billing: BillingStore }> {
   const connection = createRedis({ url: server.url }, "gateway");
   redis = connection;
   await connectRedis(connection, { url: server.url });
-  const billing = new BillingStore(connection, new RedisKeys("q:"), {
-    usageRetentionDays: 31,
-    lateSettlementSeconds,
-    requestLogMaxPerKey: 10,
-    requestLogRetentionDays: 30,
-  });
+  const billing = new BillingStore(
+    connection,
+    new RedisKeys("q:"),
+    { usageRetentionDays: 31, lateSettlementSeconds, requestLogMaxPerKey: 10, requestLogRetentionDays: 30 },
+    observe,
+  );
   return { redis: connection, billing };
 }
 
@@ -71,13 +73,121 @@ function settleInput(reservationId: string, calendar: PeriodCalendar, now: numbe
     failed: false,
     estimated: false,
     latencyMs: 1,
-    now,
     periods: calendar.at(now),
     day: calendar.dayOf(now),
   };
 }
 
+/** An account with keys, and `count` reservations of 1 ₽ on each key, made at `clock`'s time. */
+async function reserved(
+  context: ServiceContext,
+  billing: BillingStore,
+  accountId: string,
+  keys: number,
+  count: number,
+): Promise<{ keyIds: string[]; settlements: Settlement[][] }> {
+  await new AccountService(context).create({ id: accountId, balance: "1000" }, ACTOR);
+  const keyIds: string[] = [];
+  const settlements: Settlement[][] = [];
+  for (let k = 0; k < keys; k++) {
+    const { record } = await new KeyService(context).create({ accountId, name: `k${k}` }, ACTOR);
+    const ref = { accountId, keyId: record.id };
+    keyIds.push(record.id);
+    const ofKey: Settlement[] = [];
+    for (let i = 0; i < count; i++) {
+      const reservationId = randomUUID();
+      const now = context.now();
+      await billing.reserve(ref, {
+        reservationId,
+        amount: 1_000_000,
+        now,
+        periods: context.calendar.at(now),
+        expiresAt: now + 600_000,
+        model: { kind: "none" },
+      });
+      ofKey.push({
+        ref,
+        keyName: `k${k}`,
+        input: { ...settleInput(reservationId, context.calendar, now), cost: 250_000 },
+      });
+    }
+    settlements.push(ofKey);
+  }
+  return { keyIds, settlements };
+}
+
 describe("SettlementQueue", () => {
+  it("writes the settlements of one account that finish together in one script call", async () => {
+    server = await startRedisServer();
+    const operations: string[] = [];
+    const { redis, billing } = await billingOn(server, 60, (operation) => operations.push(operation));
+    const context = buildServiceContext(redis, { prefix: "q:", timezone: "UTC", now: new TestClock().now });
+    const acme = await reserved(context, billing, "acme", 2, 2);
+    const beta = await reserved(context, billing, "beta", 1, 1);
+    const settled = new Reports<{ settlement: Settlement; result: Settled }>();
+    const queue = new SettlementQueue(billing, {
+      settled: (settlement, result) => settled.push({ settlement, result }),
+    });
+    operations.length = 0;
+
+    // Submitted in one turn: acme's four go in one call, beta's in another, once the batch window closes.
+    for (const settlement of [...acme.settlements.flat(), ...(beta.settlements[0] as Settlement[])]) {
+      queue.submit(settlement);
+    }
+    expect(queue.pending).toBe(5);
+    const results = [];
+    for (let i = 0; i < 5; i++) results.push(await settled.next());
+    expect(operations).toEqual(["settle", "settle"]);
+    expect(results.every(({ result }) => !result.duplicate)).toBe(true);
+    expect(queue.pending).toBe(0);
+    expect((await context.accounts.require("acme")).balance).toBe(1_000_000_000 - 4 * 250_000);
+    expect((await context.accounts.require("beta")).balance).toBe(1_000_000_000 - 250_000);
+    expect(await billing.reserved("acme")).toEqual({ account: 0, keys: {} });
+
+    // A full batch goes at once; flush() sends what waits for the window without waiting for it.
+    const many = await reserved(context, billing, "many", 1, MAX_BATCH + 1);
+    operations.length = 0;
+    for (const settlement of many.settlements[0] as Settlement[]) queue.submit(settlement);
+    expect(await queue.flush(10_000)).toBe(0);
+    queue.close();
+    expect(operations).toEqual(["settle", "settle"]);
+    expect((await context.accounts.require("many")).balance).toBe(1_000_000_000 - (MAX_BATCH + 1) * 250_000);
+  });
+
+  it("retries a batch Redis refused one settlement at a time, so that a bad one cannot take the others with it", async () => {
+    server = await startRedisServer();
+    const { redis, billing } = await billingOn(server, 60);
+    const context = buildServiceContext(redis, { prefix: "q:", timezone: "UTC", now: new TestClock().now });
+    const { keyIds, settlements } = await reserved(context, billing, "acme", 3, 1);
+    // The middle key's reserved amount is not a number: its settlement fails every time, before it writes
+    // anything of its own; the one before it in the batch has been made by then, the one after it not.
+    await redis.hset("q:{a:acme}:reserved", keyIds[1] as string, "garbled");
+    const [good1, bad, good2] = settlements.map((ofKey) => ofKey[0] as Settlement);
+    const failed: { settlement: Settlement; error: unknown }[] = [];
+    const settled: { settlement: Settlement; result: Settled }[] = [];
+    const queue = new SettlementQueue(billing, {
+      failed: (settlement, error) => failed.push({ settlement, error }),
+      settled: (settlement, result) => settled.push({ settlement, result }),
+    });
+    for (const settlement of [good1, bad, good2] as Settlement[]) queue.submit(settlement);
+    expect(await queue.flush(10_000)).toBe(0);
+    queue.close();
+
+    expect(failed.map(({ settlement }) => settlement)).toEqual([bad]);
+    expect(String(failed[0]?.error)).toMatch(/not an integer/);
+    // The first was made by the refused call (its retry finds it settled), the last by its own retry.
+    expect(settled.map(({ settlement, result }) => [settlement, result.duplicate])).toEqual([
+      [good1, true],
+      [good2, false],
+    ]);
+    expect((await context.accounts.require("acme")).balance).toBe(1_000_000_000 - 2 * 250_000);
+    // Only the bad one's reservation is still held: its garbled amount, and 1 ₽ in the account's total.
+    expect(await redis.hgetall("q:{a:acme}:reserved")).toEqual({
+      [keyIds[1] as string]: "garbled",
+      "*": "1000000",
+    });
+  });
+
   it("retries a settlement while Redis is away and charges it exactly once when Redis is back", async () => {
     server = await startRedisServer({ args: ["--appendonly", "yes", "--appendfsync", "always"] });
     const { port, dir } = server;
@@ -120,7 +230,6 @@ describe("SettlementQueue", () => {
         failed: false,
         estimated: false,
         latencyMs: 10,
-        now,
         periods: calendar.at(now),
         day: calendar.dayOf(now),
       },

@@ -37,7 +37,6 @@ async function spend(keyId: string, accountId: string, micros: number): Promise<
     failed: false,
     estimated: false,
     latencyMs: 1,
-    now,
     periods: t.store.calendar.at(now),
     day: t.store.calendar.dayOf(now),
   });

@@ -10,6 +10,7 @@ import {
   type SettleInput,
 } from "../../src/store/billing-store.js";
 import type { KeyRef } from "../../src/store/key-store.js";
+import { runScript } from "../../src/store/scripts.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
@@ -68,7 +69,6 @@ function settleInput(reservationId: string, cost: number, overrides: Partial<Set
     failed: false,
     estimated: false,
     latencyMs: 120,
-    now,
     periods: store.calendar.at(now),
     day: store.calendar.dayOf(now),
     ...overrides,
@@ -454,6 +454,113 @@ describe("settle", () => {
       await store.redis.pexpire(list, 1000);
     }
     expect(await store.redis.llen(list)).toBe(2);
+  });
+});
+
+describe("settling several requests of an account in one call", () => {
+  it("settles each as if alone, in order, and answers for each", async () => {
+    await account("100");
+    const a = await key({ budget: "50" });
+    const b = await key();
+    const [a1, a2, b1] = [reserveInput(rub("10")), reserveInput(rub("10")), reserveInput(rub("10"))];
+    for (const [ref, input] of [
+      [a.ref, a1],
+      [a.ref, a2],
+      [b.ref, b1],
+    ] as const) {
+      await store.billing.reserve(ref, input);
+    }
+
+    const results = await store.billing.settleMany("acme", [
+      { ref: a.ref, input: settleInput(a1.reservationId, rub("1")) },
+      { ref: b.ref, input: settleInput(b1.reservationId, rub("2"), { failed: true, latencyMs: 40 }) },
+      // The same settlement twice in one call (a retry that caught up with its first attempt).
+      { ref: a.ref, input: settleInput(a1.reservationId, rub("1")) },
+      { ref: a.ref, input: settleInput(a2.reservationId, rub("4")) },
+    ]);
+    expect(results).toEqual([
+      { duplicate: false, balance: rub("99"), budget: rub("50"), spent: rub("1"), period: "month" },
+      { duplicate: false, balance: rub("97"), budget: null, spent: rub("2"), period: "month" },
+      { duplicate: true },
+      { duplicate: false, balance: rub("93"), budget: rub("50"), spent: rub("5"), period: "month" },
+    ]);
+    expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
+    const day = store.calendar.dayOf(store.clock.now());
+    expect(await store.redis.hgetall(store.redisKeys.usage("acme", a.ref.keyId, day))).toMatchObject({
+      cost: String(rub("5")),
+      lat_le_250: "2",
+      prompt_tokens: "20",
+    });
+    expect(await store.redis.hgetall(store.redisKeys.usage("acme", b.ref.keyId, day))).toEqual({
+      cost: String(rub("2")),
+      errors: "1",
+      lat_le_50: "1",
+      latency_ms_sum: "40",
+      prompt_tokens: "10",
+      completion_tokens: "20",
+    });
+    expect(await store.redis.lrange(store.redisKeys.requestLog("acme", a.ref.keyId), 0, -1)).toEqual([
+      JSON.stringify({ request_id: a2.reservationId }),
+      JSON.stringify({ request_id: a1.reservationId }),
+    ]);
+  });
+
+  it("keeps what a call completed before it failed half-way, and its retry charges nothing twice", async () => {
+    await account("100");
+    const { ref } = await key();
+    const [first, second, third] = [
+      reserveInput(rub("10")),
+      reserveInput(rub("10")),
+      reserveInput(rub("10")),
+    ];
+    for (const input of [first, second, third]) await store.billing.reserve(ref, input);
+    // The second settlement's day has a usage hash of the wrong type: its script part fails there, after
+    // it has released its reservation and charged its cost (Redis does not roll a script back).
+    const badDay = "2000-01-01";
+    await store.redis.set(store.redisKeys.usage("acme", ref.keyId, badDay), "not a hash");
+    const inputs = [
+      settleInput(first.reservationId, rub("1")),
+      settleInput(second.reservationId, rub("2"), { day: badDay }),
+      settleInput(third.reservationId, rub("3")),
+    ];
+    await expect(
+      store.billing.settleMany(
+        "acme",
+        inputs.map((input) => ({ ref, input })),
+      ),
+    ).rejects.toThrow(/WRONGTYPE/);
+    expect((await store.accounts.require("acme")).balance).toBe(rub("97"));
+    expect((await store.billing.reserved("acme")).account).toBe(rub("10"));
+
+    // Retried one by one, as the settlement queue does: the first two were made, the third is made now.
+    const retried = [];
+    for (const input of inputs) retried.push(await store.billing.settle(ref, input));
+    expect(retried.map((r) => r.duplicate)).toEqual([true, true, false]);
+    expect((await store.accounts.require("acme")).balance).toBe(rub("94"));
+    expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
+  });
+
+  it("refuses a settlement of another account, and arguments that do not make whole settlements", async () => {
+    await account("100");
+    await account("100", "other");
+    const { ref } = await key({ accountId: "other" });
+    await expect(
+      store.billing.settleMany("acme", [{ ref, input: settleInput(randomUUID(), 1) }]),
+    ).rejects.toThrow(/account other .* account acme/);
+    const keys = store.redisKeys;
+    await expect(
+      runScript(
+        store.redis,
+        "settle",
+        [
+          keys.account("acme"),
+          keys.reservations("acme"),
+          keys.reservationRecords("acme"),
+          keys.reserved("acme"),
+        ],
+        [1, 10, 1000],
+      ),
+    ).rejects.toThrow(/4 keys and 3 arguments do not make whole settlements/);
   });
 });
 

@@ -47,7 +47,6 @@ async function charge(amount: number): Promise<void> {
     failed: false,
     estimated: false,
     latencyMs: 10,
-    now,
     periods,
     day: store.calendar.dayOf(now),
   });

@@ -95,8 +95,8 @@ describe("isConnectionError", () => {
     const redis = createRedis({ url }, "gateway");
     try {
       await connectRedis(redis, { url });
-      const wrongKeyCount = await failureOf(runScript(redis, "settle", ["only one key"], []));
-      expect(wrongKeyCount.message).toMatch(/takes 7 keys, got 1/);
+      const wrongKeyCount = await failureOf(runScript(redis, "reserve", ["only one key"], []));
+      expect(wrongKeyCount.message).toMatch(/takes 5 keys, got 1/);
       expect(isConnectionError(wrongKeyCount)).toBe(false);
       expect(isRedisError(wrongKeyCount)).toBe(false);
     } finally {

@@ -1,0 +1,116 @@
+--[[
+  Settles requests of one account, atomically and each exactly once: releases its reservation, charges its
+  cost to the key's spent amount for the current period and to the account's balance, adds it to the key's
+  daily usage counters, and keeps it in the key's list of recent requests, whose lifetime it starts again
+  (so that the list of a key no longer used goes away by itself).
+
+  One call settles one request or several of the same account (the gateway batches those that finish close
+  together, which saves Redis a command and the gateway a round trip per request); each is handled exactly
+  as if it came alone, in the order given.
+
+  The reservation record is the proof that a request is still to be settled: this script deletes it, so a
+  settlement retried after its reply was lost (connection cut, Redis restarted) finds no record and changes
+  nothing. That also covers a call that fails half-way (Redis does not roll back a script's writes): the
+  settlements it completed answer 'duplicate' when retried, the rest are made then. A request whose
+  reservation expired before it finished finds an 'expired' marker (the amount was already released) and is
+  charged all the same.
+
+  The cost may exceed what was reserved when the upstream produced more than the worst case allowed for;
+  the spent amount and the balance then go past their limits by that difference rather than lose real usage.
+
+  KEYS[1]  account hash              {a:<account>}:account
+  KEYS[2]  reservation expiries zset {a:<account>}:resv
+  KEYS[3]  reservation records hash  {a:<account>}:resv:rec
+  KEYS[4]  reserved totals hash      {a:<account>}:reserved
+  then three keys for each settlement, from KEYS[5 + 3i] for the i-th (from 0):
+    +0  key record hash              {a:<account>}:key:<keyId>
+    +1  daily usage hash             {a:<account>}:usage:<keyId>:<YYYY-MM-DD>
+    +2  recent requests list         {a:<account>}:reqlog:<keyId>
+
+  ARGV[1]  seconds to keep a daily usage hash
+  ARGV[2]  most recent requests kept per key (0: none)
+  ARGV[3]  milliseconds a recent-requests list is kept after its latest request
+  then 13 arguments for each settlement, from ARGV[4 + 13i] for the i-th:
+    +0  start of the current day (ms)
+    +1  start of the current week (ms)
+    +2  start of the current month (ms)
+    +3  reservation id
+    +4  cost (µ₽, integer >= 0)
+    +5  prompt tokens
+    +6  completion tokens
+    +7  1 when the request failed (error status, upstream failure), else 0
+    +8  1 when the usage was estimated rather than reported, else 0
+    +9  latency (ms, integer)
+    +10 latency histogram field to count this request in, e.g. 'lat_le_250'
+    +11 the request for the recent-requests list (JSON, without bodies)
+    +12 the same with request and response bodies, or '' (used only while the key's log_bodies is on, so
+        that switching it off stops storing bodies from that moment)
+
+  Returns one reply per settlement, in order:
+    {'ok', balance, budget, spent, period}   budget is '' for a key without one
+    {'duplicate'}                            no such reservation: this request was settled before
+
+  Expired reservations are released by reserve, where they matter; this script makes as few calls per
+  request as it can (each redis.call costs a few microseconds of Redis' time). The daily usage hash has no
+  request counter: the latency histogram fields add up to it.
+]]
+--- @include "releaseReserved"
+--- @include "rollOverPeriod"
+
+local count = (#KEYS - 4) / 3
+if count < 1 or count % 1 ~= 0 or #ARGV ~= 3 + 13 * count then
+  return redis.error_reply('settle: ' .. #KEYS .. ' keys and ' .. #ARGV .. ' arguments do not make whole settlements')
+end
+local usageTtl, logKeep, logTtl = ARGV[1], ARGV[2], ARGV[3]
+
+local function settle(keyKey, usageKey, logKey, a)
+  local reservation = redis.call('HGET', KEYS[3], ARGV[a + 3])
+  if not reservation then
+    return { 'duplicate' }
+  end
+  local keyId, amount = string.match(reservation, '^(%S+) (%d+)$')
+  if keyId then releaseReserved(KEYS[4], keyId, amount) end
+  redis.call('HDEL', KEYS[3], ARGV[a + 3])
+  redis.call('ZREM', KEYS[2], ARGV[a + 3])
+
+  local cost = ARGV[a + 4]
+  local record = redis.call('HMGET', keyKey, 'id', 'period', 'spent', 'period_start', 'budget', 'log_bodies')
+  local spent = 0
+  if record[1] then
+    spent = rollOverPeriod(keyKey, record[2], record[3], record[4], { day = ARGV[a], week = ARGV[a + 1], month = ARGV[a + 2] })
+  end
+  local balance
+  if cost ~= '0' then
+    if record[1] then spent = redis.call('HINCRBY', keyKey, 'spent', cost) end
+    balance = redis.call('HINCRBY', KEYS[1], 'balance', '-' .. cost)
+  else
+    balance = tonumber(redis.call('HGET', KEYS[1], 'balance') or '0')
+  end
+
+  -- The first request of the day creates the hash and gives it its lifetime.
+  if redis.call('HINCRBY', usageKey, ARGV[a + 10], 1) == 1 and redis.call('HLEN', usageKey) == 1 then
+    redis.call('EXPIRE', usageKey, usageTtl)
+  end
+  redis.call('HINCRBY', usageKey, 'latency_ms_sum', ARGV[a + 9])
+  if ARGV[a + 5] ~= '0' then redis.call('HINCRBY', usageKey, 'prompt_tokens', ARGV[a + 5]) end
+  if ARGV[a + 6] ~= '0' then redis.call('HINCRBY', usageKey, 'completion_tokens', ARGV[a + 6]) end
+  if cost ~= '0' then redis.call('HINCRBY', usageKey, 'cost', cost) end
+  if ARGV[a + 7] ~= '0' then redis.call('HINCRBY', usageKey, 'errors', ARGV[a + 7]) end
+  if ARGV[a + 8] ~= '0' then redis.call('HINCRBY', usageKey, 'estimated', ARGV[a + 8]) end
+
+  if logKeep ~= '0' then
+    local entry = ARGV[a + 11]
+    if record[6] == '1' and ARGV[a + 12] ~= '' then entry = ARGV[a + 12] end
+    redis.call('LPUSH', logKey, entry)
+    redis.call('LTRIM', logKey, 0, tonumber(logKeep) - 1)
+    redis.call('PEXPIRE', logKey, logTtl)
+  end
+
+  return { 'ok', balance, record[5] or '', spent, record[2] or 'month' }
+end
+
+local replies = {}
+for i = 0, count - 1 do
+  replies[i + 1] = settle(KEYS[5 + 3 * i], KEYS[6 + 3 * i], KEYS[7 + 3 * i], 4 + 13 * i)
+end
+return replies
