@@ -20,7 +20,7 @@ import type { Config } from "../config/schema.js";
 import { GatewayError } from "../errors.js";
 import { sendError } from "../server/respond.js";
 import type { KeyRef } from "../store/key-store.js";
-import type { RequestLogEntry } from "../store/request-log-store.js";
+import { entryTime, type RequestLogEntry } from "../store/request-log-store.js";
 import { clientResponseHeaders } from "./headers.js";
 import type { InFlight } from "./in-flight.js";
 import { filterModelList } from "./models-filter.js";
@@ -316,7 +316,7 @@ export class Exchange {
     const now = this.deps.now();
 
     const logEntry: RequestLogEntry = {
-      at: new Date(now).toISOString(),
+      at: entryTime(now),
       request_id: this.init.requestId,
       method: this.req.method ?? "GET",
       path: this.init.path,
@@ -332,18 +332,15 @@ export class Exchange {
     };
     const bodies = this.bodies();
     const requestLogLimit = this.deps.config.requestLog.maxBodyBytes;
+    const entry = JSON.stringify(logEntry);
     this.deps.settlements.submit({
       ref: this.init.ref,
       keyName: this.init.keyName,
       input: {
-        logEntry: JSON.stringify(logEntry),
+        logEntry: entry,
         logEntryWithBodies:
           bodies && requestLogLimit > 0
-            ? JSON.stringify({
-                ...logEntry,
-                request_body: cut(bodies.request, requestLogLimit),
-                response_body: cut(bodies.response, requestLogLimit),
-              })
+            ? withBodies(entry, bodies.request(requestLogLimit), bodies.response(requestLogLimit))
             : "",
         reservationId: this.init.reservationId,
         cost,
@@ -378,21 +375,20 @@ export class Exchange {
     };
     if (bodies && this.deps.config.logging.bodies) {
       const limit = this.deps.config.logging.maxBodyBytes;
-      finished.requestBody = cut(bodies.request, limit);
-      finished.responseBody = cut(bodies.response, limit);
+      finished.requestBody = bodies.request(limit);
+      finished.responseBody = bodies.response(limit);
     }
     this.deps.finished(finished);
     this.deps.inFlight.end();
   }
 
-  /** The request and response bodies as captured, when the key's log_bodies allowed capturing them. */
-  private bodies(): { request: Buffer; response: Buffer } | null {
+  /**
+   * The request and response bodies as captured, when the key's log_bodies allowed capturing them, each as a
+   * function that gives its first `limit` bytes as text.
+   */
+  private bodies(): { request: BodyText; response: BodyText } | null {
     if (!this.captured) return null;
-    const limit = this.captureLimit();
-    return {
-      request: this.init.received.subarray(0, limit),
-      response: Buffer.concat(this.captured).subarray(0, limit),
-    };
+    return { request: bodyText(this.init.received), response: bodyText(Buffer.concat(this.captured)) };
   }
 
   /**
@@ -458,9 +454,28 @@ function bodySource(body: Buffer): Readable {
   return source as unknown as Readable;
 }
 
-/** The first `limit` bytes as text (a multi-byte character cut in two becomes U+FFFD). */
-function cut(bytes: Buffer, limit: number): string {
-  return bytes.subarray(0, limit).toString("utf8");
+type BodyText = (limit: number) => string;
+
+/**
+ * A body's first `limit` bytes as text (a multi-byte character cut in two becomes U+FFFD). It is cut for the
+ * log line and for the recent-requests list, each to its own limit; a body shorter than both, the usual
+ * case, is turned into text once.
+ */
+function bodyText(bytes: Buffer): BodyText {
+  let whole: string | undefined;
+  return (limit) => {
+    if (bytes.length > limit) return bytes.subarray(0, limit).toString("utf8");
+    whole ??= bytes.toString("utf8");
+    return whole;
+  };
+}
+
+/**
+ * The entry's JSON with the bodies added at the end: what JSON.stringify({ ...entry, request_body,
+ * response_body }) gives, without serializing the entry a second time.
+ */
+function withBodies(entry: string, request: string, response: string): string {
+  return `${entry.slice(0, -1)},"request_body":${JSON.stringify(request)},"response_body":${JSON.stringify(response)}}`;
 }
 
 function statusWithoutResponse(outcome: Outcome, res: ServerResponse): number {

@@ -17,7 +17,7 @@ import { sendError } from "../server/respond.js";
 import type { BillingStore, ModelCheck } from "../store/billing-store.js";
 import type { KeyRef } from "../store/key-store.js";
 import { asGatewayError, isConnectionError } from "../store/redis.js";
-import type { RequestLogEntry } from "../store/request-log-store.js";
+import { entryTime, type RequestLogEntry } from "../store/request-log-store.js";
 import { checkDeclaredLength, readBody } from "./body.js";
 import { Exchange, type ExchangeDeps, exchangeOf } from "./exchange.js";
 import { prepareUpstreamHeaders } from "./headers.js";
@@ -214,7 +214,7 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
     const now = deps.now();
     const latencyMs = performance.now() - arrivedAt;
     const entry: RequestLogEntry = {
-      at: new Date(now).toISOString(),
+      at: entryTime(now),
       request_id: requestId,
       method: method ?? "GET",
       path,

@@ -93,8 +93,12 @@ export function clientResponseHeaders(
   return headers;
 }
 
-/** Headers a Connection header names as hop-by-hop, if it names any. */
+/** Headers a Connection header names as hop-by-hop, if it names any beyond the standard ones. */
 function connectionListed(connection: string | undefined): Set<string> | null {
   if (connection === undefined) return null;
-  return new Set(connection.split(",").map((name) => name.trim().toLowerCase()));
+  // Nearly every request and response says one of these, which name no header to drop but the standard
+  // hop-by-hop one: no set to build for them.
+  const value = connection.toLowerCase();
+  if (value === "keep-alive" || value === "close") return null;
+  return new Set(value.split(",").map((name) => name.trim()));
 }

@@ -24,6 +24,28 @@ export interface RequestLogEntry {
   response_body?: string;
 }
 
+let cachedSecond = Number.NaN;
+let cachedPrefix = "";
+
+/**
+ * `new Date(ms).toISOString()`, for the `at` of an entry, without building a Date per request: the text up to
+ * the second is kept from the previous call (requests finish many to a second), and only the milliseconds
+ * are added. Date.prototype.toISOString cost several microseconds per request in the gateway's profile.
+ */
+export function entryTime(time: number): string {
+  const ms = Math.floor(time);
+  const second = Math.floor(ms / 1000);
+  if (second !== cachedSecond) {
+    const iso = new Date(second * 1000).toISOString();
+    // Outside years 0000–9999 the format differs; leave those to the Date.
+    if (iso.length !== 24) return new Date(ms).toISOString();
+    cachedSecond = second;
+    cachedPrefix = iso.slice(0, 20);
+  }
+  const millis = ms - second * 1000;
+  return `${cachedPrefix}${millis < 10 ? "00" : millis < 100 ? "0" : ""}${millis}Z`;
+}
+
 export class RequestLogStore {
   constructor(
     private readonly redis: RedisClient,
