@@ -129,9 +129,12 @@ describe("metrics after real traffic", () => {
     expect(
       total(samples, "tunnel_gateway_redis_operation_duration_seconds_count", { operation: "reserve" }),
     ).toBe(8); // every forwarded request reserves, refused or not: 4 completed, 2 model_not_allowed, 1 budget_exceeded, the 5xx
-    expect(
-      total(samples, "tunnel_gateway_redis_operation_duration_seconds_count", { operation: "settle" }),
-    ).toBe(5);
+    // Five requests were settled; settlements of one account that finish within 5 ms share a script call.
+    const settleCalls = total(samples, "tunnel_gateway_redis_operation_duration_seconds_count", {
+      operation: "settle",
+    });
+    expect(settleCalls).toBeGreaterThanOrEqual(1);
+    expect(settleCalls).toBeLessThanOrEqual(5);
     expect(series(samples, "nodejs_eventloop_lag_p99_seconds")).toHaveLength(1);
   });
 
