@@ -85,7 +85,7 @@ export interface SettleInput {
   estimated: boolean;
   latencyMs: number;
   periods: CurrentPeriods;
-  /** YYYY-MM-DD of `now` in the billing time zone. */
+  /** YYYY-MM-DD of the time the request ended, in the billing time zone. */
   day: string;
 }
 

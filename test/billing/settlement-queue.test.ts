@@ -78,7 +78,7 @@ function settleInput(reservationId: string, calendar: PeriodCalendar, now: numbe
   };
 }
 
-/** An account with keys, and `count` reservations of 1 ₽ on each key, made at `clock`'s time. */
+/** An account with keys, and `count` reservations of 1 ₽ on each key, made at the context's time. */
 async function reserved(
   context: ServiceContext,
   billing: BillingStore,
