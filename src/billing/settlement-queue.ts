@@ -3,13 +3,10 @@
 // and flush() drains them all before a clean shutdown. The settle script deletes the reservation it settles
 // and ignores an id it cannot find, so a retry after a lost reply cannot charge twice.
 //
-// A settlement waits for the next event-loop turn in which the gateway writes to Redis anyway (usually the
-// next request's reservation), and at most BATCH_WINDOW_MS; those of one account that wait together go in
-// one script call. Under load that saves most of a command per request, on both sides: the gateway's
-// client work and round trip, and Redis' command handling. At a moderate rate, riding on a reservation's
-// write also saves the settlement's own write, its wake-up of Redis and the gateway's wake-up for the reply.
-// Nobody waits for it: the reservation holds the request's worst case until then, so the budget and the
-// balance are never overspent in the meantime.
+// Settlements of one account that finish within BATCH_WINDOW_MS of each other go to Redis in one script
+// call. Under load that saves most of a command per request, on both sides: the gateway's client work and
+// round trip, and Redis' command handling. Nobody waits for it: the reservation holds the request's worst
+// case until then, so the budget and the balance are never overspent in the meantime.
 
 import type { BillingStore, Settled, SettleInput } from "../store/billing-store.js";
 import type { KeyRef } from "../store/key-store.js";
@@ -36,7 +33,7 @@ export interface SettlementHooks {
   pendingChanged?(pending: number): void;
 }
 
-/** How long a settlement may wait for a write to join, and for others of its account to go with it. */
+/** How long a settlement may wait for others of its account to go with it. */
 export const BATCH_WINDOW_MS = 5;
 /** Most settlements in one script call (bounds the script's time in Redis). */
 export const MAX_BATCH = 64;
@@ -69,16 +66,11 @@ export class SettlementQueue {
   private retryTimer: NodeJS.Timeout | undefined;
   private delay = FIRST_RETRY_MS;
   private idleWaiters: (() => void)[] = [];
-  private readonly leaveWrites: () => void;
 
   constructor(
     private readonly billing: BillingStore,
     private readonly hooks: SettlementHooks = {},
-    /** Longest wait for a write to join (tests set one no test waits out). */
-    private readonly batchWindowMs = BATCH_WINDOW_MS,
-  ) {
-    this.leaveWrites = billing.joinWrites(this.sendBatches);
-  }
+  ) {}
 
   /** Settlements not yet written to Redis (batched, in flight or waiting for a retry). */
   get pending(): number {
@@ -104,7 +96,7 @@ export class SettlementQueue {
       this.batched -= batch.length;
       this.send(batch);
     } else {
-      this.batchTimer ??= setTimeout(this.sendBatches, this.batchWindowMs);
+      this.batchTimer ??= setTimeout(this.sendBatches, BATCH_WINDOW_MS);
       this.changed();
     }
   }
@@ -125,9 +117,8 @@ export class SettlementQueue {
     return this.pending;
   }
 
-  /** Stops retrying and joining writes (for a process that is going away anyway, after flush). */
+  /** Stops retrying (for a process that is going away anyway, after flush). */
   close(): void {
-    this.leaveWrites();
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
   }

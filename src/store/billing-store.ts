@@ -9,7 +9,6 @@ import { parseModels } from "./records.js";
 import type { RedisKeys } from "./redis-keys.js";
 import { type RedisClient, runScript } from "./scripts.js";
 import { type RedisObserver, timed } from "./timing.js";
-import { joinTurnWrites } from "./write-batching.js";
 
 /** Most expired reservations one script call releases; the rest go on the next calls. */
 export const PURGE_LIMIT = 100;
@@ -248,14 +247,6 @@ export class BillingStore {
         period: isPeriod(reply[4]) ? reply[4] : "month",
       };
     });
-  }
-
-  /**
-   * Runs `join` at the end of each event-loop turn in which this store writes to Redis, before the write
-   * leaves, so that the scripts it runs go in the same write (write-batching.ts). Returns how to stop it.
-   */
-  joinWrites(join: () => void): () => void {
-    return joinTurnWrites(this.redis, join);
   }
 
   /** Moves the expiry of running requests' reservations forward; returns how many were extended. */

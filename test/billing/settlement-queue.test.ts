@@ -154,46 +154,6 @@ describe("SettlementQueue", () => {
     expect((await context.accounts.require("many")).balance).toBe(1_000_000_000 - (MAX_BATCH + 1) * 250_000);
   });
 
-  it("sends a settlement with the next write to Redis instead of waiting out its window", async () => {
-    server = await startRedisServer();
-    const operations: string[] = [];
-    const { redis, billing } = await billingOn(server, 60, (operation) => operations.push(operation));
-    const context = buildServiceContext(redis, { prefix: "q:", timezone: "UTC", now: new TestClock().now });
-    const { settlements } = await reserved(context, billing, "acme", 1, 1);
-    const settlement = settlements[0]?.[0] as Settlement;
-    const settled = new Reports<Settled>();
-    // A window no test waits out: only a write to join (or a flush) can send the settlement.
-    const queue = new SettlementQueue(
-      billing,
-      { settled: (_settlement, result) => settled.push(result) },
-      600_000,
-    );
-    operations.length = 0;
-
-    queue.submit(settlement);
-    // Turns without a write to Redis: it waits.
-    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
-    expect(queue.pending).toBe(1);
-    expect(operations).toEqual([]);
-
-    // The next request's reservation is written: the settlement goes with it.
-    const now = context.now();
-    const next = await billing.reserve(settlement.ref, {
-      reservationId: randomUUID(),
-      amount: 1_000_000,
-      now,
-      periods: context.calendar.at(now),
-      expiresAt: now + 600_000,
-      model: { kind: "none" },
-    });
-    expect(next.ok).toBe(true);
-    expect((await settled.next()).duplicate).toBe(false);
-    expect(operations).toEqual(["reserve", "settle"]);
-    expect(queue.pending).toBe(0);
-    expect((await context.accounts.require("acme")).balance).toBe(1_000_000_000 - 250_000);
-    queue.close();
-  });
-
   it("retries a batch Redis refused one settlement at a time, so that a bad one cannot take the others with it", async () => {
     server = await startRedisServer();
     const { redis, billing } = await billingOn(server, 60);

@@ -1,13 +1,11 @@
 // Scripts run in the same event-loop turn reach Redis in one write, in order, each with its own reply; a
-// script run in a later turn is not held back past that turn; what joins a turn's writes goes in its write.
-// Observed on the real connection's socket.
+// script run in a later turn is not held back past that turn. Observed on the real connection's socket.
 
 import type { Socket } from "node:net";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { closeRedis, connectRedis, createRedis } from "../../src/store/redis.js";
 import { runScript } from "../../src/store/scripts.js";
-import { joinTurnWrites } from "../../src/store/write-batching.js";
 import { testPrefix } from "../helpers/store.js";
 
 type Chunks = { chunk: unknown }[];
@@ -64,28 +62,5 @@ describe("write batching on the Redis connection", () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(writes).toEqual([1, 1]);
     expect(await Promise.all([first, second])).toEqual([0, 0]);
-  });
-
-  it("runs what joins the writes at the end of a turn that writes, its commands in the same write", async () => {
-    writes.length = 0;
-    let runs = 0;
-    let joined: Promise<string> | undefined;
-    const leave = joinTurnWrites(redis, () => {
-      runs++;
-      joined ??= redis.echo("joined");
-    });
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(runs).toBe(0);
-
-    expect(await extend()).toBe(0);
-    expect(runs).toBe(1);
-    expect(await joined).toBe("joined");
-    expect(writes).toEqual([2]);
-
-    leave();
-    writes.length = 0;
-    expect(await extend()).toBe(0);
-    expect(runs).toBe(1);
-    expect(writes).toEqual([1]);
   });
 });
