@@ -109,9 +109,6 @@ function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
   return child;
 }
 
-type CounterChild = CounterSeries;
-type HistogramChild = HistogramSeries;
-
 export class Metrics {
   readonly registry = new Registry();
   private readonly models: SeriesCap;
@@ -119,16 +116,16 @@ export class Metrics {
   /** The name each key's per-key series carry (keys folded into "other" are not tracked). */
   private readonly keyNames = new Map<string, string>();
   private readonly children = {
-    requests: new Map<string, CounterChild>(),
-    duration: new Map<string, HistogramChild>(),
-    ttfb: new Map<string, HistogramChild>(),
-    prompt: new Map<string, CounterChild>(),
-    completion: new Map<string, CounterChild>(),
-    spend: new Map<string, CounterChild>(),
-    keyDuration: new Map<string, HistogramChild>(),
-    keySpend: new Map<string, CounterChild>(),
+    requests: new Map<string, CounterSeries>(),
+    duration: new Map<string, HistogramSeries>(),
+    ttfb: new Map<string, HistogramSeries>(),
+    prompt: new Map<string, CounterSeries>(),
+    completion: new Map<string, CounterSeries>(),
+    spend: new Map<string, CounterSeries>(),
+    keyDuration: new Map<string, HistogramSeries>(),
+    keySpend: new Map<string, CounterSeries>(),
     balance: new Map<string, GaugeSeries>(),
-    redis: new Map<string, HistogramChild>(),
+    redis: new Map<string, HistogramSeries>(),
   };
 
   private readonly requests: Counter<"model" | "status">;
