@@ -24,6 +24,8 @@ export function metricsMicrosPerRequest(): number {
     completionTokens: 16,
     cost: 28,
     estimated: false,
+    usageRejected: null,
+    overage: 0,
     latencySeconds: 0.0015,
     upstreamTtfbSeconds: 0.0004,
     overheadSeconds: 0.0003,

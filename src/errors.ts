@@ -7,7 +7,8 @@ export const ERRORS = {
   missing_api_key: {
     status: 401,
     type: "authentication_error",
-    message: "No API key provided. Send it as 'Authorization: Bearer sk-tunnel-…'.",
+    message:
+      "No API key provided. Send it as 'Authorization: Bearer sk-tunnel-…' (or 'x-api-key: sk-tunnel-…').",
   },
   invalid_api_key: {
     status: 401,
@@ -49,6 +50,11 @@ export const ERRORS = {
     status: 403,
     type: "permission_error",
     message: "This credential may not do that.",
+  },
+  path_not_allowed: {
+    status: 403,
+    type: "permission_error",
+    message: "This path is a management endpoint of the model server; API keys may not use it.",
   },
   https_required: {
     status: 403,
@@ -139,7 +145,47 @@ export function isGatewayError(error: unknown): error is GatewayError {
   return error instanceof GatewayError;
 }
 
-/** The JSON body OpenAI clients already parse: `{"error": {"message", "type", "code"}}`. */
-export function errorBody(error: GatewayError): string {
+/** How an error body is shaped: as OpenAI's API answers, or as Anthropic's (on /v1/messages paths). */
+export type ErrorFormat = "openai" | "anthropic";
+
+/**
+ * The JSON body clients parse: OpenAI's `{"error": {"message", "type", "code"}}`, or Anthropic's
+ * `{"type": "error", "error": {"type", "message"}}` with Anthropic's type for the status (its SDKs map
+ * statuses to exception classes themselves) and our code alongside, for people reading it.
+ */
+export function errorBody(error: GatewayError, format: ErrorFormat = "openai"): string {
+  if (format === "anthropic") {
+    return JSON.stringify({
+      type: "error",
+      error: { type: anthropicType(error.status), message: error.message, code: error.code },
+    });
+  }
   return JSON.stringify({ error: { message: error.message, type: error.type, code: error.code } });
+}
+
+/** Anthropic's error type for a status (docs.anthropic.com, "Errors"). */
+function anthropicType(status: number): string {
+  switch (status) {
+    case 400:
+      return "invalid_request_error";
+    case 401:
+      return "authentication_error";
+    case 402:
+      return "billing_error";
+    case 403:
+      return "permission_error";
+    case 404:
+      return "not_found_error";
+    case 413:
+      return "request_too_large";
+    case 429:
+      return "rate_limit_error";
+    case 503:
+    case 529:
+      return "overloaded_error";
+    case 504:
+      return "timeout_error";
+    default:
+      return "api_error";
+  }
 }

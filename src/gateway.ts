@@ -17,6 +17,7 @@ import { createLogger, type Logger } from "./observability/logger.js";
 import { Metrics, type UpstreamFailure } from "./observability/metrics.js";
 import { startMetricsServer } from "./observability/metrics-server.js";
 import { logFinished, logRefused } from "./observability/request-log.js";
+import { EndpointTable } from "./proxy/endpoints.js";
 import type { FinishedRequest, Outcome } from "./proxy/exchange.js";
 import { createForwarder } from "./proxy/forwarder.js";
 import { InFlight } from "./proxy/in-flight.js";
@@ -119,7 +120,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     observeRedis,
   );
   const calendar = new PeriodCalendar(config.billing.timezone);
-  const authenticator = new Authenticator(keys);
+  const authenticator = new Authenticator(keys, { acceptXApiKey: config.auth.acceptXApiKey });
 
   settlements = new SettlementQueue(billing, {
     settled: (settlement, result) => {
@@ -130,6 +131,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       if (keyName === null) metrics?.balance(ref.accountId, balance);
       else metrics?.settled(ref.accountId, ref.keyId, keyName, balance, budget ?? null, spent ?? 0, resetAt);
     },
+    hookFailed: (hook, error) => logger.error({ hook, err: error }, "a settlement hook failed"),
     retrying: (settlement, error) =>
       logger.warn(
         { reservation_id: settlement.input.reservationId, err: (error as Error).message },
@@ -187,6 +189,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       completionTokens: request.completionTokens,
       cost: request.cost,
       estimated: request.estimated,
+      usageRejected: request.usageRejected,
+      overage: request.overage,
       latencySeconds: request.latencyMs / 1000,
       upstreamTtfbSeconds: request.upstreamTtfbMs === null ? null : request.upstreamTtfbMs / 1000,
       overheadSeconds: request.gatewayMs / 1000,
@@ -211,6 +215,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     authenticator,
     billing,
     pricing: new Pricing(config.pricing),
+    endpoints: new EndpointTable(config.endpoints),
     logger,
     finished,
     refused: (request) => {

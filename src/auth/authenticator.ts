@@ -1,15 +1,19 @@
-// Turns an Authorization header into the key it names. The hash -> key mapping never changes once
+// Turns a request's credential into the key it names: `Authorization: Bearer sk-tunnel-…`, or — as
+// Anthropic's SDKs and Claude Code send it — `x-api-key: sk-tunnel-…` when there is no Authorization header. The hash -> key mapping never changes once
 // written, so it is cached in-process: a known key costs no Redis round trip here, and the request's one
 // round trip (which also reads revocation, expiry and budget from the key record) happens later. Unknown
 // hashes are cached briefly too, so that a client hammering with a wrong key does not hammer Redis; a
 // negative entry can never hide a new key, whose value nobody could have sent before it was created.
 
+import type { IncomingHttpHeaders } from "node:http";
 import { LRUCache } from "lru-cache";
 import { GatewayError } from "../errors.js";
 import type { KeyRef, KeyStore } from "../store/key-store.js";
 import { hashApiKey, isWellFormedApiKey } from "./api-key.js";
 
 export interface AuthenticatorOptions {
+  /** Accept the key in an x-api-key header (auth.acceptXApiKey). */
+  acceptXApiKey?: boolean;
   maxCachedKeys?: number;
   maxCachedMisses?: number;
   missTtlMs?: number;
@@ -26,22 +30,28 @@ export interface Credential {
 export class Authenticator {
   private readonly known: LRUCache<string, KeyRef>;
   private readonly unknown: LRUCache<string, true>;
+  private readonly acceptXApiKey: boolean;
 
   constructor(
     private readonly keys: KeyStore,
     options: AuthenticatorOptions = {},
   ) {
+    this.acceptXApiKey = options.acceptXApiKey ?? true;
     this.known = new LRUCache({ max: options.maxCachedKeys ?? 100_000 });
     this.unknown = new LRUCache({ max: options.maxCachedMisses ?? 10_000, ttl: options.missTtlMs ?? 60_000 });
   }
 
   /**
-   * The key named by `authorization`, and the credential itself (so that the forwarder can make sure it
+   * The key the request's headers name, and the credential itself (so that the forwarder can make sure it
    * goes nowhere). Throws missing_api_key, invalid_api_key, or a Redis error when the mapping is not cached
    * and Redis cannot be asked.
    */
-  async resolve(authorization: string | undefined): Promise<Credential> {
-    const token = bearerToken(authorization);
+  async resolve(headers: IncomingHttpHeaders): Promise<Credential> {
+    const xApiKey = headers["x-api-key"];
+    const token =
+      headers.authorization === undefined && this.acceptXApiKey && typeof xApiKey === "string"
+        ? xApiKey.trim()
+        : bearerToken(headers.authorization);
     if (!isWellFormedApiKey(token)) throw new GatewayError("invalid_api_key");
     const hash = hashApiKey(token);
     const cached = this.known.get(hash);

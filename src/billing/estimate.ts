@@ -2,8 +2,18 @@
 // forwarded) and, when an upstream reports no usage, the usage implied by the traffic.
 
 import type { Config } from "../config/schema.js";
+import type { UsageClass } from "./charge.js";
 import type { Micros } from "./money.js";
 import { costOf, type ModelPrice, type TokenCounts } from "./pricing.js";
+
+/** The prompt as the worst case sizes it: text by its bytes, each media part at its model's maximum. */
+export interface PromptSize {
+  /** Bytes of the body that are not media data. */
+  textBytes: number;
+  images: number;
+  audio: number;
+  video: number;
+}
 
 export interface WorstCase extends TokenCounts {
   amount: Micros;
@@ -11,19 +21,23 @@ export interface WorstCase extends TokenCounts {
   choices: number;
 }
 
+export const NOTHING: WorstCase = { promptTokens: 0, completionTokens: 0, choices: 1, amount: 0 };
+
 /**
- * The most a request can cost: its whole body counted as prompt tokens, and the largest output it may
- * produce (`maxOutputTokens` from the request, else the model's default) for each of its `choices`.
+ * The most a request can cost. The prompt: every byte of text a token (estimate.reserveBytesPerToken: no
+ * token of a byte-level tokenizer is shorter than a byte), every media part at its model's maximum. The
+ * output: none for an input-only endpoint; otherwise `cap` (the cap forwarded) for each of `choices`.
  */
 export function worstCase(
-  bodyBytes: number,
-  maxOutputTokens: number | null,
+  usageClass: UsageClass,
+  prompt: PromptSize,
+  cap: number,
   choices: number,
   price: ModelPrice,
   estimate: Config["estimate"],
 ): WorstCase {
-  const promptTokens = Math.ceil(bodyBytes / estimate.reserveBytesPerToken);
-  const completionTokens = (maxOutputTokens ?? price.maxOutputTokens) * choices;
+  const promptTokens = promptTokensOf(prompt, estimate.reserveBytesPerToken, price);
+  const completionTokens = usageClass === "input-only" ? 0 : cap * choices;
   return {
     promptTokens,
     completionTokens,
@@ -33,20 +47,34 @@ export function worstCase(
 }
 
 /**
- * Usage implied by the traffic when the upstream reported none (or was cut off before it could): the
- * request body for the prompt, and for the completion either the number of streamed events (one token
- * each, as vLLM, TGI and llama.cpp stream) or the response bytes. Fields the upstream did report are kept.
+ * The prompt tokens implied by the request when the upstream reported none (or was cut off before it
+ * could): its text at estimate.usageBytesPerToken, media parts at their maximum.
  */
-export function estimatedUsage(
-  reported: Partial<TokenCounts>,
-  requestBytes: number,
+export function estimatedPromptTokens(
+  prompt: PromptSize,
+  price: ModelPrice,
+  estimate: Config["estimate"],
+): number {
+  return promptTokensOf(prompt, estimate.usageBytesPerToken, price);
+}
+
+/**
+ * Completion tokens implied by the response: the number of streamed events (one token each, as vLLM, TGI,
+ * llama.cpp and Ollama stream) or, for a response that is not a stream, its bytes.
+ */
+export function estimatedCompletionTokens(
   responseBytes: number,
   streamedEvents: number | null,
   estimate: Config["estimate"],
-): TokenCounts {
-  return {
-    promptTokens: reported.promptTokens ?? Math.ceil(requestBytes / estimate.usageBytesPerToken),
-    completionTokens:
-      reported.completionTokens ?? streamedEvents ?? Math.ceil(responseBytes / estimate.usageBytesPerToken),
-  };
+): number {
+  return streamedEvents ?? Math.ceil(responseBytes / estimate.usageBytesPerToken);
+}
+
+function promptTokensOf(prompt: PromptSize, bytesPerToken: number, price: ModelPrice): number {
+  return (
+    Math.ceil(prompt.textBytes / bytesPerToken) +
+    prompt.images * price.maxImageTokens +
+    prompt.audio * price.maxAudioTokens +
+    prompt.video * price.maxVideoTokens
+  );
 }

@@ -83,6 +83,15 @@ export function rublesForJson(micros: Micros): number {
   return Number(formatRubles(micros));
 }
 
+/**
+ * The amount as a float of rubles, for metrics, which Prometheus stores as floats anyway. Unlike
+ * rublesForJson it never throws: a gauge must not take the process down over an amount it cannot print
+ * exactly.
+ */
+export function rublesAsFloat(micros: Micros): number {
+  return micros / MICROS_PER_RUBLE;
+}
+
 export function assertMicros(micros: Micros): void {
   if (!Number.isSafeInteger(micros)) {
     throw new TypeError(`money must be an integer number of micro-rubles, got ${micros}`);

@@ -12,6 +12,12 @@ export interface ModelPrice {
   output: Micros;
   /** Completion tokens assumed for the worst case when a request does not cap them. */
   maxOutputTokens: number;
+  /** The model's context length, when the operator set it: the largest cap, the largest credible prompt. */
+  contextTokens: number | null;
+  /** Prompt tokens an image, audio or video part may take at most. */
+  maxImageTokens: number;
+  maxAudioTokens: number;
+  maxVideoTokens: number;
 }
 
 export interface TokenCounts {
@@ -26,11 +32,21 @@ export class Pricing {
   private readonly byModel: Map<string, ModelPrice>;
 
   constructor(pricing: Config["pricing"]) {
-    this.fallback = pricing.default;
+    const fallback = pricing.default;
+    this.fallback = { ...fallback, contextTokens: fallback.contextTokens ?? null };
+    // A model's entry inherits from the default what it does not set itself.
     this.byModel = new Map(
       Object.entries(pricing.models).map(([model, price]) => [
         model,
-        { ...price, maxOutputTokens: price.maxOutputTokens ?? pricing.default.maxOutputTokens },
+        {
+          input: price.input,
+          output: price.output,
+          maxOutputTokens: price.maxOutputTokens ?? fallback.maxOutputTokens,
+          contextTokens: price.contextTokens ?? fallback.contextTokens ?? null,
+          maxImageTokens: price.maxImageTokens ?? fallback.maxImageTokens,
+          maxAudioTokens: price.maxAudioTokens ?? fallback.maxAudioTokens,
+          maxVideoTokens: price.maxVideoTokens ?? fallback.maxVideoTokens,
+        },
       ]),
     );
   }

@@ -31,6 +31,8 @@ export interface SettlementHooks {
   failed?(settlement: Settlement, error: unknown): void;
   retrying?(settlement: Settlement, error: unknown): void;
   pendingChanged?(pending: number): void;
+  /** A hook threw; the queue carried on. */
+  hookFailed?(hook: string, error: unknown): void;
 }
 
 /** How long a settlement may wait for others of its account to go with it. */
@@ -148,7 +150,7 @@ export class SettlementQueue {
           this.running -= entries.length;
           this.delay = FIRST_RETRY_MS;
           for (let i = 0; i < entries.length; i++) {
-            this.hooks.settled?.((entries[i] as Entry).settlement, results[i] as Settled);
+            this.hook("settled", (entries[i] as Entry).settlement, results[i] as Settled);
           }
           // Redis answers again: anything that was waiting can go now.
           if (this.waiting.length > 0) this.retryNow();
@@ -173,8 +175,8 @@ export class SettlementQueue {
           // Queued before the hooks run, so that they see them counted as pending.
           this.waiting.push(...retried);
           this.schedule();
-          for (const { settlement } of dropped) this.hooks.failed?.(settlement, error);
-          for (const { settlement } of retried) this.hooks.retrying?.(settlement, error);
+          for (const { settlement } of dropped) this.hook("failed", settlement, error);
+          for (const { settlement } of retried) this.hook("retrying", settlement, error);
         },
       )
       .finally(() => this.changed());
@@ -214,8 +216,28 @@ export class SettlementQueue {
     }
   }
 
+  /**
+   * Calls a hook. A hook that throws (a metric, a log write) is reported to `hookFailed` and otherwise
+   * ignored: it must neither lose the settlement nor become an unhandled rejection that ends the process.
+   */
+  private hook<Name extends "settled" | "failed" | "retrying">(
+    name: Name,
+    settlement: Settlement,
+    detail: Parameters<NonNullable<SettlementHooks[Name]>>[1],
+  ): void {
+    try {
+      (this.hooks[name] as ((s: Settlement, d: typeof detail) => void) | undefined)?.(settlement, detail);
+    } catch (error) {
+      this.hooks.hookFailed?.(name, error);
+    }
+  }
+
   private changed(): void {
-    this.hooks.pendingChanged?.(this.pending);
+    try {
+      this.hooks.pendingChanged?.(this.pending);
+    } catch (error) {
+      this.hooks.hookFailed?.("pendingChanged", error);
+    }
     if (this.pending === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 }

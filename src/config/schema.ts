@@ -6,6 +6,7 @@ import { z } from "zod";
 import { parseRubles } from "../billing/money.js";
 import { isValidTimeZone } from "../billing/periods.js";
 import { isGatewayError } from "../errors.js";
+import { ENDPOINT_CLASSES, isEndpointPattern } from "../proxy/endpoints.js";
 import { parseCidr } from "../server/cidr.js";
 
 /** A ruble amount in the file (number or decimal string), held as integer micro-rubles after parsing. */
@@ -43,15 +44,29 @@ const upstreamUrl = httpUrl.refine((url) => !/^https?:\/\/[^/?#]*@/i.test(url), 
     "must not contain credentials; put the model server's key in upstream.apiKey (TUNNEL_UPSTREAM_API_KEY)",
 });
 
+/** A number of tokens: a positive integer that every model server reads as a 32-bit integer. */
+const tokens = z.number().int().positive().max(2_147_483_647);
+
 const price = z.strictObject({
   /** Rubles per 1 million prompt tokens. */
   input: rubles,
   /** Rubles per 1 million completion tokens. */
   output: rubles,
   /** Output tokens assumed for the worst case when a request sets no max_tokens. */
-  maxOutputTokens: z.number().int().positive().optional(),
+  maxOutputTokens: tokens.optional(),
+  /** The model's context length: output caps above it are refused, prompt reports above it not believed. */
+  contextTokens: tokens.optional(),
+  /** Prompt tokens one image, audio or video part of a prompt may take, for the worst case. */
+  maxImageTokens: tokens.optional(),
+  maxAudioTokens: tokens.optional(),
+  maxVideoTokens: tokens.optional(),
 });
-const defaultPrice = price.extend({ maxOutputTokens: z.number().int().positive().default(4096) });
+const defaultPrice = price.extend({
+  maxOutputTokens: tokens.default(4096),
+  maxImageTokens: tokens.default(4096),
+  maxAudioTokens: tokens.default(4096),
+  maxVideoTokens: tokens.default(16_384),
+});
 
 export const configSchema = z.strictObject({
   listen: z
@@ -60,6 +75,19 @@ export const configSchema = z.strictObject({
       port: port.default(8080),
     })
     .prefault({}),
+  auth: z
+    .strictObject({
+      acceptXApiKey: z.boolean().default(true),
+    })
+    .prefault({}),
+  endpoints: z
+    .record(
+      z.string().refine(isEndpointPattern, {
+        error: 'must be a path such as "/v1/my-endpoint", "POST /props" or "/prefix/*"',
+      }),
+      z.enum(ENDPOINT_CLASSES),
+    )
+    .default({}),
   upstream: z
     .strictObject({
       url: upstreamUrl.default("http://127.0.0.1:8000"),
@@ -166,6 +194,8 @@ export const configSchema = z.strictObject({
         .default("UTC"),
       reservationTtlSeconds: z.number().int().min(10).default(900),
       lateSettlementSeconds: z.number().int().min(60).default(86_400),
+      overage: z.enum(["absorb", "charge"]).default("absorb"),
+      maxPromptTokens: tokens.default(2_000_000),
       // Switching a key to a monthly budget sums up to 31 days of its daily usage, so they must be kept as long.
       usageRetentionDays: z
         .number()
@@ -193,6 +223,27 @@ export const configSchema = z.strictObject({
         .int()
         .positive()
         .default(10 * 1024 * 1024),
+      maxJsonDepth: z.number().int().min(2).max(1000).default(128),
+      maxChoices: z.number().int().positive().max(1024).default(16),
+    })
+    .prefault({}),
+  metering: z
+    .strictObject({
+      maxEventBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(1024 * 1024),
+      maxJsonBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(4 * 1024 * 1024),
+      maxDecompressedBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(64 * 1024 * 1024),
     })
     .prefault({}),
   logging: z

@@ -6,7 +6,8 @@
 // the request path does not validate and hash label sets.
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import { type Micros, rublesForJson } from "../billing/money.js";
+import { REJECT_REASONS, type RejectReason } from "../billing/charge.js";
+import { type Micros, rublesAsFloat } from "../billing/money.js";
 import { ERRORS, type ErrorCode } from "../errors.js";
 import {
   type CounterSeries,
@@ -91,6 +92,10 @@ export interface RequestSample {
   completionTokens: number;
   cost: Micros;
   estimated: boolean;
+  /** Why the upstream's usage report was not believed, if it was not. */
+  usageRejected: RejectReason | null;
+  /** What a credible report cost beyond the reservation (µ₽). */
+  overage: Micros;
   latencySeconds: number;
   upstreamTtfbSeconds: number | null;
   overheadSeconds: number;
@@ -136,6 +141,8 @@ export class Metrics {
   private readonly tokens: Counter<"model" | "kind">;
   private readonly spend: Counter<"model" | "account">;
   private readonly estimated: Counter<"model">;
+  private readonly usageRejected: Counter<"reason">;
+  private readonly overage: Counter<"model">;
   private readonly refusals: Counter<"code">;
   private readonly upstreamFailures: Counter<"kind">;
   private readonly redisDuration: Histogram<"operation">;
@@ -197,6 +204,18 @@ export class Metrics {
     this.estimated = new Counter({
       name: `${p}usage_estimated_total`,
       help: "Requests billed on estimated usage because the upstream reported none (or the client hung up).",
+      labelNames: ["model"],
+      registers,
+    });
+    this.usageRejected = new Counter({
+      name: `${p}usage_rejected_total`,
+      help: "Usage reports not believed, by reason (not_a_count, completion_above_cap, prompt_above_limit): the request was billed by estimate.",
+      labelNames: ["reason"],
+      registers,
+    });
+    this.overage = new Counter({
+      name: `${p}overage_rubles_total`,
+      help: "What credible usage reports cost beyond their requests' reservations, by model: absorbed, unless billing.overage is charge.",
       labelNames: ["model"],
       registers,
     });
@@ -274,7 +293,7 @@ export class Metrics {
       registers,
       collect() {
         this.reset();
-        for (const key of budgets.values()) this.labels(...key.labels).set(rublesForJson(key.budget));
+        for (const key of budgets.values()) this.labels(...key.labels).set(rublesAsFloat(key.budget));
       },
     });
     new Gauge({
@@ -287,7 +306,7 @@ export class Metrics {
         const now = probes.now();
         for (const key of budgets.values()) {
           const remaining = now >= key.resetAt ? key.budget : Math.max(0, key.budget - key.spent);
-          this.labels(...key.labels).set(rublesForJson(remaining));
+          this.labels(...key.labels).set(rublesAsFloat(remaining));
         }
       },
     });
@@ -301,6 +320,7 @@ export class Metrics {
     // Every code and failure kind exists from the start, so rate() and absent() work before the first one.
     for (const code of Object.keys(ERRORS)) this.refusals.labels(code).inc(0);
     for (const kind of UPSTREAM_FAILURES) this.upstreamFailures.labels(kind).inc(0);
+    for (const reason of REJECT_REASONS) this.usageRejected.labels(reason).inc(0);
     this.reservationsExpired.inc(0);
     this.settlementsFailed.inc(0);
     if (options.defaultMetrics !== false) {
@@ -342,13 +362,15 @@ export class Metrics {
         sample.completionTokens,
       );
     }
-    const rubles = rublesForJson(sample.cost);
+    const rubles = rublesAsFloat(sample.cost);
     if (sample.cost > 0) {
       cached(c.spend, `${model}\n${sample.accountId}`, () =>
         counterSeries(this.spend, { model, account: sample.accountId }),
       ).inc(rubles);
     }
     if (sample.estimated) this.estimated.labels(model).inc();
+    if (sample.usageRejected !== null) this.usageRejected.labels(sample.usageRejected).inc();
+    if (sample.overage > 0) this.overage.labels(model).inc(rublesAsFloat(sample.overage));
     if (this.options.perKey) {
       const keyId = this.keys.label(sample.keyId);
       const keyName = keyId === OTHER ? OTHER : sample.keyName;
@@ -430,7 +452,7 @@ export class Metrics {
   balance(accountId: string, balance: Micros): void {
     cached(this.children.balance, accountId, () =>
       gaugeSeries(this.accountBalance, { account: accountId }),
-    ).set(rublesForJson(balance));
+    ).set(rublesAsFloat(balance));
   }
 
   settlementFailed(): void {

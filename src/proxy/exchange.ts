@@ -1,7 +1,8 @@
 // One forwarded request from the moment its reservation is made: streams the upstream's response to the
-// client through the meter, turns timeouts and failures into 502/504, stops the upstream the instant the
-// client goes away, and — exactly once, whatever way it ends — works out the usage and cost, hands the
-// settlement to the queue and reports the finished request to the observers (log line, metrics).
+// client through the meter (with backpressure), turns timeouts and failures into 502/504, stops the
+// upstream the instant the client goes away, and — exactly once, whatever way it ends — gathers the facts
+// of what happened, has the charging policy (billing/charge.ts) say what they cost, hands the settlement
+// to the queue and reports the finished request to the observers (log line, metrics).
 //
 // Event handlers are module-level functions that find their exchange through a symbol on the request and
 // response objects, so the per-request cost is one object, not a bundle of closures.
@@ -10,28 +11,36 @@ import type { ClientRequest, IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import type { Readable, Writable } from "node:stream";
 import type { ProxyServer } from "http-proxy-3";
-import { estimatedUsage } from "../billing/estimate.js";
+import { type Charge, charge, type UsageClass } from "../billing/charge.js";
+import { estimatedCompletionTokens } from "../billing/estimate.js";
 import { type Micros, rublesForJson } from "../billing/money.js";
 import type { PeriodCalendar } from "../billing/periods.js";
-import { costOf, type ModelPrice, type TokenCounts } from "../billing/pricing.js";
+import type { ModelPrice } from "../billing/pricing.js";
 import type { ReservationKeeper } from "../billing/reservation-keeper.js";
 import type { SettlementQueue } from "../billing/settlement-queue.js";
 import type { Config } from "../config/schema.js";
-import { GatewayError } from "../errors.js";
+import { type ErrorFormat, GatewayError } from "../errors.js";
+import type { Logger } from "../observability/logger.js";
 import { sendError } from "../server/respond.js";
 import type { KeyRef } from "../store/key-store.js";
 import { entryTime, type RequestLogEntry } from "../store/request-log-store.js";
+import { BodyCapture } from "./body-capture.js";
+import type { EndpointClass } from "./endpoints.js";
 import { clientResponseHeaders } from "./headers.js";
 import type { InFlight } from "./in-flight.js";
-import { filterModelList } from "./models-filter.js";
-import { ResponseMeter } from "./response-meter.js";
-import { isComplete } from "./usage.js";
+import { HeldModelList } from "./model-list.js";
+import { submitRelease } from "./release.js";
+import { type MeterResult, ResponseMeter } from "./response-meter.js";
 
 const EXCHANGE = Symbol("tunnel-gateway.exchange");
+const NO_CHARGE: Charge = {
+  tokens: { promptTokens: 0, completionTokens: 0 },
+  cost: 0,
+  estimated: false,
+  rejected: null,
+  overage: 0,
+};
 type Tagged = { [EXCHANGE]?: Exchange };
-
-/** Largest model list held back for filtering; a bigger one is passed through unfiltered. */
-const MAX_HELD_BYTES = 4 << 20;
 
 export type Outcome =
   | "completed"
@@ -50,6 +59,7 @@ export interface FinishedRequest {
   keyId: string;
   keyName: string;
   model: string | null;
+  endpointClass: EndpointClass;
   /** Status the client received; 499 when it went away before a response started. */
   status: number;
   outcome: Outcome;
@@ -57,6 +67,10 @@ export interface FinishedRequest {
   completionTokens: number;
   cost: Micros;
   estimated: boolean;
+  /** Why the upstream's usage report was not believed, if it was not. */
+  usageRejected: Charge["rejected"];
+  /** What a credible report cost beyond the reservation (charged only with billing.overage: charge). */
+  overage: Micros;
   reserved: Micros;
   latencyMs: number;
   upstreamTtfbMs: number | null;
@@ -75,29 +89,41 @@ export interface ExchangeDeps {
   calendar: PeriodCalendar;
   settlements: SettlementQueue;
   keeper: ReservationKeeper;
+  logger: Logger;
   finished: (request: FinishedRequest) => void;
 }
 
 export interface ExchangeInit {
   requestId: string;
   arrivedAt: number;
+  method: string;
   ref: KeyRef;
   keyName: string;
   logBodies: boolean;
   model: string | null;
   path: string;
+  errorFormat: ErrorFormat;
+  endpointClass: EndpointClass;
+  /** How the request's usage is metered; null for a free request, which is never charged. */
+  usageClass: UsageClass | null;
   price: ModelPrice;
   reservationId: string;
-  /** What was reserved (0 for a request without a body). */
+  /** What was reserved (0 for a free request). */
   reserved: Micros;
-  /** The body as the client sent it (logged, and the prompt size of an estimate). */
+  /** The body as the client sent it (logged). */
   received: Buffer;
-  /** The body as forwarded (with stream_options added when the gateway asks for usage). */
+  /** The body as forwarded (with an output cap or stream_options added). */
   body: Buffer;
-  /** Remove the usage-only chunk that the gateway's stream_options caused. */
-  strip: boolean;
+  /** What to take out of the stream because the gateway asked it for usage; null when it did not. */
+  strip: { everyChunk: boolean } | null;
   /** Filter a model list down to these models. */
   filterModels: readonly string[] | null;
+  /** Prompt tokens implied by the request, should the upstream report none. */
+  promptEstimate: number;
+  /** The most completion tokens a credible report may claim (cap × choices; null when unknown). */
+  maxCompletionTokens: number | null;
+  /** The most prompt tokens a credible report may claim. */
+  maxPromptTokens: number;
 }
 
 export class Exchange {
@@ -110,10 +136,8 @@ export class Exchange {
   private outcome: Outcome = "completed";
   private timedOut = false;
   private timer: NodeJS.Timeout | undefined;
-  private held: Buffer[] | null = null;
-  private heldBytes = 0;
-  private captured: Buffer[] | null = null;
-  private capturedBytes = 0;
+  private held: HeldModelList | null = null;
+  private readonly capture: BodyCapture | null;
   private done = false;
 
   constructor(
@@ -121,14 +145,18 @@ export class Exchange {
     private readonly res: ServerResponse,
     private readonly deps: ExchangeDeps,
     private readonly init: ExchangeInit,
-  ) {}
+  ) {
+    const { logging, requestLog } = deps.config;
+    this.capture = init.logBodies
+      ? new BodyCapture(Math.max(logging.bodies ? logging.maxBodyBytes : 0, requestLog.maxBodyBytes))
+      : null;
+  }
 
   start(proxy: ProxyServer): void {
     this.deps.running.add(this);
     (this.req as Tagged)[EXCHANGE] = this;
     (this.res as Tagged)[EXCHANGE] = this;
     if (this.init.reserved > 0) this.deps.keeper.track(this.init.reservationId, this.init.ref.accountId);
-    if (this.init.logBodies) this.captured = [];
     this.res.on("close", onClientClose);
     if (this.res.destroyed) {
       // The client left while the reservation was being made.
@@ -157,11 +185,11 @@ export class Exchange {
     (response as Tagged)[EXCHANGE] = this;
     this.upstreamResponse = response;
     this.status = response.statusCode ?? 502;
-    const meter = new ResponseMeter(response.headers, this.init.strip);
+    const meter = new ResponseMeter(response.headers, this.init.strip, this.deps.config.metering);
     this.meter = meter;
     const identity = (response.headers["content-encoding"] ?? "identity") === "identity";
     if (this.init.filterModels && this.status === 200 && identity) {
-      this.held = [];
+      this.held = new HeldModelList(this.init.filterModels);
     } else {
       this.res.writeHead(this.status, clientResponseHeaders(response.headers, meter.stripping));
     }
@@ -173,9 +201,7 @@ export class Exchange {
   onUpstreamData(response: IncomingMessage, chunk: Buffer): void {
     const out = (this.meter as ResponseMeter).push(chunk);
     if (this.held) {
-      this.held.push(chunk);
-      this.heldBytes += chunk.length;
-      if (this.heldBytes > MAX_HELD_BYTES) this.releaseHeld(response);
+      if (!this.held.hold(chunk)) this.releaseHeld(response);
       return;
     }
     this.send(response, out);
@@ -184,18 +210,17 @@ export class Exchange {
   onUpstreamEnd(response: IncomingMessage): void {
     const tail = (this.meter as ResponseMeter).end();
     if (this.held) {
-      const body = Buffer.concat(this.held, this.heldBytes);
-      const filtered = filterModelList(body, this.init.filterModels ?? []) ?? body;
+      const filtered = this.held.filtered();
       this.held = null;
       const headers = clientResponseHeaders(response.headers, true);
       headers["content-length"] = filtered.length;
       this.res.writeHead(this.status, headers);
-      this.capture(filtered);
+      this.capture?.add(filtered);
       this.res.end(filtered);
       return;
     }
-    if (tail.length > 0) this.capture(tail);
-    this.res.end(tail.length > 0 ? tail : undefined);
+    for (const piece of tail) this.capture?.add(piece);
+    this.res.end(tail.length > 0 ? Buffer.concat(tail) : undefined);
   }
 
   /** The upstream connection closed; before the end of the response, that is a cut-off stream. */
@@ -213,7 +238,7 @@ export class Exchange {
       this.outcome = "upstream_timeout";
     } else if (this.status === 0) {
       this.outcome = "upstream_unavailable";
-      sendError(this.res, new GatewayError("upstream_unavailable", upstreamMessage(error)));
+      this.sendError(new GatewayError("upstream_unavailable", upstreamMessage(error)));
     } else {
       this.outcome = "upstream_reset";
       this.meter?.abort();
@@ -226,8 +251,7 @@ export class Exchange {
     this.timedOut = true;
     this.outcome = "upstream_timeout";
     this.upstreamRequest?.destroy();
-    sendError(
-      this.res,
+    this.sendError(
       new GatewayError(
         "upstream_timeout",
         `The model server did not answer within ${this.deps.config.upstream.timeoutMs} ms.`,
@@ -241,8 +265,7 @@ export class Exchange {
     this.outcome = "shutdown";
     this.upstreamRequest?.destroy();
     if (this.status === 0 && !this.res.headersSent) {
-      sendError(
-        this.res,
+      this.sendError(
         new GatewayError("service_unavailable", "The gateway is shutting down; retry the request."),
       );
     } else {
@@ -261,10 +284,27 @@ export class Exchange {
     void this.finish();
   }
 
-  private send(response: IncomingMessage, out: Buffer | string): void {
-    if (out.length === 0) return;
-    this.capture(out);
-    if (!this.res.write(out)) {
+  /** The client drained its buffer: let the upstream's bytes flow again. */
+  resumeUpstream(): void {
+    this.upstreamResponse?.resume();
+  }
+
+  private sendError(error: GatewayError): void {
+    sendError(this.res, error, { format: this.init.errorFormat });
+  }
+
+  private send(response: IncomingMessage, out: Buffer | Buffer[]): void {
+    let writable = true;
+    if (Array.isArray(out)) {
+      for (const piece of out) {
+        this.capture?.add(piece);
+        if (!this.res.write(piece)) writable = false;
+      }
+    } else if (out.length > 0) {
+      this.capture?.add(out);
+      writable = this.res.write(out);
+    }
+    if (!writable) {
       response.pause();
       this.res.once("drain", onClientDrain);
     }
@@ -272,166 +312,155 @@ export class Exchange {
 
   /** The model list is too large to filter: send what was held and pass the rest through. */
   private releaseHeld(response: IncomingMessage): void {
-    const held = this.held ?? [];
+    const held = (this.held as HeldModelList).release();
     this.held = null;
     this.res.writeHead(this.status, clientResponseHeaders(response.headers, false));
-    for (const chunk of held) this.send(response, chunk);
+    this.send(response, held);
   }
 
-  private capture(out: Buffer | string): void {
-    if (!this.captured) return;
-    const limit = this.captureLimit();
-    if (this.capturedBytes >= limit) return;
-    const chunk = typeof out === "string" ? Buffer.from(out) : out;
-    this.captured.push(chunk);
-    this.capturedBytes += chunk.length;
-  }
-
-  /** Bodies are kept for the log line and the key's recent-requests list, each cut to its own limit. */
-  private captureLimit(): number {
-    const { logging, requestLog } = this.deps.config;
-    return Math.max(logging.bodies ? logging.maxBodyBytes : 0, requestLog.maxBodyBytes);
-  }
-
-  /** The client drained its buffer: let the upstream's bytes flow again. */
-  resumeUpstream(): void {
-    this.upstreamResponse?.resume();
-  }
-
+  /**
+   * Ends the request exactly once: its charge, its settlement, its report. Whatever fails on the way — the
+   * meter, the charging, an observer — the settlement is handed over (releasing the reservation at
+   * least), and nothing is thrown out of here.
+   */
   private async finish(): Promise<void> {
     if (this.done) return;
     this.done = true;
     clearTimeout(this.timer);
     this.deps.running.delete(this);
     this.deps.keeper.untrack(this.init.reservationId);
-    const result = this.meter ? await this.meter.result() : null;
-    const { tokens, estimated } = this.usage(result);
-    const raw = costOf(tokens, this.init.price);
-    // An estimate never charges more than the worst case that was reserved for the request.
-    const cost = estimated ? Math.min(raw, this.init.reserved) : raw;
+    let billed: Charge;
+    try {
+      billed = this.charge(this.meter ? await this.meter.result() : null);
+    } catch (error) {
+      // A bug of ours: release the reservation rather than charge on a guess, and say so.
+      this.deps.logger.error(
+        { request_id: this.init.requestId, err: error },
+        "could not work out the charge; the reservation is released",
+      );
+      billed = NO_CHARGE;
+    }
+    try {
+      this.settle(billed);
+    } catch (error) {
+      this.deps.logger.error(
+        { request_id: this.init.requestId, err: error },
+        "could not record the settlement; the reservation is released",
+      );
+      submitRelease(this.deps, { ...this.init, outcome: this.outcome, status: 500 });
+    } finally {
+      this.deps.inFlight.end();
+    }
+  }
+
+  /** The facts of the request, as the charging policy weighs them. */
+  private charge(result: MeterResult | null): Charge {
+    const { init } = this;
+    if (init.usageClass === null) return NO_CHARGE;
+    return charge({
+      usageClass: init.usageClass,
+      processed:
+        this.forwardedAt > 0 &&
+        this.outcome !== "upstream_unavailable" &&
+        this.outcome !== "upstream_timeout" &&
+        !(this.outcome === "shutdown" && this.status === 0),
+      complete: this.outcome === "completed",
+      status: this.status,
+      reported: result?.usage ?? {},
+      estimate: {
+        promptTokens: init.promptEstimate,
+        completionTokens: this.meter
+          ? estimatedCompletionTokens(this.meter.bytes, result?.events ?? null, this.deps.config.estimate)
+          : 0,
+      },
+      maxCompletionTokens: init.maxCompletionTokens,
+      maxPromptTokens: init.maxPromptTokens,
+      price: init.price,
+      reserved: init.reserved,
+      overage: this.deps.config.billing.overage,
+    });
+  }
+
+  private settle(billed: Charge): void {
+    const { init, deps } = this;
     const endedAt = performance.now();
-    const latencyMs = endedAt - this.init.arrivedAt;
+    const latencyMs = endedAt - init.arrivedAt;
     const status = this.status === 0 ? statusWithoutResponse(this.outcome, this.res) : this.status;
     const failed = status >= 400 || this.outcome !== "completed";
-    const now = this.deps.now();
+    const now = deps.now();
+    const upstreamTtfbMs = this.firstByteAt > 0 ? this.firstByteAt - this.forwardedAt : null;
 
     const logEntry: RequestLogEntry = {
       at: entryTime(now),
-      request_id: this.init.requestId,
-      method: this.req.method ?? "GET",
-      path: this.init.path,
-      model: this.init.model,
+      request_id: init.requestId,
+      method: init.method,
+      path: init.path,
+      model: init.model,
       status,
       outcome: this.outcome,
-      prompt_tokens: tokens.promptTokens,
-      completion_tokens: tokens.completionTokens,
-      cost: rublesForJson(cost),
-      usage_estimated: estimated,
+      prompt_tokens: billed.tokens.promptTokens,
+      completion_tokens: billed.tokens.completionTokens,
+      cost: rublesForJson(billed.cost),
+      usage_estimated: billed.estimated,
       latency_ms: Math.round(latencyMs),
-      upstream_ttfb_ms: this.firstByteAt > 0 ? Math.round(this.firstByteAt - this.forwardedAt) : null,
+      upstream_ttfb_ms: upstreamTtfbMs === null ? null : Math.round(upstreamTtfbMs),
     };
-    const bodies = this.bodies();
-    const requestLogLimit = this.deps.config.requestLog.maxBodyBytes;
+    const bodies = this.capture?.bodies(init.received) ?? null;
+    const requestLogLimit = deps.config.requestLog.maxBodyBytes;
     const entry = JSON.stringify(logEntry);
-    this.deps.settlements.submit({
-      ref: this.init.ref,
-      keyName: this.init.keyName,
+    deps.settlements.submit({
+      ref: init.ref,
+      keyName: init.keyName,
       input: {
         logEntry: entry,
         logEntryWithBodies:
           bodies && requestLogLimit > 0
             ? withBodies(entry, bodies.request(requestLogLimit), bodies.response(requestLogLimit))
             : "",
-        reservationId: this.init.reservationId,
-        cost,
-        promptTokens: tokens.promptTokens,
-        completionTokens: tokens.completionTokens,
+        reservationId: init.reservationId,
+        cost: billed.cost,
+        promptTokens: billed.tokens.promptTokens,
+        completionTokens: billed.tokens.completionTokens,
         failed,
-        estimated,
+        estimated: billed.estimated,
         latencyMs,
-        periods: this.deps.calendar.at(now),
-        day: this.deps.calendar.dayOf(now),
+        periods: deps.calendar.at(now),
+        day: deps.calendar.dayOf(now),
       },
     });
 
     const finished: FinishedRequest = {
-      requestId: this.init.requestId,
-      method: this.req.method ?? "GET",
-      path: this.init.path,
-      accountId: this.init.ref.accountId,
-      keyId: this.init.ref.keyId,
-      keyName: this.init.keyName,
-      model: this.init.model,
+      requestId: init.requestId,
+      method: init.method,
+      path: init.path,
+      accountId: init.ref.accountId,
+      keyId: init.ref.keyId,
+      keyName: init.keyName,
+      model: init.model,
+      endpointClass: init.endpointClass,
       status,
       outcome: this.outcome,
-      promptTokens: tokens.promptTokens,
-      completionTokens: tokens.completionTokens,
-      cost,
-      estimated,
-      reserved: this.init.reserved,
+      promptTokens: billed.tokens.promptTokens,
+      completionTokens: billed.tokens.completionTokens,
+      cost: billed.cost,
+      estimated: billed.estimated,
+      usageRejected: billed.rejected,
+      overage: billed.overage,
+      reserved: init.reserved,
       latencyMs,
-      upstreamTtfbMs: this.firstByteAt > 0 ? this.firstByteAt - this.forwardedAt : null,
-      gatewayMs: (this.forwardedAt || endedAt) - this.init.arrivedAt,
+      upstreamTtfbMs,
+      gatewayMs: (this.forwardedAt || endedAt) - init.arrivedAt,
     };
-    if (bodies && this.deps.config.logging.bodies) {
-      const limit = this.deps.config.logging.maxBodyBytes;
+    if (bodies && deps.config.logging.bodies) {
+      const limit = deps.config.logging.maxBodyBytes;
       finished.requestBody = bodies.request(limit);
       finished.responseBody = bodies.response(limit);
     }
-    this.deps.finished(finished);
-    this.deps.inFlight.end();
-  }
-
-  /**
-   * The request and response bodies as captured, when the key's log_bodies allowed capturing them, each as a
-   * function that gives its first `limit` bytes as text.
-   */
-  private bodies(): { request: BodyText; response: BodyText } | null {
-    if (!this.captured) return null;
-    return { request: bodyText(this.init.received), response: bodyText(Buffer.concat(this.captured)) };
-  }
-
-  /**
-   * The usage to bill: what the upstream reported; for an upstream error status, only what it reported;
-   * otherwise (no report, or a stream cut short by the client, the upstream or the end of a shutdown drain)
-   * an estimate from the traffic, marked as such. Nothing is charged when nothing was generated for the
-   * request or the gateway gave up on it before any answer: never forwarded (the client left during the
-   * reservation), refused or timed out upstream, stopped by a shutdown before the upstream answered (the
-   * client was told to retry), or a request without a body (such as retrieving a stored response, whose
-   * usage was billed when it was generated).
-   */
-  private usage(result: Awaited<ReturnType<ResponseMeter["result"]>> | null): {
-    tokens: TokenCounts;
-    estimated: boolean;
-  } {
-    if (
-      this.forwardedAt === 0 ||
-      this.init.received.length === 0 ||
-      this.outcome === "upstream_unavailable" ||
-      this.outcome === "upstream_timeout" ||
-      (this.outcome === "shutdown" && this.status === 0)
-    ) {
-      return { tokens: { promptTokens: 0, completionTokens: 0 }, estimated: false };
+    try {
+      deps.finished(finished);
+    } catch (error) {
+      deps.logger.error({ request_id: init.requestId, err: error }, "reporting a finished request failed");
     }
-    const reported = result?.usage ?? {};
-    if (isComplete(reported)) return { tokens: reported, estimated: false };
-    if (this.status >= 400 && this.outcome === "completed") {
-      return {
-        tokens: {
-          promptTokens: reported.promptTokens ?? 0,
-          completionTokens: reported.completionTokens ?? 0,
-        },
-        estimated: false,
-      };
-    }
-    const tokens = estimatedUsage(
-      reported,
-      this.init.received.length,
-      this.meter?.bytes ?? 0,
-      result?.events ?? null,
-      this.deps.config.estimate,
-    );
-    return { tokens, estimated: true };
   }
 }
 
@@ -452,22 +481,6 @@ function bodySource(body: Buffer): Readable {
     },
   };
   return source as unknown as Readable;
-}
-
-type BodyText = (limit: number) => string;
-
-/**
- * A body's first `limit` bytes as text (a multi-byte character cut in two becomes U+FFFD). It is cut for the
- * log line and for the recent-requests list, each to its own limit; a body shorter than both, the usual
- * case, is turned into text once.
- */
-function bodyText(bytes: Buffer): BodyText {
-  let whole: string | undefined;
-  return (limit) => {
-    if (bytes.length > limit) return bytes.subarray(0, limit).toString("utf8");
-    whole ??= bytes.toString("utf8");
-    return whole;
-  };
 }
 
 /**

@@ -1,29 +1,31 @@
 // Forwarding: everything the gateway does not answer itself goes through here, in one direction —
-// authenticate (cached mapping), read the body within the limit, find the model and the worst case, reserve
-// it in Redis (the one round trip before forwarding), then hand the request to an Exchange, which streams
-// it to the upstream with http-proxy-3 and settles it when it ends.
+// authenticate (cached mapping), classify the endpoint (refusing the model server's management switches),
+// read and check the body within its limits, find the model and the worst case, reserve it in Redis (the
+// one round trip before forwarding), then hand the request to an Exchange, which streams it to the
+// upstream with http-proxy-3 and settles it when it ends. Once a reservation is made it is settled or
+// released, whatever fails afterwards.
 
 import { randomUUID } from "node:crypto";
-import { Agent as HttpAgent, type IncomingMessage, type ServerResponse } from "node:http";
-import { Agent as HttpsAgent } from "node:https";
-import { createProxyServer } from "http-proxy-3";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Authenticator } from "../auth/authenticator.js";
-import { type WorstCase, worstCase } from "../billing/estimate.js";
-import type { Pricing } from "../billing/pricing.js";
+import { estimatedPromptTokens, NOTHING, worstCase } from "../billing/estimate.js";
+import type { ModelPrice, Pricing } from "../billing/pricing.js";
 import { type ErrorCode, GatewayError } from "../errors.js";
-import type { Logger } from "../observability/logger.js";
 import type { Forwarder } from "../server/context.js";
-import { sendError } from "../server/respond.js";
+import { errorFormatOf, sendError } from "../server/respond.js";
 import type { BillingStore, ModelCheck } from "../store/billing-store.js";
 import type { KeyRef } from "../store/key-store.js";
 import { asGatewayError, isConnectionError } from "../store/redis.js";
-import { entryTime, type RequestLogEntry } from "../store/request-log-store.js";
 import { checkDeclaredLength, readBody } from "./body.js";
-import { Exchange, type ExchangeDeps, exchangeOf } from "./exchange.js";
+import { bodyEdits, withFields } from "./body-rewrite.js";
+import { type Endpoint, type EndpointTable, type FieldPath, pathNotAllowed } from "./endpoints.js";
+import { Exchange, type ExchangeDeps } from "./exchange.js";
 import { prepareUpstreamHeaders } from "./headers.js";
-import { modelOfPath } from "./models-filter.js";
+import { modelOfPath } from "./model-list.js";
 import { refusalError } from "./refusals.js";
-import { inspectRequest } from "./request-facts.js";
+import { submitRelease } from "./release.js";
+import { inspectRequest, type RequestFacts, valueAt } from "./request-facts.js";
+import { createUpstreamProxy } from "./upstream-proxy.js";
 
 export interface RefusedRequest {
   requestId: string;
@@ -41,7 +43,7 @@ export interface ForwarderDeps extends Omit<ExchangeDeps, "running"> {
   authenticator: Authenticator;
   billing: BillingStore;
   pricing: Pricing;
-  logger: Logger;
+  endpoints: EndpointTable;
   refused: (request: RefusedRequest) => void;
   /** Reservations of the account found expired (never settled) while reserving. */
   expiredReservations: (count: number) => void;
@@ -56,28 +58,9 @@ export interface ForwardingProxy {
   close(): void;
 }
 
-const NOTHING: WorstCase = { promptTokens: 0, completionTokens: 0, choices: 1, amount: 0 };
-
 export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
   const { config } = deps;
-  const target = new URL(config.upstream.url);
-  // `timeout` closes a pooled connection once it has been idle that long; a connection in use is not cut
-  // by it (Node only emits an event, which nothing here listens to: upstream.timeoutMs governs a request).
-  const agentOptions = {
-    keepAlive: true,
-    scheduling: "lifo" as const,
-    timeout: config.upstream.keepAliveIdleMs,
-  };
-  const agent = target.protocol === "https:" ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
-  const proxy = createProxyServer({
-    target: config.upstream.url,
-    agent,
-    changeOrigin: true,
-    selfHandleResponse: true,
-    xfwd: false,
-  });
-  proxy.on("proxyReq", (proxyReq, req) => exchangeOf(req)?.onUpstreamRequest(proxyReq));
-  proxy.on("proxyRes", (proxyRes, req) => exchangeOf(req)?.onUpstreamResponse(proxyRes));
+  const upstream = createUpstreamProxy(config.upstream);
   const upstreamAuthorization = config.upstream.apiKey ? `Bearer ${config.upstream.apiKey}` : undefined;
   const running = new Set<Exchange>();
   const exchangeDeps: ExchangeDeps = { ...deps, running };
@@ -92,25 +75,32 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
     secure: boolean,
   ) {
     const path = pathOf(req.url);
+    const method = req.method ?? "GET";
+    const errorFormat = errorFormatOf(path);
     let ref: KeyRef | null = null;
     let model: string | null = null;
     deps.inFlight.begin();
     try {
       if (!forwarding)
         throw new GatewayError("service_unavailable", "The gateway is shutting down; retry the request.");
-      const credential = await deps.authenticator.resolve(req.headers.authorization);
+      const credential = await deps.authenticator.resolve(req.headers);
       ref = credential.ref;
+      const endpoint = deps.endpoints.classify(method, path);
+      if (endpoint.class === "management") throw pathNotAllowed(method, path);
       checkDeclaredLength(req, config.limits.maxBodyBytes);
       const body = await readBody(req, config.limits.maxBodyBytes);
-      const facts = await inspectRequest(body, req.headers["content-type"]);
-      const pathModel = req.method === "GET" ? modelOfPath(path) : null;
+      const facts = await inspectRequest(body, req.headers["content-type"], endpoint, config.limits);
+      const pathModel = method === "GET" ? modelOfPath(path) : null;
       const check: ModelCheck = pathModel !== null ? { kind: "named", model: pathModel } : facts.model;
       model = check.kind === "named" ? check.model : null;
       const price = deps.pricing.priceFor(model);
-      const worst =
-        body.length === 0
-          ? NOTHING
-          : worstCase(body.length, facts.maxOutputTokens, facts.choices, price, config.estimate);
+      checkCapsFit(facts, price, model);
+      // A request without a body, or one that only counts tokens, is never reserved or charged.
+      const usageClass = body.length === 0 || endpoint.class === "free" ? null : endpoint.class;
+      const cap = facts.maxOutputTokens ?? price.maxOutputTokens;
+      const worst = usageClass
+        ? worstCase(usageClass, facts.prompt, cap, facts.choices, price, config.estimate)
+        : NOTHING;
       const now = deps.now();
       const periods = deps.calendar.at(now);
       const reservationId = randomUUID();
@@ -124,52 +114,82 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
           model: check,
         })
         .catch((error: unknown) => {
+          // The script may have run with only its reply lost: release what it may hold now.
           if (isConnectionError(error)) {
-            releaseUnanswered(credential.ref, reservationId, requestId, req.method, path, model, arrivedAt);
+            submitRelease(deps, {
+              ref: credential.ref,
+              reservationId,
+              requestId,
+              method,
+              path,
+              model,
+              arrivedAt,
+              outcome: "redis_unavailable",
+              status: 503,
+            });
           }
           throw error;
         });
       if (reservation.expired > 0) deps.expiredReservations(reservation.expired);
       if (!reservation.ok) throw refusalError(reservation, worst, price, check, periods);
 
-      const strip =
-        config.upstream.injectStreamUsage &&
-        facts.json !== null &&
-        facts.stream &&
-        path.endsWith("/completions") &&
-        !asksForUsage(facts.json);
-      // A generation without an output cap would run to the model's context length, far past the worst case
-      // reserved for it: it gets the cap the reservation assumed.
-      const capField = facts.json !== null && !facts.outputCapSet ? outputCapField(path) : null;
-      const forwarded =
-        strip || capField
-          ? rewrittenBody(facts.json as Record<string, unknown>, strip, capField, price.maxOutputTokens)
-          : body;
-      const filterModels = req.method === "GET" && path === "/v1/models" ? reservation.allowedModels : null;
-      prepareUpstreamHeaders(req, {
-        requestId,
-        callerToken: credential.token,
-        upstreamAuthorization,
-        bodyLength: forwarded.length,
-        identityEncoding: strip || filterModels !== null,
-        protocol: secure ? "https" : "http",
-      });
-      new Exchange(req, res, exchangeDeps, {
-        requestId,
-        arrivedAt,
-        ref,
-        keyName: reservation.keyName,
-        logBodies: reservation.logBodies,
-        model,
-        path,
-        price,
-        reservationId,
-        reserved: worst.amount,
-        received: body,
-        body: forwarded,
-        strip,
-        filterModels,
-      }).start(proxy);
+      // From here on the reservation exists: whatever fails before the exchange takes over releases it.
+      try {
+        const askUsage =
+          config.upstream.injectStreamUsage &&
+          endpoint.streamUsage &&
+          facts.json !== null &&
+          facts.stream &&
+          !facts.asksForUsage;
+        const forwarded = forwardedBody(body, facts, endpoint, usageClass === "generation", cap, askUsage);
+        const filterModels = method === "GET" && path === "/v1/models" ? reservation.allowedModels : null;
+        prepareUpstreamHeaders(req, {
+          requestId,
+          callerToken: credential.token,
+          upstreamAuthorization,
+          bodyLength: forwarded.length,
+          identityEncoding: askUsage || filterModels !== null,
+          protocol: secure ? "https" : "http",
+        });
+        new Exchange(req, res, exchangeDeps, {
+          requestId,
+          arrivedAt,
+          method,
+          ref,
+          keyName: reservation.keyName,
+          logBodies: reservation.logBodies,
+          model,
+          path,
+          errorFormat,
+          endpointClass: body.length === 0 ? "free" : endpoint.class,
+          usageClass,
+          price,
+          reservationId,
+          reserved: worst.amount,
+          received: body,
+          body: forwarded,
+          strip: askUsage ? { everyChunk: facts.continuousUsage } : null,
+          filterModels,
+          promptEstimate: usageClass ? estimatedPromptTokens(facts.prompt, price, config.estimate) : 0,
+          maxCompletionTokens:
+            usageClass === "generation" ? cap * facts.choices : usageClass === "input-only" ? 0 : null,
+          maxPromptTokens: price.contextTokens ?? config.billing.maxPromptTokens,
+        }).start(upstream.proxy);
+      } catch (error) {
+        submitRelease(deps, {
+          ref,
+          reservationId,
+          requestId,
+          method,
+          path,
+          model,
+          arrivedAt,
+          outcome: "internal_error",
+          status: 500,
+          keyName: reservation.keyName,
+        });
+        throw error;
+      }
     } catch (error) {
       refuse(error);
       deps.inFlight.end();
@@ -182,10 +202,10 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
         deps.logger.error({ request_id: requestId, err: failure.cause ?? failure }, "request failed");
       // After refusing a body half-way, close the connection rather than read the rest of it.
       if (failure.code === "payload_too_large") res.shouldKeepAlive = false;
-      sendError(res, failure);
+      sendError(res, failure, { format: errorFormat });
       deps.refused({
         requestId,
-        method: req.method ?? "GET",
+        method,
         path,
         status: failure.status,
         code: failure.code,
@@ -197,56 +217,6 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
     }
   }
 
-  /**
-   * The reservation script may have run with only its reply lost (Redis stalled past the command timeout, or
-   * the connection dropped): a settlement of nothing releases what it may hold now, rather than after
-   * billing.reservationTtlSeconds, and changes nothing if the script never ran. The client got 503.
-   */
-  function releaseUnanswered(
-    ref: KeyRef,
-    reservationId: string,
-    requestId: string,
-    method: string | undefined,
-    path: string,
-    model: string | null,
-    arrivedAt: number,
-  ): void {
-    const now = deps.now();
-    const latencyMs = performance.now() - arrivedAt;
-    const entry: RequestLogEntry = {
-      at: entryTime(now),
-      request_id: requestId,
-      method: method ?? "GET",
-      path,
-      model,
-      status: 503,
-      outcome: "redis_unavailable",
-      prompt_tokens: 0,
-      completion_tokens: 0,
-      cost: 0,
-      usage_estimated: false,
-      latency_ms: Math.round(latencyMs),
-      upstream_ttfb_ms: null,
-    };
-    deps.settlements.submit({
-      ref,
-      keyName: null,
-      input: {
-        reservationId,
-        logEntry: JSON.stringify(entry),
-        logEntryWithBodies: "",
-        cost: 0,
-        promptTokens: 0,
-        completionTokens: 0,
-        failed: true,
-        estimated: false,
-        latencyMs,
-        periods: deps.calendar.at(now),
-        day: deps.calendar.dayOf(now),
-      },
-    });
-  }
-
   return {
     forward: (req, res, requestId, arrivedAt, secure) => void forward(req, res, requestId, arrivedAt, secure),
     stopForwarding: () => {
@@ -255,10 +225,7 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
     abortRunning: () => {
       for (const exchange of [...running]) exchange.abortForShutdown();
     },
-    close: () => {
-      proxy.close();
-      agent.destroy();
-    },
+    close: () => upstream.close(),
   };
 }
 
@@ -268,39 +235,42 @@ export function pathOf(url: string | undefined): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
-function asksForUsage(body: Record<string, unknown>): boolean {
-  const options = body.stream_options;
-  return (
-    typeof options === "object" &&
-    options !== null &&
-    (options as { include_usage?: unknown }).include_usage === true
+/** Refuses an output cap above the model's context length, when the operator has set one. */
+function checkCapsFit(facts: RequestFacts, price: ModelPrice, model: string | null): void {
+  const limit = price.contextTokens;
+  if (limit === null || facts.maxOutputTokens === null || facts.maxOutputTokens <= limit) return;
+  const field = facts.capsSet.map((path) => path.join(".")).join(" or ");
+  throw new GatewayError(
+    "invalid_request",
+    `${field} must be a whole number from 1 to ${limit}, the context length of ${model === null ? "the default model" : `model "${model}"`}; got ${facts.maxOutputTokens}.`,
   );
 }
 
-/** The field that caps a generation's output on this endpoint (chat and text completions, Anthropic's
- * messages, Responses), or null for endpoints that generate no text. */
-function outputCapField(path: string): string | null {
-  if (path.endsWith("/completions") || path.endsWith("/messages")) return "max_tokens";
-  if (path.endsWith("/responses")) return "max_output_tokens";
-  return null;
+/**
+ * The body as forwarded: a generation gets the cap the reservation assumed in the field its servers read,
+ * when it does not set that field itself; a stream the gateway wants usage for asks for it.
+ */
+function forwardedBody(
+  body: Buffer,
+  facts: RequestFacts,
+  endpoint: Endpoint,
+  generation: boolean,
+  cap: number,
+  askUsage: boolean,
+): Buffer {
+  if (facts.json === null) return body;
+  const target = generation ? capTargetOf(endpoint, facts.json.value) : null;
+  const targetSet = target !== null && facts.capsSet.some((path) => path.join(".") === target.join("."));
+  const edits = bodyEdits(target, targetSet, cap, askUsage);
+  return edits.length === 0 ? body : withFields(body, facts.json.scan, edits);
 }
 
-/**
- * The JSON body as forwarded: with stream_options.include_usage set, so that the upstream reports exact
- * usage at the end, and with the output cap the reservation assumed when the body set none.
- */
-function rewrittenBody(
-  body: Record<string, unknown>,
-  streamUsage: boolean,
-  capField: string | null,
-  cap: number,
-): Buffer {
-  const out: Record<string, unknown> = { ...body };
-  if (streamUsage) {
-    const options =
-      typeof body.stream_options === "object" && body.stream_options !== null ? body.stream_options : {};
-    out.stream_options = { ...options, include_usage: true };
-  }
-  if (capField) out[capField] = cap;
-  return Buffer.from(JSON.stringify(out));
+/** The first of the endpoint's cap targets whose enclosing object the body has, else the first. */
+function capTargetOf(endpoint: Endpoint, body: Record<string, unknown>): FieldPath | null {
+  const targets = endpoint.capTargets;
+  const present = targets.find((path) => {
+    const parent = path.length === 1 ? body : valueAt(body, path.slice(0, -1));
+    return typeof parent === "object" && parent !== null && !Array.isArray(parent);
+  });
+  return present ?? targets[0] ?? null;
 }

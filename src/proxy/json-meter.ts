@@ -2,7 +2,8 @@
 // the cap is not kept whole; only its tail is, where model servers put "usage", and the usage object is cut
 // out of it. Memory per request stays bounded whatever the response size.
 
-import { collectUsage, type ReportedUsage } from "./usage.js";
+import type { UsageReport } from "../billing/charge.js";
+import { collectUsage, mayCarryUsage } from "./usage.js";
 
 const DEFAULT_MAX_BYTES = 4 << 20;
 const TAIL_BYTES = 64 << 10;
@@ -17,21 +18,22 @@ export class JsonMeter {
   push(chunk: Buffer): void {
     this.chunks.push(chunk);
     this.kept += chunk.length;
-    if (!this.overflowed && this.kept > this.maxBytes) this.overflowed = true;
-    if (this.overflowed) {
-      while (this.chunks.length > 1 && this.kept - (this.chunks[0] as Buffer).length >= TAIL_BYTES) {
-        this.kept -= (this.chunks.shift() as Buffer).length;
-      }
+    if (this.kept > this.maxBytes) this.overflowed = true;
+    // Cut back to the tail once twice its size is kept: each byte is copied at most a few times, however
+    // small the chunks.
+    if (this.overflowed && this.kept >= 2 * TAIL_BYTES) {
+      const whole = Buffer.concat(this.chunks, this.kept);
+      this.chunks = [whole.subarray(whole.length - TAIL_BYTES)];
+      this.kept = TAIL_BYTES;
     }
   }
 
-  usage(): ReportedUsage {
-    const usage: ReportedUsage = {};
+  usage(): UsageReport {
+    const usage: UsageReport = {};
     const text = (
       this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.kept)
     ).toString("utf8");
-    // Every usage shape has a *_tokens field; a body without one is not worth parsing.
-    if (!text.includes('_tokens"')) return usage;
+    if (!mayCarryUsage(text)) return usage;
     if (!this.overflowed) {
       try {
         collectUsage(JSON.parse(text), usage);

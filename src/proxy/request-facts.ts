@@ -1,38 +1,44 @@
-// What the gateway needs to know about a request body before it forwards it: the model (from a JSON body,
-// a multipart form as audio uploads send it, or a urlencoded form), how much output it may produce, and
-// whether it is a stream. A body whose model cannot be determined is reported as such, so that a key with
-// a model list can refuse it (fail closed) rather than let it reach the upstream's default model.
+// What the gateway needs to know about a request body before it reserves anything: the model (from a JSON
+// body, a multipart form as audio uploads send it, or a urlencoded form), the output caps and choices it
+// asks for — refused when they are not what every model server reads as a limit — whether it streams, and
+// how large its prompt can be (text by its bytes, media parts by count). A body whose model cannot be
+// determined is reported as such, so that a key with a model list can refuse it (fail closed).
 
 import { Readable } from "node:stream";
 import { Busboy, type BusboyInstance } from "@fastify/busboy";
+import type { PromptSize } from "../billing/estimate.js";
+import { GatewayError } from "../errors.js";
 import type { ModelCheck } from "../store/billing-store.js";
+import type { Endpoint, FieldPath } from "./endpoints.js";
+import { type JsonScan, scanJson } from "./json-scan.js";
 
 export interface RequestFacts {
   model: ModelCheck;
-  /**
-   * The largest output cap among max_completion_tokens, max_tokens and max_output_tokens, when the body
-   * sets one: model servers differ in which they read (TGI and llama.cpp read only max_tokens), so the
-   * worst case must allow for the largest.
-   */
+  /** The largest output cap the body sets (all of them valid), or null when it sets none. */
   maxOutputTokens: number | null;
-  /** Whether the body sets any output cap field to something other than null (valid or not). */
-  outputCapSet: boolean;
-  /** Completions asked for (n, or best_of for text completions): the worst case multiplies by it. */
+  /** Which cap fields the body sets (to anything but null). */
+  capsSet: readonly FieldPath[];
+  /** Completions asked for: the largest of the endpoint's choice fields (n, best_of), 1 by default. */
   choices: number;
   stream: boolean;
-  /** The parsed body when it is a JSON object (needed to add stream_options). */
-  json: Record<string, unknown> | null;
+  /** The body already asks a stream for its usage (stream_options.include_usage: true). */
+  asksForUsage: boolean;
+  /** The body asks for vLLM's usage on every chunk (stream_options.continuous_usage_stats: true). */
+  continuousUsage: boolean;
+  prompt: PromptSize;
+  /** A JSON object body, parsed, with its scan for rewriting it without re-serializing. */
+  json: { value: Record<string, unknown>; scan: JsonScan } | null;
 }
 
-const NO_BODY: RequestFacts = {
-  model: { kind: "none" },
-  maxOutputTokens: null,
-  outputCapSet: false,
-  choices: 1,
-  stream: false,
-  json: null,
-};
-const OUTPUT_CAPS = ["max_completion_tokens", "max_tokens", "max_output_tokens"] as const;
+export interface RequestLimits {
+  maxJsonDepth: number;
+  maxChoices: number;
+}
+
+/** The largest value a cap may have: model servers in C++ and Go read caps as 32-bit integers. */
+export const MAX_CAP = 2_147_483_647;
+/** Caps an unknown endpoint may set, read (not checked) so that its worst case allows for them. */
+const GENERIC_CAPS: readonly FieldPath[] = [["max_completion_tokens"], ["max_tokens"], ["max_output_tokens"]];
 const UNKNOWN: ModelCheck = { kind: "unknown" };
 /** Form fields read from multipart bodies; everything else (files included) is skipped. */
 const FORM_FIELDS = new Set([
@@ -45,64 +51,211 @@ const FORM_FIELDS = new Set([
   "stream",
 ]);
 
-export async function inspectRequest(body: Buffer, contentType: string | undefined): Promise<RequestFacts> {
-  if (body.length === 0) return NO_BODY;
+export async function inspectRequest(
+  body: Buffer,
+  contentType: string | undefined,
+  endpoint: Endpoint,
+  limits: RequestLimits,
+): Promise<RequestFacts> {
+  const empty = { textBytes: body.length, images: 0, audio: 0, video: 0 };
+  if (body.length === 0) return factsOf({}, null, endpoint, limits, empty, { kind: "none" });
   const type = contentType?.toLowerCase() ?? "";
-  if (type.startsWith("multipart/form-data"))
-    return fromFields(await multipartFields(body, contentType as string), null);
+  if (type.startsWith("multipart/form-data")) {
+    const form = await multipartForm(body, contentType as string);
+    // An uploaded file is audio (transcriptions, translations) sized like an audio part, not by its bytes.
+    const prompt = { ...empty, textBytes: body.length - form.fileBytes, audio: form.files };
+    return factsOf(form.fields, null, endpoint, limits, prompt);
+  }
   if (type.startsWith("application/x-www-form-urlencoded")) {
-    return fromFields(Object.fromEntries(new URLSearchParams(body.toString("utf8"))), null);
+    const fields = Object.fromEntries(new URLSearchParams(body.toString("utf8")));
+    return factsOf(fields, null, endpoint, limits, empty);
   }
   // Model servers built on FastAPI read JSON whatever the content type says, so the gateway does too.
+  const scan = scanJson(body, limits.maxJsonDepth);
+  if (scan.depth > limits.maxJsonDepth) {
+    throw new GatewayError(
+      "invalid_request",
+      `The request body nests deeper than ${limits.maxJsonDepth} levels, the most the gateway accepts.`,
+    );
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString("utf8"));
   } catch {
-    return { ...NO_BODY, model: UNKNOWN };
+    return factsOf({}, null, endpoint, limits, empty, UNKNOWN);
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
-    return { ...NO_BODY, model: UNKNOWN };
-  return fromFields(parsed as Record<string, unknown>, parsed as Record<string, unknown>);
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || !scan.isObject) {
+    return factsOf({}, null, endpoint, limits, empty, UNKNOWN);
+  }
+  const value = parsed as Record<string, unknown>;
+  const prompt = endpoint.class === "generation" ? promptSize(value, body.length) : empty;
+  return factsOf(value, { value, scan }, endpoint, limits, prompt);
 }
 
-function fromFields(fields: Record<string, unknown>, json: Record<string, unknown> | null): RequestFacts {
-  const model = fields.model;
+/** The facts of a body's fields: a JSON object's (with `json`), or a form's (`json` null, values as text). */
+function factsOf(
+  fields: Record<string, unknown>,
+  json: RequestFacts["json"],
+  endpoint: Endpoint,
+  limits: RequestLimits,
+  prompt: PromptSize,
+  model?: ModelCheck,
+): RequestFacts {
+  const named = fields.model;
+  const checked = endpoint.class === "generation";
+  const caps = checked ? endpoint.caps : endpoint.class === "other" ? GENERIC_CAPS : [];
+  let maxOutputTokens: number | null = null;
+  const capsSet: FieldPath[] = [];
+  for (const field of caps) {
+    const raw = valueAt(fields, field);
+    if (raw === undefined || raw === null) continue;
+    const cap = checked ? countAt(raw, field, MAX_CAP, json === null) : lenientCount(raw);
+    if (cap === null) continue;
+    capsSet.push(field);
+    if (maxOutputTokens === null || cap > maxOutputTokens) maxOutputTokens = cap;
+  }
+  let choices = 1;
+  for (const field of endpoint.choices) {
+    const raw = valueAt(fields, field);
+    if (raw === undefined || raw === null) continue;
+    choices = Math.max(choices, countAt(raw, field, limits.maxChoices, json === null));
+  }
+  const options = fields.stream_options as
+    | { include_usage?: unknown; continuous_usage_stats?: unknown }
+    | undefined;
+  const streamOptions = typeof options === "object" && options !== null;
   return {
-    model: typeof model === "string" && model.length > 0 ? { kind: "named", model } : UNKNOWN,
-    maxOutputTokens: OUTPUT_CAPS.reduce<number | null>((largest, field) => {
-      const cap = count(fields[field]);
-      return cap !== null && (largest === null || cap > largest) ? cap : largest;
-    }, null),
-    outputCapSet: OUTPUT_CAPS.some((field) => fields[field] !== undefined && fields[field] !== null),
-    choices: Math.max(count(fields.n) ?? 1, count(fields.best_of) ?? 1),
+    model:
+      model ?? (typeof named === "string" && named.length > 0 ? { kind: "named", model: named } : UNKNOWN),
+    maxOutputTokens,
+    capsSet,
+    choices,
     stream: fields.stream === true || fields.stream === "true",
+    asksForUsage: streamOptions && options.include_usage === true,
+    continuousUsage: streamOptions && options.continuous_usage_stats === true,
+    prompt,
     json,
   };
 }
 
-/** A positive integer from a JSON number or form text; anything else counts as absent. */
-function count(value: unknown): number | null {
-  const n = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value;
-  return typeof n === "number" && Number.isSafeInteger(n) && n > 0 ? n : null;
+/**
+ * A cap or a number of choices as a positive integer up to `max`, from a JSON number (or, in a form, its
+ * text); anything else is refused, naming the field: a model server reads -1 as "no limit", and a string, a
+ * fraction or an absurd number as whatever its parser makes of it.
+ */
+function countAt(raw: unknown, field: FieldPath, max: number, form: boolean): number {
+  const value = form && typeof raw === "string" && /^\d{1,10}$/.test(raw) ? Number(raw) : raw;
+  if (typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= max) return value;
+  const shown = JSON.stringify(raw) ?? String(raw);
+  throw new GatewayError(
+    "invalid_request",
+    `${field.join(".")} must be a whole number from 1 to ${max}; got ${shown.length > 40 ? `${shown.slice(0, 37)}...` : shown}.`,
+  );
 }
 
-function multipartFields(body: Buffer, contentType: string): Promise<Record<string, string>> {
+function lenientCount(raw: unknown): number | null {
+  return typeof raw === "number" && Number.isSafeInteger(raw) && raw > 0 ? raw : null;
+}
+
+export function valueAt(fields: Record<string, unknown>, path: FieldPath): unknown {
+  let node: unknown = fields;
+  for (const key of path) {
+    if (typeof node !== "object" || node === null || Array.isArray(node)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+/** Part types that carry an image, audio or video, across OpenAI's, Anthropic's, vLLM's and Ollama's shapes. */
+const MEDIA_KIND: Readonly<Record<string, keyof Omit<PromptSize, "textBytes">>> = {
+  image_url: "images",
+  input_image: "images",
+  image: "images",
+  image_embeds: "images",
+  input_audio: "audio",
+  audio_url: "audio",
+  audio: "audio",
+  video_url: "video",
+  input_video: "video",
+  video: "video",
+};
+
+/** Top-level fields that hold the prompt: chat and Anthropic messages, Responses input, Ollama's prompt. */
+const PROMPT_FIELDS = ["messages", "input", "prompt", "system", "images"];
+
+/**
+ * The prompt's size: the body's bytes less the media data, and the media parts by kind. A data URL of an
+ * image is megabytes that become a few thousand tokens; a link to one is a few bytes that become as many.
+ * Walks the prompt's objects and arrays (bounded in depth by the scan; tools and schemas are left alone);
+ * Ollama's native API carries images as a list of base64 strings under `images`.
+ */
+function promptSize(body: Record<string, unknown>, bodyBytes: number): PromptSize {
+  const size: PromptSize = { textBytes: bodyBytes, images: 0, audio: 0, video: 0 };
+  const walk = (node: unknown, key: string): void => {
+    if (Array.isArray(node)) {
+      if (key === "images") {
+        for (const image of node) {
+          if (typeof image !== "string") continue;
+          size.images++;
+          size.textBytes -= image.length;
+        }
+        return;
+      }
+      for (const item of node) walk(item, "");
+      return;
+    }
+    if (typeof node !== "object" || node === null) return;
+    const record = node as Record<string, unknown>;
+    const kind = typeof record.type === "string" ? MEDIA_KIND[record.type] : undefined;
+    if (kind !== undefined) {
+      size[kind]++;
+      for (const name in record) if (name !== "type") size.textBytes -= stringBytes(record[name]);
+      return;
+    }
+    for (const name in record) walk(record[name], name);
+  };
+  for (const field of PROMPT_FIELDS) walk(body[field], field);
+  size.textBytes = Math.max(0, size.textBytes);
+  return size;
+}
+
+/** Bytes of the strings within a value (base64 and URLs are ASCII: characters are bytes). */
+function stringBytes(node: unknown): number {
+  if (typeof node === "string") return node.length;
+  if (typeof node !== "object" || node === null) return 0;
+  let total = 0;
+  for (const value of Object.values(node)) total += stringBytes(value);
+  return total;
+}
+
+interface Form {
+  fields: Record<string, string>;
+  files: number;
+  fileBytes: number;
+}
+
+function multipartForm(body: Buffer, contentType: string): Promise<Form> {
   return new Promise((resolve) => {
-    const fields: Record<string, string> = {};
+    const form: Form = { fields: {}, files: 0, fileBytes: 0 };
     let parser: BusboyInstance;
     try {
       parser = new Busboy({ headers: { "content-type": contentType }, limits: { fieldSize: 1024 } });
     } catch {
-      resolve(fields);
+      resolve(form);
       return;
     }
     parser.on("field", (name: string, value: string) => {
-      if (FORM_FIELDS.has(name) && !(name in fields)) fields[name] = value;
+      if (FORM_FIELDS.has(name) && !(name in form.fields)) form.fields[name] = value;
     });
-    parser.on("file", (_name: string, file: NodeJS.ReadableStream) => file.resume());
-    parser.on("finish", () => resolve(fields));
+    parser.on("file", (_name: string, file: NodeJS.ReadableStream) => {
+      form.files++;
+      file.on("data", (chunk: Buffer) => {
+        form.fileBytes += chunk.length;
+      });
+    });
+    parser.on("finish", () => resolve(form));
     // A malformed form has no model we could trust: whatever was read so far stands, the rest is unknown.
-    parser.on("error", () => resolve(fields));
+    parser.on("error", () => resolve(form));
     Readable.from([body]).pipe(parser);
   });
 }

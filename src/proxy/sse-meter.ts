@@ -1,126 +1,234 @@
-// Meters a server-sent-events stream as it passes through. In scan mode the bytes reach the client exactly
-// as they came and the meter only reads along; in strip mode (the gateway added stream_options.include_usage
-// itself) it passes whole events through and drops the usage-only chunk that the addition caused, so the
-// client receives exactly the events it would have received without the gateway.
+// Meters a server-sent-events stream as it passes through, in time linear in its bytes and memory bounded
+// by metering.maxEventBytes whatever the stream holds (line-splitter.ts).
 //
-// Only events that can carry token counts are parsed as JSON; every other event costs a substring search.
-// A pathological event larger than `maxEventChars` is passed on unparsed rather than buffered.
+// In scan mode the bytes reach the client exactly as they came and the meter only reads along. In strip
+// mode the gateway added stream_options.include_usage itself, and the meter takes out what that addition
+// caused and nothing else (usage-strip.ts): whole events are held until they end, then passed on, changed
+// or dropped. An event too large to hold is passed on as it comes, unparsed.
+//
+// Only events that can carry token counts (or, in strip mode, end the choices) are parsed as JSON; every
+// other event costs a substring search.
 
-import { StringDecoder } from "node:string_decoder";
-import { collectUsage, type ReportedUsage } from "./usage.js";
+import type { UsageReport } from "../billing/charge.js";
+import { LineSplitter } from "./line-splitter.js";
+import { collectUsage, mayCarryUsage } from "./usage.js";
+import { type Emit, UsageStripper } from "./usage-strip.js";
 
-const LINE_BREAK = /\r\n|\r|\n/g;
-const DEFAULT_MAX_EVENT_CHARS = 1 << 20;
+const DEFAULT_MAX_EVENT_BYTES = 1 << 20;
+const DATA = Buffer.from("data:");
+const DONE = Buffer.from("[DONE]");
+const FINISHED = '"finish_reason":"';
+const LF = Buffer.from("\n");
+
+interface Line {
+  raw: Buffer[];
+  /** The value of a data: line. */
+  data: Buffer | null;
+}
+
+export interface SseMeterOptions {
+  /** Take out what the gateway's include_usage caused (strip mode). */
+  strip: boolean;
+  /** The client asked for continuous usage stats without include_usage: take usage off every chunk. */
+  everyChunk?: boolean;
+  maxEventBytes?: number;
+}
 
 export class SseMeter {
-  readonly usage: ReportedUsage = {};
+  readonly usage: UsageReport = {};
   /** Data events seen, other than [DONE] and a removed usage chunk: one token each for an estimate. */
   events = 0;
-  private readonly decoder = new StringDecoder("utf8");
-  private buffer = "";
-  private lineStart = 0;
-  private readonly data: string[] = [];
+  private readonly splitter: LineSplitter;
+  private readonly stripper: UsageStripper | null;
+  private readonly maxEventBytes: number;
+  private data: Buffer[] = [];
+  private dataBytes = 0;
+  /** The current event holds a line or data too large to parse (its usage, if any, is lost). */
   private oversized = false;
+  /** Strip mode: the current event's lines, held until it ends; the one event the stripper holds back. */
+  private lines: Line[] = [];
+  private current: Line = { raw: [], data: null };
+  private heldBytes = 0;
+  private heldEvent: Line[] | null = null;
+  /** Strip mode: the current event was too large to hold and is being passed on as it comes. */
+  private passing = false;
+  private out: Buffer[] = [];
 
-  constructor(
-    private readonly strip: boolean,
-    private readonly maxEventChars = DEFAULT_MAX_EVENT_CHARS,
-  ) {}
-
-  /** Reads a chunk. In strip mode returns the text to send on (possibly empty); in scan mode returns "". */
-  push(chunk: Buffer): string {
-    this.buffer += this.decoder.write(chunk);
-    return this.drain(false);
+  constructor(options: SseMeterOptions) {
+    this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+    this.stripper = options.strip ? new UsageStripper(options.everyChunk ?? false) : null;
+    this.splitter = new LineSplitter(this.maxEventBytes, {
+      raw: this.stripper ? (piece) => this.raw(piece) : undefined,
+      line: (content) => this.line(content),
+    });
   }
 
-  /** Ends the stream; in strip mode returns whatever text is still held back. */
-  end(): string {
-    this.buffer += this.decoder.end();
-    return this.drain(true);
+  /** Bytes searched so far (the linear-time tests). */
+  get scanned(): number {
+    return this.splitter.scanned;
   }
 
-  private drain(final: boolean): string {
-    let out = "";
-    let eventStart = 0;
-    const buffer = this.buffer;
-    LINE_BREAK.lastIndex = this.lineStart;
-    for (let match = LINE_BREAK.exec(buffer); match !== null; match = LINE_BREAK.exec(buffer)) {
-      // A lone \r at the end may be the first half of \r\n: wait for the next chunk.
-      if (!final && match[0] === "\r" && match.index === buffer.length - 1) break;
-      const next = match.index + match[0].length;
-      if (match.index === this.lineStart) {
-        if (this.dispatch() && this.strip) out += buffer.slice(eventStart, next);
-        eventStart = next;
-      } else if (!this.oversized && buffer.startsWith("data:", this.lineStart)) {
-        const valueStart =
-          buffer.charCodeAt(this.lineStart + 5) === 32 ? this.lineStart + 6 : this.lineStart + 5;
-        this.data.push(buffer.slice(valueStart, match.index));
-      }
-      this.lineStart = next;
-    }
+  /** Reads a chunk. In strip mode returns the bytes to send on (possibly none); in scan mode none. */
+  push(chunk: Buffer): Buffer[] {
+    this.splitter.push(chunk);
+    return this.take();
+  }
 
-    if (final) {
-      // A stream that ends without a blank line leaves its last event undispatched; read it anyway.
-      if (this.lineStart < buffer.length && !this.oversized && buffer.startsWith("data:", this.lineStart)) {
-        const valueStart =
-          buffer.charCodeAt(this.lineStart + 5) === 32 ? this.lineStart + 6 : this.lineStart + 5;
-        this.data.push(buffer.slice(valueStart));
-      }
-      if (this.dispatch() && this.strip) out += buffer.slice(eventStart);
-      this.reset();
-      return out;
+  /** Ends the stream; in strip mode returns whatever is still held back. */
+  end(): Buffer[] {
+    this.splitter.end();
+    this.dispatch();
+    if (this.stripper) {
+      this.emit(this.stripper.end());
+      this.flushLines();
     }
+    return this.take();
+  }
 
-    this.buffer = buffer.slice(eventStart);
-    this.lineStart -= eventStart;
-    if (this.buffer.length > this.maxEventChars) {
-      // Too big to be a usage chunk: send it on as it is and ignore the rest of this event.
-      if (this.strip) out += this.buffer;
-      this.reset();
-      this.oversized = true;
-    }
+  private take(): Buffer[] {
+    if (this.out.length === 0) return NONE;
+    const out = this.out;
+    this.out = [];
     return out;
   }
 
-  /** Handles one complete event; returns whether it goes on to the client. */
-  private dispatch(): boolean {
-    const oversized = this.oversized;
-    this.oversized = false;
-    if (this.data.length === 0 || oversized) {
-      this.data.length = 0;
-      return true;
+  private raw(piece: Buffer): void {
+    if (this.passing) {
+      this.out.push(piece);
+      return;
     }
-    const data = this.data.length === 1 ? (this.data[0] as string) : this.data.join("\n");
-    this.data.length = 0;
-    if (data === "[DONE]") return true;
-    // Every usage shape has a *_tokens field; events without one are not worth a JSON.parse.
-    if (data.includes('_tokens"')) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(data);
-      } catch {
-        parsed = undefined;
-      }
-      if (collectUsage(parsed, this.usage) && this.strip && isUsageOnlyChunk(parsed)) return false;
+    this.current.raw.push(piece);
+    this.heldBytes += piece.length;
+    if (this.heldBytes > this.maxEventBytes) {
+      // Too big to be what include_usage added: send on what is held and pass the rest through.
+      this.emit((this.stripper as UsageStripper).end());
+      this.flushLines();
+      this.passing = true;
     }
-    this.events++;
-    return true;
   }
 
-  private reset(): void {
-    this.buffer = "";
-    this.lineStart = 0;
-    this.data.length = 0;
+  private line(content: Buffer | null): void {
+    if (content === null) {
+      this.oversized = true;
+      this.closeLine(null);
+      return;
+    }
+    if (content.length === 0) {
+      this.closeLine(null);
+      this.dispatch();
+      return;
+    }
+    let data: Buffer | null = null;
+    if (!this.oversized && startsWith(content, DATA)) {
+      data = content.subarray(content[5] === 0x20 ? 6 : 5);
+      this.dataBytes += data.length + (this.data.length > 0 ? 1 : 0);
+      if (this.dataBytes > this.maxEventBytes) {
+        this.oversized = true;
+        this.data = [];
+      } else {
+        this.data.push(data);
+      }
+    }
+    this.closeLine(data);
+  }
+
+  private closeLine(data: Buffer | null): void {
+    if (!this.stripper || this.passing) return;
+    this.current.data = data;
+    this.lines.push(this.current);
+    this.current = { raw: [], data: null };
+  }
+
+  /** Handles one complete event (at its blank line, or at the end of the stream). */
+  private dispatch(): void {
+    const parts = this.data;
+    const oversized = this.oversized;
+    this.data = [];
+    this.dataBytes = 0;
+    this.oversized = false;
+    let data: Buffer | null = null;
+    let parsed: unknown;
+    if (parts.length > 0 && !oversized) {
+      data = parts.length === 1 ? (parts[0] as Buffer) : joinLines(parts);
+      if (!data.equals(DONE)) {
+        this.events++;
+        if (mayCarryUsage(data) || (this.stripper && data.includes(FINISHED))) {
+          try {
+            parsed = JSON.parse(data.toString("utf8"));
+          } catch {
+            parsed = undefined;
+          }
+          collectUsage(parsed, this.usage);
+        }
+      }
+    }
+    if (!this.stripper) return;
+    if (this.passing) {
+      this.passing = false;
+    } else if (this.lines.length > 0) {
+      const verdict = this.stripper.event(data, parsed);
+      if (!verdict.emit.some((e) => e.which === "current") && !verdict.hold && data !== null) this.events--;
+      this.emit(verdict.emit);
+      if (verdict.hold) this.heldEvent = this.lines;
+    }
+    this.lines = [];
+    this.heldBytes = 0;
+  }
+
+  /** Sends events on: the held one or the current one, as they came or with their data replaced. */
+  private emit(emits: readonly Emit[]): void {
+    for (const { which, data } of emits) {
+      const lines = which === "held" ? this.heldEvent : this.lines;
+      if (which === "held") this.heldEvent = null;
+      if (lines === null) continue;
+      if (data === null) for (const line of lines) for (const piece of line.raw) this.out.push(piece);
+      else this.writeWithData(lines, data);
+    }
+  }
+
+  /** Sends on the lines of an event not yet complete (before passing an oversized one through). */
+  private flushLines(): void {
+    for (const line of this.lines) for (const piece of line.raw) this.out.push(piece);
+    for (const piece of this.current.raw) this.out.push(piece);
+    this.lines = [];
+    this.current = { raw: [], data: null };
+  }
+
+  /** An event's lines with its data replaced: one data line, in place of the first. */
+  private writeWithData(lines: readonly Line[], data: Buffer): void {
+    let written = false;
+    for (const line of lines) {
+      if (line.data === null) {
+        for (const piece of line.raw) this.out.push(piece);
+      } else if (!written) {
+        written = true;
+        const raw = line.raw.length === 1 ? (line.raw[0] as Buffer) : Buffer.concat(line.raw);
+        const end = raw.length - lineEndLength(raw);
+        // The line as it was up to its value, then the new value and the line's own terminator.
+        this.out.push(raw.subarray(0, end - line.data.length), data, raw.subarray(end));
+      }
+    }
   }
 }
 
-/** The chunk include_usage adds at the end of a chat or text completion stream: no choices, only usage. */
-function isUsageOnlyChunk(value: unknown): boolean {
-  const chunk = value as { choices?: unknown; usage?: unknown };
-  return (
-    Array.isArray(chunk.choices) &&
-    chunk.choices.length === 0 &&
-    typeof chunk.usage === "object" &&
-    chunk.usage !== null
-  );
+const NONE: Buffer[] = [];
+
+function startsWith(content: Buffer, prefix: Buffer): boolean {
+  return content.length >= prefix.length && content.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;
+}
+
+/** Data lines of one event joined with LF, as the SSE format defines. */
+function joinLines(parts: Buffer[]): Buffer {
+  const joined: Buffer[] = [];
+  for (const part of parts) {
+    if (joined.length > 0) joined.push(LF);
+    joined.push(part);
+  }
+  return Buffer.concat(joined);
+}
+
+function lineEndLength(raw: Buffer): number {
+  const last = raw[raw.length - 1];
+  if (last === 0x0a) return raw[raw.length - 2] === 0x0d ? 2 : 1;
+  return last === 0x0d ? 1 : 0;
 }

@@ -52,7 +52,7 @@ async function usableKey(
   req: IncomingMessage,
   ctx: GatewayContext,
 ): Promise<{ key: KeyRecord; account: AccountRecord }> {
-  const { ref } = await ctx.authenticator.resolve(req.headers.authorization);
+  const { ref } = await ctx.authenticator.resolve(req.headers);
   const { key, account } = await ctx.keys.getWithAccount(ref);
   if (!key || !account) throw new GatewayError("invalid_api_key");
   assertUsable(key, ctx.now());

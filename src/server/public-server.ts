@@ -67,7 +67,7 @@ function answerLocally(
 ): void {
   if (req.method !== "GET" && req.method !== "HEAD") {
     const refusal = new GatewayError("method_not_allowed", `${req.method} is not allowed here; use GET`);
-    sendError(res, refusal, LOCAL_METHODS);
+    sendError(res, refusal, { allow: LOCAL_METHODS });
     ctx.refused(refusal.code, refusal.status, null);
     return;
   }

@@ -1,7 +1,7 @@
 // Writing JSON answers and errors on the public and admin listeners.
 
 import type { ServerResponse } from "node:http";
-import { errorBody, type GatewayError, RETRY_AFTER_SECONDS } from "../errors.js";
+import { type ErrorFormat, errorBody, type GatewayError, RETRY_AFTER_SECONDS } from "../errors.js";
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -13,13 +13,19 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(text);
 }
 
+export interface ErrorOptions {
+  /** The Allow header of a 405. */
+  allow?: string;
+  format?: ErrorFormat;
+}
+
 /** Writes an error of the table: WWW-Authenticate on 401, Retry-After on 503, Allow on 405. */
-export function sendError(res: ServerResponse, error: GatewayError, allow?: string): void {
+export function sendError(res: ServerResponse, error: GatewayError, options: ErrorOptions = {}): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const text = errorBody(error);
+  const text = errorBody(error, options.format);
   const headers: Record<string, string | number> = {
     "content-type": "application/json; charset=utf-8",
     "content-length": Buffer.byteLength(text),
@@ -27,7 +33,17 @@ export function sendError(res: ServerResponse, error: GatewayError, allow?: stri
   };
   if (error.status === 401) headers["www-authenticate"] = 'Bearer realm="tunnel-gateway"';
   if (error.status === 503) headers["retry-after"] = String(RETRY_AFTER_SECONDS);
-  if (allow) headers.allow = allow;
+  if (options.allow) headers.allow = options.allow;
   res.writeHead(error.status, headers);
   res.end(text);
+}
+
+const ANTHROPIC_PATH = /^\/+v1\/+messages(?:[/?]|$)/i;
+
+/**
+ * Anthropic's clients (its SDKs, Claude Code) call /v1/messages and read Anthropic's error shape; every
+ * other path answers in OpenAI's.
+ */
+export function errorFormatOf(path: string): ErrorFormat {
+  return ANTHROPIC_PATH.test(path) ? "anthropic" : "openai";
 }

@@ -55,18 +55,20 @@ describe("bearerToken", () => {
 describe("Authenticator", () => {
   it("resolves a key to its account and id, and asks Redis only the first time", async () => {
     const { auth, lookups } = authenticator();
-    const first = await auth.resolve(`Bearer ${key.value}`);
+    const first = await auth.resolve({ authorization: `Bearer ${key.value}` });
     expect(first).toEqual({ ref: { accountId: "acme", keyId: key.id }, token: key.value });
-    expect(await auth.resolve(`Bearer ${key.value}`)).toEqual(first);
+    expect(await auth.resolve({ authorization: `Bearer ${key.value}` })).toEqual(first);
     expect(lookups()).toBe(1);
   });
 
   it("refuses a malformed key without asking Redis", async () => {
     const { auth, lookups } = authenticator();
     for (const token of ["sk-tunnel-abc", `sk-tunnel-${"A".repeat(64)}`, `sk-other-${"a".repeat(64)}`]) {
-      expect(await codeOf(auth.resolve(`Bearer ${token}`)), token.slice(0, 12)).toBe("invalid_api_key");
+      expect(await codeOf(auth.resolve({ authorization: `Bearer ${token}` })), token.slice(0, 12)).toBe(
+        "invalid_api_key",
+      );
     }
-    expect(await codeOf(auth.resolve(undefined))).toBe("missing_api_key");
+    expect(await codeOf(auth.resolve({}))).toBe("missing_api_key");
     expect(lookups()).toBe(0);
   });
 
@@ -74,9 +76,24 @@ describe("Authenticator", () => {
     const { auth, lookups } = authenticator();
     const stranger = generateApiKey();
     for (let i = 0; i < 3; i++)
-      expect(await codeOf(auth.resolve(`Bearer ${stranger}`))).toBe("invalid_api_key");
+      expect(await codeOf(auth.resolve({ authorization: `Bearer ${stranger}` }))).toBe("invalid_api_key");
     expect(lookups()).toBe(1);
     // The cache of misses holds that key only: a real key still resolves.
-    expect((await auth.resolve(`Bearer ${key.value}`)).ref.keyId).toBe(key.id);
+    expect((await auth.resolve({ authorization: `Bearer ${key.value}` })).ref.keyId).toBe(key.id);
+  });
+
+  it("takes the key from x-api-key when there is no Authorization header, as Anthropic's clients send it", async () => {
+    const { auth } = authenticator();
+    expect((await auth.resolve({ "x-api-key": key.value })).ref.keyId).toBe(key.id);
+    // Authorization wins when both are sent; a wrong one is not rescued by a right x-api-key.
+    expect(await codeOf(auth.resolve({ authorization: "Bearer sk-tunnel-x", "x-api-key": key.value }))).toBe(
+      "invalid_api_key",
+    );
+    expect(await codeOf(auth.resolve({ "x-api-key": "sk-tunnel-abc" }))).toBe("invalid_api_key");
+  });
+
+  it("ignores x-api-key when auth.acceptXApiKey is off", async () => {
+    const auth = new Authenticator(store.keys, { acceptXApiKey: false });
+    expect(await codeOf(auth.resolve({ "x-api-key": key.value }))).toBe("missing_api_key");
   });
 });

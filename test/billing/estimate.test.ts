@@ -1,35 +1,51 @@
 import { describe, expect, it } from "vitest";
-import { estimatedUsage, worstCase } from "../../src/billing/estimate.js";
+import {
+  estimatedCompletionTokens,
+  estimatedPromptTokens,
+  type PromptSize,
+  worstCase,
+} from "../../src/billing/estimate.js";
 import { Pricing } from "../../src/billing/pricing.js";
 import { configSchema } from "../../src/config/schema.js";
 
 const config = configSchema.parse({
   pricing: {
     default: { input: 100, output: 300 },
-    models: { long: { input: 1, output: 2, maxOutputTokens: 32_000 } },
+    models: { long: { input: 1, output: 2, maxOutputTokens: 32_000, maxImageTokens: 1000 } },
   },
 });
 const pricing = new Pricing(config.pricing);
+const text = (textBytes: number): PromptSize => ({ textBytes, images: 0, audio: 0, video: 0 });
 
-describe("estimates", () => {
-  it("takes the whole body as prompt and the largest output for each choice as the worst case", () => {
-    const worst = worstCase(2000, 100, 2, pricing.priceFor(null), config.estimate);
+describe("worstCase", () => {
+  it("counts every byte of text as a prompt token and the cap for each choice as the output", () => {
+    const worst = worstCase("generation", text(2000), 100, 2, pricing.priceFor(null), config.estimate);
     expect(worst).toEqual({ promptTokens: 2000, completionTokens: 200, choices: 2, amount: 260_000 });
-    expect(worstCase(10, null, 1, pricing.priceFor("long"), config.estimate).completionTokens).toBe(32_000);
   });
 
-  it("estimates missing usage from the traffic, keeping what the upstream did report", () => {
-    expect(estimatedUsage({}, 400, 4000, null, config.estimate)).toEqual({
-      promptTokens: 100,
-      completionTokens: 1000,
-    });
-    expect(estimatedUsage({}, 400, 4000, 17, config.estimate)).toEqual({
-      promptTokens: 100,
-      completionTokens: 17,
-    });
-    expect(estimatedUsage({ promptTokens: 7 }, 400, 4000, 17, config.estimate)).toEqual({
-      promptTokens: 7,
-      completionTokens: 17,
-    });
+  it("reserves no output for an input-only endpoint", () => {
+    const worst = worstCase("input-only", text(2000), 4096, 1, pricing.priceFor(null), config.estimate);
+    expect(worst).toEqual({ promptTokens: 2000, completionTokens: 0, choices: 1, amount: 200_000 });
+  });
+
+  it("counts each media part at its model's maximum instead of its bytes", () => {
+    const prompt = { textBytes: 300, images: 2, audio: 1, video: 1 };
+    const byDefault = worstCase("generation", prompt, 10, 1, pricing.priceFor(null), config.estimate);
+    expect(byDefault.promptTokens).toBe(300 + 2 * 4096 + 4096 + 16_384);
+    const long = worstCase("generation", prompt, 10, 1, pricing.priceFor("long"), config.estimate);
+    expect(long.promptTokens).toBe(300 + 2 * 1000 + 4096 + 16_384);
+  });
+});
+
+describe("estimates of usage the upstream did not report", () => {
+  it("takes the prompt from the request's text at usageBytesPerToken and its media at their maximum", () => {
+    expect(estimatedPromptTokens(text(400), pricing.priceFor(null), config.estimate)).toBe(100);
+    const prompt = { textBytes: 401, images: 1, audio: 0, video: 0 };
+    expect(estimatedPromptTokens(prompt, pricing.priceFor(null), config.estimate)).toBe(101 + 4096);
+  });
+
+  it("takes the completion from the streamed events, else from the response bytes", () => {
+    expect(estimatedCompletionTokens(4000, null, config.estimate)).toBe(1000);
+    expect(estimatedCompletionTokens(4000, 17, config.estimate)).toBe(17);
   });
 });

@@ -8,20 +8,32 @@ const config = configSchema.parse({
     default: { input: 100, output: 300 },
     models: {
       cheap: { input: "0.5", output: "1.25" },
-      long: { input: 1, output: 2, maxOutputTokens: 32_000 },
+      long: { input: 1, output: 2, maxOutputTokens: 32_000, contextTokens: 128_000, maxImageTokens: 1600 },
     },
   },
 });
+const LIMITS = { contextTokens: null, maxImageTokens: 4096, maxAudioTokens: 4096, maxVideoTokens: 16_384 };
 const pricing = new Pricing(config.pricing);
 
 describe("Pricing", () => {
-  it("uses the model's own price, else the default", () => {
-    expect(pricing.priceFor("cheap")).toEqual({ input: 500_000, output: 1_250_000, maxOutputTokens: 4096 });
-    expect(pricing.priceFor("long").maxOutputTokens).toBe(32_000);
+  it("uses the model's own price, else the default, and takes from the default what a model leaves out", () => {
+    expect(pricing.priceFor("cheap")).toEqual({
+      input: 500_000,
+      output: 1_250_000,
+      maxOutputTokens: 4096,
+      ...LIMITS,
+    });
+    expect(pricing.priceFor("long")).toMatchObject({
+      maxOutputTokens: 32_000,
+      contextTokens: 128_000,
+      maxImageTokens: 1600,
+      maxAudioTokens: 4096,
+    });
     expect(pricing.priceFor("unknown")).toEqual({
       input: 100_000_000,
       output: 300_000_000,
       maxOutputTokens: 4096,
+      ...LIMITS,
     });
     expect(pricing.priceFor(null)).toBe(pricing.priceFor("unknown"));
   });
@@ -37,7 +49,7 @@ describe("costOf", () => {
   });
 
   it("stays exact where floating point would not", () => {
-    const price = { input: 755_724_435, output: 0, maxOutputTokens: 1 };
+    const price = { ...pricing.priceFor(null), input: 755_724_435, output: 0, maxOutputTokens: 1 };
     // The product passes 2^53: in doubles, ceil(42897354733 × 755724435 / 1e6) comes out one micro-ruble short.
     expect(Math.ceil((42_897_354_733 * 755_724_435) / 1e6)).toBe(32_418_579_168_591);
     expect(costOf({ promptTokens: 42_897_354_733, completionTokens: 0 }, price)).toBe(32_418_579_168_592);

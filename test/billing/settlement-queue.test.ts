@@ -154,6 +154,30 @@ describe("SettlementQueue", () => {
     expect((await context.accounts.require("many")).balance).toBe(1_000_000_000 - (MAX_BATCH + 1) * 250_000);
   });
 
+  it("carries on when a hook throws: every settlement is written and the failure reported, never unhandled", async () => {
+    server = await startRedisServer();
+    const { redis, billing } = await billingOn(server, 60);
+    const context = buildServiceContext(redis, { prefix: "q:", timezone: "UTC", now: new TestClock().now });
+    const acme = await reserved(context, billing, "acme", 1, 3);
+    const hookFailures: string[] = [];
+    const queue = new SettlementQueue(billing, {
+      settled: () => {
+        // As the budget gauge once did for a balance past -2^53.
+        throw new TypeError("money must be an integer number of micro-rubles");
+      },
+      pendingChanged: () => {
+        throw new Error("a gauge broke");
+      },
+      hookFailed: (hook) => hookFailures.push(hook),
+    });
+    for (const settlement of acme.settlements.flat()) queue.submit(settlement);
+    expect(await queue.flush(10_000)).toBe(0);
+    queue.close();
+    expect(hookFailures.filter((hook) => hook === "settled")).toHaveLength(3);
+    expect(hookFailures).toContain("pendingChanged");
+    expect((await context.accounts.require("acme")).balance).toBe(1_000_000_000 - 3 * 250_000);
+  });
+
   it("retries a batch Redis refused one settlement at a time, so that a bad one cannot take the others with it", async () => {
     server = await startRedisServer();
     const { redis, billing } = await billingOn(server, 60);

@@ -61,6 +61,8 @@ describe("Metrics", () => {
         completionTokens: 1,
         cost: 1_000_000,
         estimated: false,
+        usageRejected: null,
+        overage: 0,
         latencySeconds: 0.2,
         upstreamTtfbSeconds: 0.1,
         overheadSeconds: 0.001,
@@ -73,6 +75,43 @@ describe("Metrics", () => {
     expect(text.match(/^tunnel_gateway_key_request_duration_seconds_count\{.*$/gm)).toEqual([
       'tunnel_gateway_key_request_duration_seconds_count{account="acme",key_id="key_a",key_name="third"} 2',
     ]);
+  });
+
+  it("counts usage reports not believed by reason, and overage in rubles by model, from the start", async () => {
+    const metrics = new Metrics(
+      { perKey: false, maxKeySeries: 0, maxModelSeries: 10, defaultMetrics: false },
+      probes,
+    );
+    expect(await metrics.registry.metrics()).toMatch(
+      /tunnel_gateway_usage_rejected_total\{reason="not_a_count"\} 0/,
+    );
+    const sample = {
+      model: "m",
+      status: 200,
+      accountId: "acme",
+      keyId: "key_a",
+      keyName: "k",
+      promptTokens: 1,
+      completionTokens: 1,
+      cost: 500_000,
+      estimated: true,
+      latencySeconds: 0.2,
+      upstreamTtfbSeconds: 0.1,
+      overheadSeconds: 0.001,
+    };
+    metrics.finished({ ...sample, usageRejected: "completion_above_cap", overage: 0 });
+    metrics.finished({ ...sample, estimated: false, usageRejected: null, overage: 1_250_000 });
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/tunnel_gateway_usage_rejected_total\{reason="completion_above_cap"\} 1/);
+    expect(text).toMatch(/tunnel_gateway_overage_rubles_total\{model="m"\} 1\.25/);
+  });
+
+  it("does not throw over a balance no double holds exactly", () => {
+    const metrics = new Metrics(
+      { perKey: true, maxKeySeries: 10, maxModelSeries: 10, defaultMetrics: false },
+      probes,
+    );
+    expect(() => metrics.settled("acme", "key_a", "k", -(2 ** 60), 1, 2 ** 60, 0)).not.toThrow();
   });
 
   it("bounds model names chosen by clients", async () => {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { EndpointTable } from "../../src/proxy/endpoints.js";
 import { inspectRequest } from "../../src/proxy/request-facts.js";
+
+const table = new EndpointTable();
+const CHAT = table.classify("POST", "/v1/chat/completions");
+const LIMITS = { maxJsonDepth: 16, maxChoices: 8 };
 
 function multipart(fields: Record<string, string>, file = true): { body: Buffer; type: string } {
   const boundary = "----tunnelboundary";
@@ -14,80 +19,182 @@ function multipart(fields: Record<string, string>, file = true): { body: Buffer;
   return { body: Buffer.from(text), type: `multipart/form-data; boundary=${boundary}` };
 }
 
+const inspect = (body: unknown, path = "/v1/chat/completions", type = "application/json") =>
+  inspectRequest(
+    Buffer.isBuffer(body) ? body : Buffer.from(typeof body === "string" ? body : JSON.stringify(body)),
+    type,
+    table.classify("POST", path),
+    LIMITS,
+  );
+
+async function refusal(promise: Promise<unknown>): Promise<string> {
+  return promise.then(
+    () => "accepted",
+    (error: { code?: string; message: string }) => `${error.code}: ${error.message}`,
+  );
+}
+
 describe("inspectRequest", () => {
   it("reads model, output cap, choices and stream from a JSON body", async () => {
-    const body = Buffer.from(JSON.stringify({ model: "m", max_tokens: 50, n: 3, stream: true }));
-    expect(await inspectRequest(body, "application/json")).toMatchObject({
+    expect(await inspect({ model: "m", max_tokens: 50, n: 3, stream: true })).toMatchObject({
       model: { kind: "named", model: "m" },
       maxOutputTokens: 50,
+      capsSet: [["max_tokens"]],
       choices: 3,
       stream: true,
+      asksForUsage: false,
     });
+    expect((await inspect({ stream: true, stream_options: { include_usage: true } })).asksForUsage).toBe(
+      true,
+    );
   });
 
-  it("takes the largest of max_completion_tokens, max_tokens and max_output_tokens", async () => {
-    const facts = async (body: object) =>
-      (await inspectRequest(Buffer.from(JSON.stringify(body)), "application/json")).maxOutputTokens;
-    // TGI and llama.cpp read only max_tokens, vLLM prefers max_completion_tokens: either may apply.
-    expect(await facts({ max_completion_tokens: 5, max_tokens: 9 })).toBe(9);
-    expect(await facts({ max_completion_tokens: 1, max_tokens: 100_000 })).toBe(100_000);
-    expect(await facts({ max_tokens: 9, max_output_tokens: 70 })).toBe(70);
-    expect(await facts({ max_output_tokens: 7 })).toBe(7);
-    expect(await facts({ max_tokens: -1 })).toBeNull();
-    expect(await facts({ max_tokens: 1.5 })).toBeNull();
-    // Pydantic-based servers coerce numeric strings, so the gateway reads them the same way.
-    expect(await facts({ max_tokens: "9" })).toBe(9);
+  it("takes the largest cap among the fields the endpoint's servers read", async () => {
+    const cap = async (body: object, path?: string) => (await inspect(body, path)).maxOutputTokens;
+    // vLLM prefers max_completion_tokens, TGI reads max_tokens, llama.cpp n_predict first: any may apply.
+    expect(await cap({ max_completion_tokens: 5, max_tokens: 9 })).toBe(9);
+    expect(await cap({ max_completion_tokens: 1, max_tokens: 100_000 })).toBe(100_000);
+    expect(await cap({ max_tokens: 9, n_predict: 70 })).toBe(70);
+    expect(await cap({ max_output_tokens: 7 }, "/v1/responses")).toBe(7);
+    expect(await cap({ options: { num_predict: 12 } }, "/api/chat")).toBe(12);
+    expect(await cap({ parameters: { max_new_tokens: 20 } }, "/generate")).toBe(20);
+    // null is how OpenAI's API spells "no cap".
+    expect(await cap({ max_tokens: null })).toBeNull();
   });
 
-  it("tells whether the body sets an output cap at all (null counts as unset, as model servers read it)", async () => {
-    const capSet = async (body: object) =>
-      (await inspectRequest(Buffer.from(JSON.stringify(body)), "application/json")).outputCapSet;
-    expect(await capSet({ model: "m" })).toBe(false);
-    expect(await capSet({ model: "m", max_tokens: null })).toBe(false);
-    expect(await capSet({ model: "m", max_tokens: 9 })).toBe(true);
-    expect(await capSet({ model: "m", max_output_tokens: 9 })).toBe(true);
-    // Set but invalid: the upstream refuses it, so the gateway does not overwrite it.
-    expect(await capSet({ model: "m", max_completion_tokens: -1 })).toBe(true);
-  });
-
-  it("reports no body, and a body whose model cannot be determined", async () => {
-    expect((await inspectRequest(Buffer.alloc(0), undefined)).model).toEqual({ kind: "none" });
-    for (const body of ['{"messages":[]}', '{"model": 5}', '{"model": ""}', "[1,2]", "not json", '"m"']) {
-      expect((await inspectRequest(Buffer.from(body), "application/json")).model).toEqual({
-        kind: "unknown",
-      });
+  it("refuses a cap that is not a positive whole number a model server reads as a limit, naming the field", async () => {
+    for (const [value, shown] of [
+      [-1, "-1"],
+      [0, "0"],
+      [1.5, "1.5"],
+      [1e300, "1e+300"],
+      [2_147_483_648, "2147483648"],
+      ["lots", '"lots"'],
+      ["9", '"9"'],
+      [true, "true"],
+      [{}, "{}"],
+    ] as const) {
+      expect(await refusal(inspect({ model: "m", max_tokens: value }))).toBe(
+        `invalid_request: max_tokens must be a whole number from 1 to 2147483647; got ${shown}.`,
+      );
     }
+    expect(await refusal(inspect({ options: { num_predict: -1 } }, "/api/generate"))).toMatch(
+      /^invalid_request: options\.num_predict must be a whole number from 1 to 2147483647; got -1\.$/,
+    );
+    expect(await refusal(inspect({ max_output_tokens: -2 }, "/v1/responses"))).toMatch(/max_output_tokens/);
   });
 
-  it("reads JSON whatever the content type says, as FastAPI-based servers do", async () => {
-    expect((await inspectRequest(Buffer.from('{"model":"m"}'), "text/plain")).model).toEqual({
+  it("refuses n and best_of that are not from 1 to limits.maxChoices", async () => {
+    expect(await refusal(inspect({ n: 9 }))).toBe(
+      "invalid_request: n must be a whole number from 1 to 8; got 9.",
+    );
+    expect(await refusal(inspect({ n: 0 }))).toMatch(/^invalid_request: n must/);
+    expect(await refusal(inspect({ best_of: 2.5 }, "/v1/completions"))).toMatch(/^invalid_request: best_of/);
+    expect((await inspect({ n: 2, best_of: 5 }, "/v1/completions")).choices).toBe(5);
+  });
+
+  it("reads an unknown endpoint's caps without judging them, and checks none on an input-only one", async () => {
+    expect((await inspect({ max_tokens: 300 }, "/v1/unknown")).maxOutputTokens).toBe(300);
+    expect((await inspect({ max_tokens: -1 }, "/v1/unknown")).maxOutputTokens).toBeNull();
+    expect((await inspect({ max_tokens: -1 }, "/v1/embeddings")).maxOutputTokens).toBeNull();
+  });
+
+  it("refuses a body nested deeper than limits.maxJsonDepth before parsing it", async () => {
+    const deep = `${"[".repeat(17)}${"]".repeat(17)}`;
+    expect(await refusal(inspect(`{"model":"m","x":${deep}}`))).toBe(
+      "invalid_request: The request body nests deeper than 16 levels, the most the gateway accepts.",
+    );
+    expect((await inspect(`{"model":"m","x":${"[".repeat(14)}${"]".repeat(14)}}`)).model).toEqual({
       kind: "named",
       model: "m",
     });
   });
 
-  it("reads the model field of a multipart upload, skipping the file", async () => {
+  it("sizes a generation's prompt by its text bytes and its media parts by kind", async () => {
+    const image = "data:image/png;base64,".padEnd(10_000, "A");
+    const body = {
+      model: "m",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "what is this?" },
+            { type: "image_url", image_url: { url: image } },
+            { type: "input_audio", input_audio: { data: "UklGR".padEnd(5000, "A"), format: "wav" } },
+          ],
+        },
+      ],
+    };
+    const bytes = Buffer.byteLength(JSON.stringify(body));
+    const { prompt } = await inspect(body);
+    expect(prompt).toEqual({
+      textBytes: bytes - 10_000 - 5000 - "wav".length,
+      images: 1,
+      audio: 1,
+      video: 0,
+    });
+    // Anthropic's image blocks, and Ollama's images list.
+    const anthropic = await inspect(
+      {
+        messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", data: "AAAA" } }] }],
+      },
+      "/v1/messages",
+    );
+    expect(anthropic.prompt.images).toBe(1);
+    const ollama = await inspect({ model: "m", prompt: "hi", images: ["AAAA", "BBBB"] }, "/api/generate");
+    expect(ollama.prompt.images).toBe(2);
+  });
+
+  it("reports no body, and a body whose model cannot be determined", async () => {
+    expect((await inspectRequest(Buffer.alloc(0), undefined, CHAT, LIMITS)).model).toEqual({ kind: "none" });
+    for (const body of ['{"messages":[]}', '{"model": 5}', '{"model": ""}', "[1,2]", "not json", '"m"']) {
+      expect((await inspect(body)).model).toEqual({ kind: "unknown" });
+    }
+  });
+
+  it("reads JSON whatever the content type says, as FastAPI-based servers do", async () => {
+    expect((await inspect('{"model":"m"}', undefined, "text/plain")).model).toEqual({
+      kind: "named",
+      model: "m",
+    });
+  });
+
+  it("reads the model field of a multipart upload, and sizes the file as an audio part", async () => {
     const { body, type } = multipart({ model: "whisper-1", response_format: "json" });
-    expect((await inspectRequest(body, type)).model).toEqual({ kind: "named", model: "whisper-1" });
+    const facts = await inspectRequest(
+      body,
+      type,
+      table.classify("POST", "/v1/audio/transcriptions"),
+      LIMITS,
+    );
+    expect(facts.model).toEqual({ kind: "named", model: "whisper-1" });
+    expect(facts.prompt).toEqual({
+      textBytes: body.length - "RIFF....".length,
+      images: 0,
+      audio: 1,
+      video: 0,
+    });
     const without = multipart({ language: "ru" });
-    expect((await inspectRequest(without.body, without.type)).model).toEqual({ kind: "unknown" });
+    expect((await inspectRequest(without.body, without.type, CHAT, LIMITS)).model).toEqual({
+      kind: "unknown",
+    });
   });
 
   it("treats a broken multipart body as having no model", async () => {
-    expect((await inspectRequest(Buffer.from("garbage"), "multipart/form-data; boundary=x")).model).toEqual({
-      kind: "unknown",
-    });
-    expect((await inspectRequest(Buffer.from("garbage"), "multipart/form-data")).model).toEqual({
-      kind: "unknown",
-    });
+    for (const type of ["multipart/form-data; boundary=x", "multipart/form-data"]) {
+      expect((await inspectRequest(Buffer.from("garbage"), type, CHAT, LIMITS)).model).toEqual({
+        kind: "unknown",
+      });
+    }
   });
 
-  it("reads a urlencoded form", async () => {
-    expect(
-      await inspectRequest(Buffer.from("model=m&max_tokens=5"), "application/x-www-form-urlencoded"),
-    ).toMatchObject({
+  it("reads a urlencoded form, whose numbers are text", async () => {
+    const form = (text: string) =>
+      inspectRequest(Buffer.from(text), "application/x-www-form-urlencoded", CHAT, LIMITS);
+    expect(await form("model=m&max_tokens=5")).toMatchObject({
       model: { kind: "named", model: "m" },
       maxOutputTokens: 5,
     });
+    expect(await refusal(form("model=m&max_tokens=-5"))).toMatch(/^invalid_request: max_tokens must/);
   });
 });

@@ -1,5 +1,36 @@
 // For a key limited to some models, the upstream's model list (GET /v1/models) is cut down to them, so a
-// client discovers only what it may use.
+// client discovers only what it may use. The list is held until it is complete, up to MAX_HELD_BYTES; a
+// larger one is passed through unfiltered.
+
+/** Largest model list held back for filtering. */
+export const MAX_HELD_BYTES = 4 << 20;
+
+export class HeldModelList {
+  private chunks: Buffer[] = [];
+  private bytes = 0;
+
+  constructor(private readonly allowed: readonly string[]) {}
+
+  /** Holds a chunk; returns false once the list has grown too large to hold (the caller sends it on). */
+  hold(chunk: Buffer): boolean {
+    this.chunks.push(chunk);
+    this.bytes += chunk.length;
+    return this.bytes <= MAX_HELD_BYTES;
+  }
+
+  /** What was held so far, to send on as it came. */
+  release(): Buffer[] {
+    const chunks = this.chunks;
+    this.chunks = [];
+    return chunks;
+  }
+
+  /** The complete list, filtered (or as it came, if it is not an OpenAI model list). */
+  filtered(): Buffer {
+    const body = Buffer.concat(this.chunks, this.bytes);
+    return filterModelList(body, this.allowed) ?? body;
+  }
+}
 
 /** The list with only `allowed` models left, or null when the body is not an OpenAI model list. */
 export function filterModelList(body: Buffer, allowed: readonly string[]): Buffer | null {

@@ -1,0 +1,70 @@
+// Releasing a reservation without charging it: a settlement of nothing, for a request that ends before
+// it could be metered — the reservation's reply was lost (Redis stalled or the connection dropped), or
+// something failed between the reservation and the exchange taking the request over. If the reservation
+// was never made, the settlement changes nothing; if it was, it is released now rather than after
+// billing.reservationTtlSeconds. The request still appears in the key's recent requests, as failed.
+
+import { performance } from "node:perf_hooks";
+import type { PeriodCalendar } from "../billing/periods.js";
+import type { SettlementQueue } from "../billing/settlement-queue.js";
+import type { KeyRef } from "../store/key-store.js";
+import { entryTime, type RequestLogEntry } from "../store/request-log-store.js";
+
+export interface ReleaseDeps {
+  now: () => number;
+  calendar: PeriodCalendar;
+  settlements: SettlementQueue;
+}
+
+export interface Released {
+  ref: KeyRef;
+  reservationId: string;
+  requestId: string;
+  method: string;
+  path: string;
+  model: string | null;
+  arrivedAt: number;
+  /** Why the request ended (e.g. redis_unavailable, internal_error). */
+  outcome: string;
+  /** The status the client was answered with. */
+  status: number;
+  /** For the metrics' key_name label, when known. */
+  keyName?: string | null;
+}
+
+export function submitRelease(deps: ReleaseDeps, request: Released): void {
+  const now = deps.now();
+  const latencyMs = performance.now() - request.arrivedAt;
+  const entry: RequestLogEntry = {
+    at: entryTime(now),
+    request_id: request.requestId,
+    method: request.method,
+    path: request.path,
+    model: request.model,
+    status: request.status,
+    outcome: request.outcome,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    cost: 0,
+    usage_estimated: false,
+    latency_ms: Math.round(latencyMs),
+    upstream_ttfb_ms: null,
+  };
+  deps.settlements.submit({
+    ref: request.ref,
+    keyName: request.keyName ?? null,
+    input: {
+      reservationId: request.reservationId,
+      logEntry: JSON.stringify(entry),
+      logEntryWithBodies: "",
+      cost: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+      failed: true,
+      estimated: false,
+      latencyMs,
+      periods: deps.calendar.at(now),
+      day: deps.calendar.dayOf(now),
+    },
+  });
+}
