@@ -103,17 +103,24 @@ describe("forwarding", () => {
     // Embeddings generate no text: nothing to cap.
     await (await post("/v1/embeddings", { input: "x" })).text();
     expect(forwarded()).toEqual({ model: "demo-small", input: "x" });
-    // A limit the client set is forwarded byte for byte.
-    const exact = JSON.stringify({ model: "demo-small", messages: [], max_completion_tokens: 7 });
-    await (
-      await t.fetch("/v1/chat/completions", {
-        method: "POST",
-        key: key.value,
-        headers: { "content-type": "application/json" },
-        body: exact,
-      })
-    ).text();
-    expect(upstream.requests.at(-1)?.body.toString()).toBe(exact);
+    // A limit the client set is forwarded byte for byte; a cap set only in a field some servers ignore (TGI
+    // and llama.cpp read max_tokens, not max_completion_tokens) is also written where they read it.
+    const send = async (body: string) => {
+      await (
+        await t.fetch("/v1/chat/completions", {
+          method: "POST",
+          key: key.value,
+          headers: { "content-type": "application/json" },
+          body,
+        })
+      ).text();
+      return upstream.requests.at(-1)?.body.toString();
+    };
+    const own = '{"model":"demo-small","messages":[],"max_tokens":7, "seed":18446744073709551615}';
+    expect(await send(own)).toBe(own);
+    expect(await send('{"model":"demo-small","messages":[],"max_completion_tokens":7}')).toBe(
+      '{"model":"demo-small","messages":[],"max_completion_tokens":7,"max_tokens":7}',
+    );
   });
 
   it("reserves for the largest of the output limits a body sets, as model servers differ in which they read", async () => {
@@ -471,8 +478,9 @@ describe("metering and settlement", () => {
     await (await chat({ stream: true, max_tokens: 5 }, key.value)).text();
     expect(JSON.parse(upstream.requests[0]!.body.toString()).stream_options).toBeUndefined();
     await t.gateway.settled();
-    // 5 content events + the finish event, one token each; the prompt from the request bytes.
-    expect(lastRequestLog()).toMatchObject({ completion_tokens: 6, usage_estimated: true });
+    // 5 content events + the finish event, one token each, but no more than max_tokens allows; the prompt
+    // from the request bytes.
+    expect(lastRequestLog()).toMatchObject({ completion_tokens: 5, usage_estimated: true });
   });
 
   it("meters Responses-style and Anthropic-style usage", async () => {
