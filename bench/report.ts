@@ -107,7 +107,7 @@ export function renderFigures(report: BenchReport): string {
   const ttfbAdded = gw.ttfb - direct.ttfb;
   const metricsCpu = ((gw.cpu - off.cpu) / off.cpu) * 100;
   const lines = [
-    `Run on ${report.date.slice(0, 10)} (${report.date}), ${report.commit ? `code at commit \`${report.commit}\`, ` : ""}` +
+    `Run on ${report.date.slice(0, 10)} at ${report.date.slice(11, 16)} UTC, ${report.commit ? `code at commit \`${report.commit}\`, ` : ""}` +
       `with \`${report.command}\`: ${report.rounds} interleaved rounds of ${report.seconds} s, medians.`,
     "",
     `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB.toFixed(0)} GiB of memory, ${m.os}, Node ${m.node}; ` +
