@@ -8,13 +8,14 @@
 //   - time to first byte of a streamed chat completion,
 //   - the gateway's peak memory while a 256 MiB response streams through it,
 //   - and, once the servers have stopped, the CPU time metrics add to a request, measured in-process.
-// Results are medians over the rounds; the README quotes them.
+// Results are medians over the rounds. They are printed, and written into docs/benchmarks.md (between its
+// generated-section markers, with the machine, the date and the command) unless BENCH_WRITE=0.
 
 import { type ChildProcess, execFileSync, fork, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { freePort, startRedisServer } from "../src/demo/redis-server.js";
@@ -25,10 +26,25 @@ import type { Actor } from "../src/store/audit-store.js";
 import { closeRedis, connectRedis, createRedis } from "../src/store/redis.js";
 import { firstByte, fixedRate, median, percentile, saturate, type Target } from "./load.js";
 import { metricsMicrosPerRequest } from "./metrics-cost.js";
+import {
+  type BenchReport,
+  benchCommand,
+  currentCommit,
+  describeMachine,
+  type PathFigures,
+  renderFigures,
+  replaceGenerated,
+} from "./report.js";
 
 // Four rounds by default: with the order rotating, each path is measured once in each position.
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const DEFAULTS = { rounds: 4, seconds: 5 };
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? DEFAULTS.rounds);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? DEFAULTS.seconds);
+const WRITE_PAGE = process.env.BENCH_WRITE !== "0";
+const PAGE = join(import.meta.dirname, "../docs/benchmarks.md");
+const loadAtStart = loadavg()[0] ?? 0;
+// A page without its markers would be found out only after the whole run: check it first.
+if (WRITE_PAGE) replaceGenerated(readFileSync(PAGE, "utf8"), "");
 const RATE = 500;
 const TTFB_SAMPLES = 200;
 const WORKERS = 64;
@@ -192,46 +208,42 @@ await new Promise<void>((resolve, reject) => {
 });
 const after = peakRssMiB(gateway.pid as number);
 
-const row = (name: string) => {
+const row = (name: string): PathFigures => {
   const r = results.get(name)!;
   return {
-    name,
     p50: median(r.p50),
     p99: median(r.p99),
     cpu: median(r.cpu),
-    redisCpu: median(r.redisCpu),
+    redisCpu: name.startsWith("gateway") ? median(r.redisCpu) : null,
     rps: median(r.rps),
-    t50: median(r.ttfb),
+    ttfb: median(r.ttfb),
   };
 };
-const direct = row("direct");
-const bare = row("bare proxy");
-const gw = row("gateway");
-const plain = row("gateway, metrics off");
-const fmt = (n: number) => n.toFixed(2);
-const signed = (n: number) => (n < 0 ? n.toFixed(2) : `+${n.toFixed(2)}`);
 
 for (const child of children) child.kill("SIGTERM");
 await redis.stop();
-const metricsMicros = metricsMicrosPerRequest();
 
-console.log(
-  `\ntunnel-gateway benchmark — ${ROUNDS} interleaved rounds of ${SECONDS} s, Node ${process.version}\n`,
-);
-console.log("path                  p50 @500/s  p99 @500/s  CPU/request (Redis)  max req/s  stream TTFB p50");
-for (const r of [direct, bare, gw, plain]) {
-  const redisCpu = r.name.startsWith("gateway") ? `(${r.redisCpu.toFixed(0)} µs)` : "";
-  console.log(
-    `${r.name.padEnd(21)} ${fmt(r.p50).padStart(7)} ms  ${fmt(r.p99).padStart(7)} ms  ${r.cpu.toFixed(0).padStart(6)} µs ${redisCpu.padEnd(10)}  ${r.rps.toFixed(0).padStart(9)}  ${fmt(r.t50).padStart(9)} ms`,
-  );
+const report: BenchReport = {
+  date: new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
+  commit: currentCommit(join(here, "..")),
+  command: benchCommand(ROUNDS, SECONDS, DEFAULTS),
+  rounds: ROUNDS,
+  seconds: SECONDS,
+  rate: RATE,
+  machine: describeMachine(loadAtStart),
+  direct: row("direct"),
+  bare: row("bare proxy"),
+  gateway: row("gateway"),
+  metricsOff: row("gateway, metrics off"),
+  metricsMicros: metricsMicrosPerRequest(),
+  rssBefore: before,
+  rssAfter: after,
+};
+const figures = renderFigures(report);
+console.log(`\n${figures}\n`);
+if (WRITE_PAGE) {
+  writeFileSync(PAGE, replaceGenerated(readFileSync(PAGE, "utf8"), figures));
+  console.log(`written to ${PAGE}`);
 }
-console.log(`
-gateway over direct:   +${fmt(gw.p50 - direct.p50)} ms at p50 (target ≤ 1), +${fmt(gw.p99 - direct.p99)} ms at p99 (target ≤ 5)
-gateway throughput:    ${((gw.rps / bare.rps) * 100).toFixed(0)}% of the bare proxy (target ≥ 70%)
-stream TTFB added:     +${fmt(gw.t50 - direct.t50)} ms at p50 over direct (target ≤ 1)
-metrics cost:          ${metricsMicros.toFixed(1)} µs of CPU per request in-process, ${((metricsMicros / plain.cpu) * 100).toFixed(1)}% of the gateway's CPU per request (target: overhead at most 5% worse)
-  end to end, on vs off (noisy on a shared machine): CPU per request ${signed(((gw.cpu - plain.cpu) / plain.cpu) * 100)}%, p50 ${signed(gw.p50 - plain.p50)} ms, throughput ${((gw.rps / plain.rps) * 100).toFixed(0)}%
-gateway memory:        peak RSS ${before.toFixed(0)} MiB before, ${after.toFixed(0)} MiB after streaming a 256 MiB response
-`);
 
 process.exit(0);

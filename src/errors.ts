@@ -1,6 +1,6 @@
 // Every error the gateway, the CLI and the admin API can answer with: its code, HTTP status, the OpenAI
 // error `type` clients already switch on, and a default message a person can act on. This table is the only
-// place a status or a code is spelled; the README's error reference is checked against it by a test.
+// place a status or a code is spelled; a test checks the table in docs/endpoints-and-errors.md against it.
 
 export const ERRORS = {
   // Authentication (public port)

@@ -1,16 +1,18 @@
-// The error table lives in src/errors.ts; the README documents it. This keeps the two the same, as
-// fastify's tests keep its documented error codes in step with lib/errors.js.
+// The error table lives in src/errors.ts; docs/endpoints-and-errors.md documents it. This keeps the two the
+// same, as fastify's tests keep its documented error codes in step with lib/errors.js.
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ERRORS, errorBody, GatewayError } from "../src/errors.js";
 
-function readmeTable(): { status: number; code: string; type: string }[] {
-  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-  const section = readme.slice(
-    readme.indexOf("\n## Errors"),
-    readme.indexOf("\n## ", readme.indexOf("\n## Errors") + 1),
-  );
+const PAGE = new URL("../docs/endpoints-and-errors.md", import.meta.url);
+
+function documentedTable(): { status: number; code: string; type: string }[] {
+  const page = readFileSync(PAGE, "utf8");
+  const start = page.indexOf("\n## Errors\n");
+  expect(start, "docs/endpoints-and-errors.md has an Errors section").toBeGreaterThan(-1);
+  const end = page.indexOf("\n## ", start + 1);
+  const section = page.slice(start, end === -1 ? undefined : end);
   return [...section.matchAll(/^\|\s*(\d{3})\s*\|\s*`([a-z_]+)`\s*\|\s*`([a-z_]+)`\s*\|/gm)].map(
     ([, status, code, type]) => ({
       status: Number(status),
@@ -21,8 +23,8 @@ function readmeTable(): { status: number; code: string; type: string }[] {
 }
 
 describe("the error table", () => {
-  it("is documented in the README exactly as it is in src/errors.ts", () => {
-    const documented = readmeTable().sort((a, b) => a.code.localeCompare(b.code));
+  it("is documented in docs/endpoints-and-errors.md exactly as it is in src/errors.ts", () => {
+    const documented = documentedTable().sort((a, b) => a.code.localeCompare(b.code));
     const actual = Object.entries(ERRORS)
       .map(([code, { status, type }]) => ({ status, code, type }))
       .sort((a, b) => a.code.localeCompare(b.code));

@@ -1,15 +1,17 @@
-// The environment variables live in src/config/env.ts; the README's table documents them. This keeps the two
-// the same, as test/errors.test.ts does for the error table.
+// The environment variables live in src/config/env.ts; the table in docs/configuration.md documents them. This
+// keeps the two the same, as test/errors.test.ts does for the error table.
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { CONFIG_FILE_VARIABLE, ENV_SETTINGS } from "../../src/config/env.js";
 
 /** Variable → the setting its row names first (null when the row names no setting, as for the file's). */
-function readmeTable(): Record<string, string | null> {
-  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-  const start = readme.indexOf("\n## Configuration");
-  const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+function documentedTable(): Record<string, string | null> {
+  const page = readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8");
+  const start = page.indexOf("\n## Environment variables\n");
+  expect(start, "docs/configuration.md has an Environment variables section").toBeGreaterThan(-1);
+  const end = page.indexOf("\n## ", start + 1);
+  const section = page.slice(start, end === -1 ? undefined : end);
   const rows = [...section.matchAll(/^\|\s*`(TUNNEL_[A-Z_]+)`(.*?)\|\s*(?:`([a-zA-Z.]+)`)?/gm)];
   const table: Record<string, string | null> = {};
   for (const [, variable, rest, setting] of rows) {
@@ -22,11 +24,11 @@ function readmeTable(): Record<string, string | null> {
 }
 
 describe("the environment variables", () => {
-  it("are documented in the README exactly as src/config/env.ts wires them", () => {
+  it("are documented in docs/configuration.md exactly as src/config/env.ts wires them", () => {
     const wired = Object.fromEntries([
       [CONFIG_FILE_VARIABLE, null],
       ...ENV_SETTINGS.map((setting) => [setting.variable, setting.path.join(".")]),
     ]);
-    expect(readmeTable()).toEqual(wired);
+    expect(documentedTable()).toEqual(wired);
   });
 });

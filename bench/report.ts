@@ -1,0 +1,149 @@
+// The benchmark's report: one run's figures as Markdown, written into docs/benchmarks.md between the
+// GENERATED_START and GENERATED_END markers. Everything outside the markers is written by hand (what is
+// measured and how to read it); everything between them is replaced on every run, so the page only ever
+// shows the figures of the last run, with the machine, the date and the command that produced them.
+
+import { execFileSync } from "node:child_process";
+import { cpus, loadavg, release, totalmem, type } from "node:os";
+
+export const GENERATED_START =
+  "<!-- bench:start: written by npm run bench (bench/report.ts), do not edit -->";
+export const GENERATED_END = "<!-- bench:end -->";
+
+/** Medians over the rounds for one path. Times in ms, CPU in µs per request. */
+export interface PathFigures {
+  p50: number;
+  p99: number;
+  cpu: number;
+  /** Redis' CPU per request while this path was measured; shown for the gateways only. */
+  redisCpu: number | null;
+  rps: number;
+  ttfb: number;
+}
+
+export interface Machine {
+  cpu: string;
+  cores: number;
+  memoryGiB: number;
+  os: string;
+  node: string;
+  /** One-minute load average when the run started: other work on the machine moves the figures. */
+  loadAtStart: number;
+}
+
+export interface BenchReport {
+  /** When the run finished, ISO 8601. */
+  date: string;
+  /** The commit the code was at, with "+ uncommitted changes" when src/ or bench/ differed from it. */
+  commit: string | null;
+  command: string;
+  rounds: number;
+  seconds: number;
+  rate: number;
+  machine: Machine;
+  direct: PathFigures;
+  bare: PathFigures;
+  gateway: PathFigures;
+  metricsOff: PathFigures;
+  /** CPU that metrics add to one request, measured in-process (µs). */
+  metricsMicros: number;
+  /** The gateway's peak RSS before and after 256 MiB streamed through it (MiB). */
+  rssBefore: number;
+  rssAfter: number;
+}
+
+export function describeMachine(loadAtStart = loadavg()[0] ?? 0): Machine {
+  const processors = cpus();
+  return {
+    cpu: processors[0]?.model.trim() ?? "unknown CPU",
+    cores: processors.length,
+    memoryGiB: totalmem() / 2 ** 30,
+    os: `${type()} ${release()}`,
+    node: process.version,
+    loadAtStart,
+  };
+}
+
+/** The command that repeats a run: `npm run bench`, with the length settings that differ from the defaults. */
+export function benchCommand(rounds: number, seconds: number, defaults: { rounds: number; seconds: number }) {
+  const settings = [
+    ...(rounds !== defaults.rounds ? [`BENCH_ROUNDS=${rounds}`] : []),
+    ...(seconds !== defaults.seconds ? [`BENCH_SECONDS=${seconds}`] : []),
+  ];
+  return [...settings, "npm run bench"].join(" ");
+}
+
+/** The commit the working tree is at, or null outside a git checkout. */
+export function currentCommit(cwd: string): string | null {
+  try {
+    const git = (...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
+    const commit = git("rev-parse", "--short=12", "HEAD");
+    const dirty = git("status", "--porcelain", "--", "src", "bench", "package.json", "package-lock.json");
+    return dirty === "" ? commit : `${commit} + uncommitted changes`;
+  } catch {
+    return null;
+  }
+}
+
+const ms = (n: number) => `${n.toFixed(2)} ms`;
+const signedMs = (n: number) => `${n < 0 ? "−" : "+"}${Math.abs(n).toFixed(2)} ms`;
+const signedPercent = (n: number) => `${n < 0 ? "−" : "+"}${Math.abs(n).toFixed(1)} %`;
+/** 18634 → "18 634", as the rest of the docs write large numbers. */
+const whole = (n: number) => Math.round(n).toLocaleString("en-US").replaceAll(",", " ");
+const met = (ok: boolean) => (ok ? "met" : "not met");
+
+/** The generated part of docs/benchmarks.md, markers excluded. */
+export function renderFigures(report: BenchReport): string {
+  const { machine: m, direct, bare, gateway: gw, metricsOff: off } = report;
+  const paths: [string, PathFigures][] = [
+    ["direct to the model server", direct],
+    ["bare http-proxy-3 (reads the body)", bare],
+    ["tunnel-gateway", gw],
+    ["tunnel-gateway, metrics off", off],
+  ];
+  const p50Added = gw.p50 - direct.p50;
+  const p99Added = gw.p99 - direct.p99;
+  const share = (gw.rps / bare.rps) * 100;
+  const ttfbAdded = gw.ttfb - direct.ttfb;
+  const metricsCpu = ((gw.cpu - off.cpu) / off.cpu) * 100;
+  const lines = [
+    `Run on ${report.date.slice(0, 10)} at ${report.date.slice(11, 16)} UTC, ${report.commit ? `code at commit \`${report.commit}\`, ` : ""}` +
+      `with \`${report.command}\`: ${report.rounds} interleaved rounds of ${report.seconds} s, medians.`,
+    "",
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB.toFixed(0)} GiB of memory, ${m.os}, Node ${m.node}; ` +
+      `load average ${m.loadAtStart.toFixed(2)} when the run started. The load generator, the model server, the ` +
+      "bare proxy, both gateways and Redis all ran on this machine.",
+    "",
+    `| path | p50 @ ${report.rate}/s | p99 @ ${report.rate}/s | CPU per request (Redis) | max req/s | stream TTFB p50 |`,
+    "| --- | --- | --- | --- | --- | --- |",
+    ...paths.map(
+      ([name, r]) =>
+        `| ${name} | ${ms(r.p50)} | ${ms(r.p99)} | ${whole(r.cpu)} µs${r.redisCpu === null ? "" : ` (${whole(r.redisCpu)} µs)`} | ${whole(r.rps)} | ${ms(r.ttfb)} |`,
+    ),
+    "",
+    "| the gateway against its targets | target | this run | |",
+    "| --- | --- | --- | --- |",
+    `| p50 added over direct | ≤ 1 ms | ${signedMs(p50Added)} | ${met(p50Added <= 1)} |`,
+    `| p99 added over direct | ≤ 5 ms | ${signedMs(p99Added)} | ${met(p99Added <= 5)} |`,
+    `| throughput, share of the bare proxy | ≥ 70 % | ${share.toFixed(0)} % | ${met(share >= 70)} |`,
+    `| stream TTFB added over direct | ≤ 1 ms | ${signedMs(ttfbAdded)} | ${met(ttfbAdded <= 1)} |`,
+    `| CPU per request, metrics on against off | ≤ 5 % more | ${signedPercent(metricsCpu)} | ${met(metricsCpu <= 5)} |`,
+    `| peak RSS growth while 256 MiB stream through | < 64 MiB | ${whole(report.rssBefore)} → ${whole(report.rssAfter)} MiB | ${met(report.rssAfter - report.rssBefore < 64)} |`,
+    "",
+    `Metrics on against off, end to end: p50 ${signedMs(gw.p50 - off.p50)}, throughput ${((gw.rps / off.rps) * 100).toFixed(0)} %. ` +
+      `In-process, the metrics calls of one request cost ${report.metricsMicros.toFixed(1)} µs of CPU, ` +
+      `${((report.metricsMicros / off.cpu) * 100).toFixed(1)} % of the gateway's CPU per request.`,
+  ];
+  return lines.join("\n");
+}
+
+/** The page with its generated part replaced; everything outside the markers is kept as it is. */
+export function replaceGenerated(page: string, generated: string): string {
+  const start = page.indexOf(GENERATED_START);
+  const end = page.indexOf(GENERATED_END);
+  if (start === -1 || end === -1 || end < start || page.indexOf(GENERATED_START, start + 1) !== -1)
+    throw new Error(
+      `the page must hold exactly one ${GENERATED_START} … ${GENERATED_END} pair, in that order, around its figures`,
+    );
+  return `${page.slice(0, start + GENERATED_START.length)}\n${generated}\n${page.slice(end)}`;
+}

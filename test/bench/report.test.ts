@@ -1,0 +1,88 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import {
+  type BenchReport,
+  benchCommand,
+  GENERATED_END,
+  GENERATED_START,
+  renderFigures,
+  replaceGenerated,
+} from "../../bench/report.js";
+
+const PAGE = new URL("../../docs/benchmarks.md", import.meta.url);
+
+const report: BenchReport = {
+  date: "2026-11-23T10:00:00Z",
+  commit: "0123456789ab",
+  command: "BENCH_ROUNDS=1 npm run bench",
+  rounds: 1,
+  seconds: 5,
+  rate: 500,
+  machine: { cpu: "Test CPU", cores: 2, memoryGiB: 8, os: "Linux 6.1", node: "v20.20.2", loadAtStart: 0.5 },
+  direct: { p50: 0.36, p99: 1.09, cpu: 196, redisCpu: null, rps: 18634, ttfb: 0.33 },
+  bare: { p50: 0.79, p99: 3.74, cpu: 524, redisCpu: null, rps: 4351, ttfb: 0.83 },
+  gateway: { p50: 1.2, p99: 12.38, cpu: 1036, redisCpu: 208, rps: 2486, ttfb: 1.51 },
+  metricsOff: { p50: 1.51, p99: 8.97, cpu: 1064, redisCpu: 204, rps: 2785, ttfb: 1.34 },
+  metricsMicros: 2.1,
+  rssBefore: 80,
+  rssAfter: 96,
+};
+
+const page = (generated: string) =>
+  `# Benchmarks\n\nBy hand.\n\n${GENERATED_START}\n${generated}\n${GENERATED_END}\n\n## After\n`;
+
+describe("the benchmark report", () => {
+  it("names the date, the commit, the command, the machine and the load it ran under", () => {
+    const text = renderFigures(report);
+    expect(text).toContain("Run on 2026-11-23 at 10:00 UTC");
+    expect(text).toContain("`0123456789ab`");
+    expect(text).toContain("`BENCH_ROUNDS=1 npm run bench`: 1 interleaved rounds of 5 s");
+    expect(text).toContain("Test CPU, 2 cores, 8 GiB of memory, Linux 6.1, Node v20.20.2");
+    expect(text).toContain("load average 0.50");
+  });
+
+  it("tabulates every path, with Redis' CPU for the gateways only", () => {
+    const text = renderFigures(report);
+    expect(text).toContain("| direct to the model server | 0.36 ms | 1.09 ms | 196 µs | 18 634 | 0.33 ms |");
+    expect(text).toContain("| tunnel-gateway | 1.20 ms | 12.38 ms | 1 036 µs (208 µs) | 2 486 | 1.51 ms |");
+  });
+
+  it("compares the gateway with its targets and says which are met", () => {
+    const text = renderFigures(report);
+    expect(text).toContain("| p50 added over direct | ≤ 1 ms | +0.84 ms | met |");
+    expect(text).toContain("| p99 added over direct | ≤ 5 ms | +11.29 ms | not met |");
+    expect(text).toContain("| throughput, share of the bare proxy | ≥ 70 % | 57 % | not met |");
+    expect(text).toContain("| CPU per request, metrics on against off | ≤ 5 % more | −2.6 % | met |");
+    expect(text).toContain("80 → 96 MiB | met |");
+  });
+
+  it("gives the command that repeats a run, with only the settings that differ from the defaults", () => {
+    const defaults = { rounds: 4, seconds: 5 };
+    expect(benchCommand(4, 5, defaults)).toBe("npm run bench");
+    expect(benchCommand(1, 2, defaults)).toBe("BENCH_ROUNDS=1 BENCH_SECONDS=2 npm run bench");
+  });
+});
+
+describe("writing the figures into the page", () => {
+  it("replaces what lies between the markers and keeps the rest", () => {
+    const once = replaceGenerated(page("old figures"), "new figures");
+    expect(once).toBe(page("new figures"));
+    expect(replaceGenerated(once, "new figures")).toBe(once);
+  });
+
+  it("refuses a page without exactly one pair of markers", () => {
+    expect(() => replaceGenerated("# Benchmarks\n", "x")).toThrow(/exactly one/);
+    expect(() => replaceGenerated(`${page("a")}${page("b")}`, "x")).toThrow(/exactly one/);
+    expect(() => replaceGenerated(`${GENERATED_END}\n${GENERATED_START}\n`, "x")).toThrow(/exactly one/);
+  });
+
+  it("finds its markers in docs/benchmarks.md, around the figures of a run", () => {
+    const text = readFileSync(PAGE, "utf8");
+    expect(() => replaceGenerated(text, "")).not.toThrow();
+    const generated = text.slice(
+      text.indexOf(GENERATED_START) + GENERATED_START.length,
+      text.indexOf(GENERATED_END),
+    );
+    expect(generated.trim()).toMatch(/^Run on \d{4}-\d{2}-\d{2} /);
+  });
+});
