@@ -1,7 +1,7 @@
 // Reading the Helm chart without Helm: its values (merged as Helm merges them), schema, templates and README,
 // and the gateway configuration the ConfigMap template renders, mirrored in TypeScript.
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 
@@ -148,9 +148,11 @@ export interface TemplateFile {
   text: string;
 }
 
+/** The files of templates/, by their path in it (tests/test-connection.yaml for the helm test hooks). */
 export function templates(): TemplateFile[] {
-  return readdirSync(`${CHART_DIR}templates`)
-    .filter((name) => !name.startsWith("."))
+  return (readdirSync(`${CHART_DIR}templates`, { recursive: true }) as string[])
+    .filter((name) => !name.split("/").some((part) => part.startsWith(".")))
+    .filter((name) => statSync(`${CHART_DIR}templates/${name}`).isFile())
     .sort()
     .map((name) => ({ name, text: chartFile(`templates/${name}`) }));
 }
