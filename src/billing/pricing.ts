@@ -57,7 +57,7 @@ export class Pricing {
 }
 
 /** prompt × input + completion × output, per million tokens, rounded up to the micro-ruble. */
-export function costOf(tokens: TokenCounts, price: ModelPrice): Micros {
+export function costOf(tokens: TokenCounts, price: Pick<ModelPrice, "input" | "output">): Micros {
   const total =
     BigInt(tokens.promptTokens) * BigInt(price.input) +
     BigInt(tokens.completionTokens) * BigInt(price.output);

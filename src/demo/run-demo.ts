@@ -1,52 +1,96 @@
 // `npm run demo`: a throwaway, self-contained tunnel-gateway to try on one machine. It starts its own
 // redis-server on a free port (persistence off), the demo model server, a demo account and key, and the
-// gateway, prints curl commands to paste, and stops everything it started on Ctrl-C. Nothing persists.
+// gateway with its admin API and dashboard; prints the prices it charges, curl commands to paste and the
+// dashboard's address with a one-time operator token and the demo account's token; and stops everything it
+// started on Ctrl-C. Nothing persists.
 
+import { randomToken } from "../auth/api-key.js";
+import { formatRubles } from "../billing/money.js";
+import { costOf, Pricing } from "../billing/pricing.js";
 import { configSchema } from "../config/schema.js";
-import { startGateway } from "../gateway.js";
+import { type Gateway, startGateway } from "../gateway.js";
 import { createLogger } from "../observability/logger.js";
 import { AccountService } from "../services/accounts.js";
 import { buildServiceContext } from "../services/context.js";
 import { KeyService } from "../services/keys.js";
 import type { Actor } from "../store/audit-store.js";
 import { closeRedis, connectRedis, createRedis } from "../store/redis.js";
-import { startDemoUpstream } from "./demo-upstream.js";
+import { type DemoUpstream, startDemoUpstream } from "./demo-upstream.js";
 import { isPortFree } from "./ports.js";
-import { startRedisServer } from "./redis-server.js";
+import { type RedisServer, startRedisServer } from "./redis-server.js";
 
-const redis = await startRedisServer();
-const upstream = await startDemoUpstream(0, "127.0.0.1", { tokenIntervalMs: 40 });
-const port = (await isPortFree(8080)) ? 8080 : 0;
-const metricsPort = (await isPortFree(9464)) ? 9464 : 0;
-const config = configSchema.parse({
-  listen: { host: "127.0.0.1", port },
-  metrics: { host: "127.0.0.1", port: metricsPort },
-  upstream: { url: upstream.url },
-  redis: { url: redis.url, prefix: "demo:" },
-  pricing: { default: { input: 50, output: 150 } },
-});
-const gateway = await startGateway({ config, logger: createLogger("info") });
+const DEMO: Actor = { kind: "cli" };
 
-const admin = createRedis(config.redis, "cli");
-await connectRedis(admin, config.redis);
-const context = buildServiceContext(admin, {
-  prefix: config.redis.prefix,
-  timezone: config.billing.timezone,
-});
-const demo: Actor = { kind: "cli" };
-await new AccountService(context).create({ id: "demo", name: "Demo account", balance: "1000" }, demo);
-const { value: key } = await new KeyService(context).create(
-  { accountId: "demo", name: "demo key", budget: "100", period: "day", ttl: "1d" },
-  demo,
-);
-closeRedis(admin);
+/** The familiar port when it is free, any free one otherwise. */
+async function portOr(preferred: number): Promise<number> {
+  return (await isPortFree(preferred)) ? preferred : 0;
+}
 
-const url = gateway.url;
-process.stderr.write(`
+let redis: RedisServer | undefined;
+let upstream: DemoUpstream | undefined;
+let gateway: Gateway | undefined;
+let stopping = false;
+
+/** Stops what has been started, in reverse order. */
+async function stopAll(): Promise<void> {
+  await gateway?.close();
+  await upstream?.close();
+  await redis?.stop();
+}
+
+async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  process.stderr.write("\nstopping the demo…\n");
+  await stopAll();
+  process.exit(0);
+}
+process.on("SIGINT", () => void stop());
+process.on("SIGTERM", () => void stop());
+
+try {
+  redis = await startRedisServer();
+  upstream = await startDemoUpstream(0, "127.0.0.1", { tokenIntervalMs: 40 });
+  // The operator's token of this run only: whoever holds it sees and changes every account.
+  const adminToken = randomToken(32);
+  const config = configSchema.parse({
+    listen: { host: "127.0.0.1", port: await portOr(8080) },
+    metrics: { host: "127.0.0.1", port: await portOr(9464) },
+    admin: { host: "127.0.0.1", port: await portOr(8081), token: adminToken },
+    upstream: { url: upstream.url },
+    redis: { url: redis.url, prefix: "demo:" },
+    pricing: { default: { input: 50, output: 150 } },
+  });
+  gateway = await startGateway({ config, logger: createLogger("info") });
+
+  const admin = createRedis(config.redis, "cli");
+  await connectRedis(admin, config.redis);
+  const context = buildServiceContext(admin, {
+    prefix: config.redis.prefix,
+    timezone: config.billing.timezone,
+  });
+  const accounts = new AccountService(context);
+  await accounts.create({ id: "demo", name: "Demo account", balance: "1000" }, DEMO);
+  const { token: accountToken } = await accounts.createToken("demo", DEMO);
+  const { value: key } = await new KeyService(context).create(
+    { accountId: "demo", name: "demo key", budget: "100", period: "day", ttl: "1d" },
+    DEMO,
+  );
+  closeRedis(admin);
+
+  const price = new Pricing(config.pricing).priceFor(null);
+  const outputCapHold = costOf({ promptTokens: 0, completionTokens: price.maxOutputTokens }, price);
+  const url = gateway.url;
+  const dashboard = `${gateway.adminUrl}/`;
+  process.stderr.write(`
 ================================  DEMO  ================================
 tunnel-gateway demo: a throwaway Redis (${redis.url}, nothing is saved)
 and a fake model server (${upstream.url}) behind the gateway at ${url}.
 Account "demo" holds 1000 RUB; its key has a budget of 100 RUB a day.
+
+Prices, per million tokens: ${formatRubles(price.input)} RUB input, ${formatRubles(price.output)} RUB output. A request
+without max_tokens is held at ${price.maxOutputTokens} output tokens (${formatRubles(outputCapHold)} RUB) until
+it is billed for the tokens it used.
 
   export KEY=${key}
 
@@ -56,22 +100,22 @@ Account "demo" holds 1000 RUB; its key has a budget of 100 RUB a day.
     -H "Content-Type: application/json" \\
     -d '{"model":"demo-small","stream":true,"messages":[{"role":"user","content":"hello"}]}'
 
+Dashboard: ${dashboard}
+  sign in as the operator (every account), with this run's admin token:
+    ${adminToken}
+  or as the demo account (its own keys only), with its account token:
+    ${accountToken}
+  The admin API takes the same tokens:
+    curl -s ${gateway.adminUrl}/admin/v1/accounts -H "Authorization: Bearer ${adminToken}"
+
 Prometheus metrics: ${gateway.metricsUrl}/metrics
 
 Request log lines follow below. Ctrl-C stops the gateway, the model server
 and the Redis it started.
 ========================================================================
 `);
-
-let stopping = false;
-async function stop(): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  process.stderr.write("\nstopping the demo…\n");
-  await gateway.close();
-  await upstream.close();
-  await redis.stop();
-  process.exit(0);
+} catch (error) {
+  process.stderr.write(`the demo could not start: ${error instanceof Error ? error.message : error}\n`);
+  await stopAll();
+  process.exit(1);
 }
-process.on("SIGINT", () => void stop());
-process.on("SIGTERM", () => void stop());

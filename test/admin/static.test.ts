@@ -1,19 +1,20 @@
 import { once } from "node:events";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StaticFiles } from "../../src/admin/static.js";
+import { temporaryDirectories } from "../helpers/temp-dir.js";
 
 const script = `console.log(${JSON.stringify("x".repeat(5000))});`;
 let base: string;
 let close: () => void;
+const temporaryDirectory = temporaryDirectories("tunnel-ui-");
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), "tunnel-ui-"));
+  const dir = temporaryDirectory();
   mkdirSync(join(dir, "assets"));
   writeFileSync(join(dir, "index.html"), "<!doctype html><title>t</title>");
   writeFileSync(join(dir, "assets", "app-abc123.js"), script);

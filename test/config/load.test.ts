@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { ConfigError } from "../../src/config/config-error.js";
 import { DEFAULT_CONFIG_FILE, loadConfig } from "../../src/config/load.js";
 import { configSchema } from "../../src/config/schema.js";
+import { temporaryDirectories } from "../helpers/temp-dir.js";
 
 /** What `run` throws; the assertions on it stay outside any catch, so that no throw skips them. */
 function thrownBy(run: () => unknown): unknown {
@@ -17,8 +17,10 @@ function thrownBy(run: () => unknown): unknown {
   throw new Error("expected a throw, but it returned");
 }
 
+const temporaryDirectory = temporaryDirectories("tunnel-config-");
+
 function file(yaml: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "tunnel-config-"));
+  const dir = temporaryDirectory();
   const path = join(dir, "config.yaml");
   writeFileSync(path, yaml);
   return path;

@@ -1,12 +1,16 @@
 // `npm run demo` as a user runs it: the built script in its own process. Its banner's commands work as
-// printed (the key, the balance, a streamed completion that is billed), and Ctrl-C stops everything it
-// started: the gateway, the model server and its Redis.
+// printed (the key, the balance, a streamed completion billed at the printed prices), its dashboard answers
+// at the printed address and its tokens work on the admin API, and Ctrl-C stops everything it started: the
+// gateway with its admin listener, the model server and its Redis.
 
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseRubles } from "../../src/billing/money.js";
+import { costOf } from "../../src/billing/pricing.js";
+import { demoCompletionTokens, demoPromptTokens } from "../../src/demo/demo-upstream.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const DEMO = join(import.meta.dirname, "../../dist/demo/run-demo.js");
@@ -24,7 +28,7 @@ function listening(port: number): Promise<boolean> {
 }
 
 describe("npm run demo", () => {
-  it("prints working commands, bills a streamed completion, and stops all it started on Ctrl-C", async () => {
+  it("prints working commands, its prices, the dashboard and its tokens, and stops all it started on Ctrl-C", async () => {
     const child = spawn(process.execPath, [DEMO], {
       env: { ...process.env, TUNNEL_CONFIG: "" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -71,13 +75,61 @@ describe("npm run demo", () => {
         balance = ((await response.json()) as { balance: number }).balance;
         return balance < 1000;
       }, "the completion's settlement");
-      expect(balance).toBeGreaterThan(0);
+      // Billed exactly at the prices the banner states, for the tokens the demo model produced.
+      const prices = /Prices, per million tokens: ([\d.]+) RUB input, ([\d.]+) RUB output\./.exec(banner);
+      const cap = /A request\s+without max_tokens is held at (\d+) output tokens \(([\d.]+) RUB\)/.exec(
+        banner,
+      );
+      expect(prices).not.toBeNull();
+      expect(cap).not.toBeNull();
+      const price = {
+        input: parseRubles(prices?.[1] as string, "input"),
+        output: parseRubles(prices?.[2] as string, "output"),
+        maxOutputTokens: Number(cap?.[1]),
+      };
+      const request = JSON.parse(body);
+      const tokens = {
+        promptTokens: demoPromptTokens(request),
+        completionTokens: demoCompletionTokens(request),
+      };
+      expect(parseRubles("1000", "balance") - parseRubles(String(balance), "balance")).toBe(
+        costOf(tokens, price),
+      );
+      expect(parseRubles(cap?.[2] as string, "hold")).toBe(
+        costOf({ promptTokens: 0, completionTokens: price.maxOutputTokens }, price),
+      );
+
+      // The dashboard at the printed address, and the printed tokens on the admin API.
+      const dashboard = /Dashboard: (http:\/\/127\.0\.0\.1:\d+\/)\n/.exec(banner)?.[1] as string;
+      expect(dashboard).toBeDefined();
+      const page = await fetch(dashboard);
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-type")).toContain("text/html");
+      expect(await page.text()).toMatch(/<script[^>]+src=/);
+      const adminToken = /with this run's admin token:\n\s+(\S+)\n/.exec(banner)?.[1] as string;
+      const accountToken = /with its account token:\n\s+(sk-tunnel-account-[0-9a-f]{64})\n/.exec(
+        banner,
+      )?.[1] as string;
+      expect(adminToken).toMatch(/^[0-9a-z]{32}$/);
+      expect(accountToken).toBeDefined();
+      const me = async (token: string) =>
+        (await fetch(`${dashboard}admin/v1/me`, { headers: { authorization: `Bearer ${token}` } })).json();
+      expect(await me(adminToken)).toEqual({ role: "admin", account_id: null });
+      expect(await me(accountToken)).toEqual({ role: "account", account_id: "demo" });
+      expect((await fetch(`${dashboard}admin/v1/me`, { headers: auth })).status).toBe(401);
+      // The admin API's example, exactly as printed.
+      const example = /curl -s (\S+\/admin\/v1\/accounts) -H "Authorization: Bearer (\S+)"/.exec(banner);
+      const listed = await fetch(example?.[1] as string, {
+        headers: { authorization: `Bearer ${example?.[2]}` },
+      });
+      expect(await listed.json()).toEqual([expect.objectContaining({ id: "demo", balance })]);
 
       child.kill("SIGINT");
       const [code] = await exited;
       expect(code).toBe(0);
       expect(banner).toContain("stopping the demo");
       expect(await listening(Number(new URL(url).port))).toBe(false);
+      expect(await listening(Number(new URL(dashboard).port))).toBe(false);
       expect(await listening(upstreamPort)).toBe(false);
       expect(await listening(redisPort)).toBe(false);
     } finally {

@@ -2,11 +2,11 @@
 // as an operator would run it. `npm test` builds dist/ first.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { openStore, testPrefix } from "../helpers/store.js";
+import { temporaryDirectories } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const CLI = join(import.meta.dirname, "../../dist/cli.js");
@@ -285,9 +285,10 @@ describe("dashboard tokens and key changes", () => {
 });
 
 describe("configuration and connection errors", () => {
+  const temporaryDirectory = temporaryDirectories("tunnel-cli-");
+
   it("report a bad configuration file with the field and no stack trace", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "tunnel-cli-"));
-    const file = join(dir, "bad.yaml");
+    const file = join(temporaryDirectory(), "bad.yaml");
     writeFileSync(file, "listen:\n  port: -1\n");
     await fails(["accounts", "list", "--config", file], 1, /invalid configuration .*bad\.yaml.*listen\.port/);
   });
@@ -306,8 +307,7 @@ describe("configuration and connection errors", () => {
   });
 
   it("print a bad configuration as one invalid_request JSON line with --json, naming where it came from", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "tunnel-cli-"));
-    const file = join(dir, "bad.yaml");
+    const file = join(temporaryDirectory(), "bad.yaml");
     writeFileSync(file, "listen:\n  port: -1\n");
     const cases: { args: string[]; env: Record<string, string>; names: RegExp }[] = [
       { args: ["--config", file], env, names: /bad\.yaml.*listen\.port/ },

@@ -4,15 +4,15 @@
 
 import { execFileSync } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, renameSync, writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 import { createServer as createHttpsServer, request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PeerCertificate, TLSSocket } from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
 import { readTlsFiles, watchTlsFiles } from "../../src/server/tls-files.js";
 import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
+import { temporaryDirectories } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
 interface Certificate {
@@ -22,8 +22,10 @@ interface Certificate {
   cert: string;
 }
 
+const temporaryDirectory = temporaryDirectories("tunnel-tls-");
+
 /** A self-signed certificate for 127.0.0.1 and localhost, made with openssl. */
-function makeCertificate(commonName: string, dir = mkdtempSync(join(tmpdir(), "tunnel-tls-"))): Certificate {
+function makeCertificate(commonName: string, dir = temporaryDirectory()): Certificate {
   const certFile = join(dir, "tls.crt");
   const keyFile = join(dir, "tls.key");
   execFileSync(

@@ -2,17 +2,19 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, type RedisServer, startRedisServer } from "../../src/demo/redis-server.js";
 import { json, startTestGateway } from "../helpers/gateway.js";
+import { temporaryDirectories } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
 let master: RedisServer;
 let sentinel: ChildProcess;
 let sentinelPort: number;
+/** The sentinels' directories (a sentinel rewrites its configuration file), removed after the tests. */
+const temporaryDirectory = temporaryDirectories("tunnel-sentinel-");
 
 /**
  * Starts a sentinel monitoring `masterPort` on a port found free. Redis cannot be told to pick a port
@@ -22,7 +24,7 @@ let sentinelPort: number;
 async function startSentinel(masterPort: number): Promise<{ process: ChildProcess; port: number }> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const dir = mkdtempSync(join(tmpdir(), "tunnel-sentinel-"));
+    const dir = temporaryDirectory();
     const file = join(dir, "sentinel.conf");
     writeFileSync(
       file,

@@ -1,7 +1,7 @@
-// Reading the Helm chart without Helm: its values (merged as Helm merges them), schema, templates and README,
-// and the gateway configuration the ConfigMap template renders, mirrored in TypeScript.
+// The Helm chart's files as data: its values (merged as Helm merges them, for checks against the schema), schema,
+// templates and README. Rendering is the real helm's job: see helm.ts.
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 
@@ -61,53 +61,8 @@ export function valuesWith(path: string): Values {
   return helmMerge(defaultValues(), readYamlFile(path));
 }
 
-/** Deep merge where the second argument wins, like sprig's mergeOverwrite on the chart's maps. */
-function mergeOverwrite(base: Values, override: Values): Values {
-  const result: Values = structuredClone(base);
-  for (const [key, value] of Object.entries(override)) {
-    result[key] = isMap(value) && isMap(result[key]) ? mergeOverwrite(result[key], value) : value;
-  }
-  return result;
-}
-
+/** Where the chart mounts gatewayTls.existingSecret in the gateway container. */
 export const TLS_DIR = "/etc/tunnel-gateway/tls";
-
-/** The Redis part templates/configmap.yaml derives from the redis values (validation aside). */
-function redisConnection(values: Values, fullname: string): Values {
-  const { bundled, external } = values.redis;
-  if (bundled.enabled)
-    return { url: `redis://${fullname.slice(0, 46).replace(/-+$/, "")}-redis:${bundled.port}` };
-  if (external.cluster.nodes.length > 0) return { cluster: { nodes: external.cluster.nodes } };
-  if (external.sentinel.sentinels.length > 0) {
-    return { sentinel: { sentinels: external.sentinel.sentinels, name: external.sentinel.name } };
-  }
-  return { url: external.url };
-}
-
-/**
- * The settings templates/configmap.yaml computes and merges over .Values.config; the keys must stay those of the
- * template's `$computed` dict (a test compares them).
- */
-export function computedSettings(values: Values, fullname = "t-tunnel-gateway"): Values {
-  const computed: Values = {
-    listen: { host: "0.0.0.0", port: values.gateway.ports.http },
-    upstream: {
-      url: values.mode === "sidecar" ? `http://127.0.0.1:${values.modelServer.port}` : values.upstream.url,
-    },
-    metrics: { host: "0.0.0.0", port: values.gateway.ports.metrics },
-    redis: redisConnection(values, fullname),
-  };
-  if (values.admin.enabled) computed.admin = { host: "0.0.0.0", port: values.gateway.ports.admin };
-  if (values.gatewayTls.enabled) {
-    computed.tls = { certFile: `${TLS_DIR}/tls.crt`, keyFile: `${TLS_DIR}/tls.key` };
-  }
-  return computed;
-}
-
-/** The config.yaml the ConfigMap holds for these values. */
-export function renderedGatewayConfig(values: Values): Values {
-  return mergeOverwrite(values.config, computedSettings(values));
-}
 
 /** A dotted path into a values tree, or undefined when any step is missing. */
 export function valueAt(values: Values, path: readonly string[]): unknown {
@@ -148,9 +103,11 @@ export interface TemplateFile {
   text: string;
 }
 
+/** The files of templates/, by their path in it (tests/test-connection.yaml for the helm test hooks). */
 export function templates(): TemplateFile[] {
-  return readdirSync(`${CHART_DIR}templates`)
-    .filter((name) => !name.startsWith("."))
+  return (readdirSync(`${CHART_DIR}templates`, { recursive: true }) as string[])
+    .filter((name) => !name.split("/").some((part) => part.startsWith(".")))
+    .filter((name) => statSync(`${CHART_DIR}templates/${name}`).isFile())
     .sort()
     .map((name) => ({ name, text: chartFile(`templates/${name}`) }));
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ENV_SETTINGS } from "../../src/config/env.js";
 import { configSchema } from "../../src/config/schema.js";
@@ -6,15 +7,12 @@ import {
   CHART_DIR,
   chartFile,
   ciScenarios,
-  computedSettings,
-  defaultValues,
   type JsonSchema,
-  renderedGatewayConfig,
   TLS_DIR,
   type Values,
   valuesSchema,
-  valuesWith,
 } from "./chart.js";
+import { FULLNAME, manifest, type RenderOptions, renderChart, renderFailure } from "./helm.js";
 
 /**
  * Gateway settings the chart never takes from .Values.config: it derives them (listeners, upstream URL, Redis
@@ -56,23 +54,28 @@ function parse(config: Values) {
   };
 }
 
-const scenarios: Array<[string, () => Values]> = [
-  ["values.yaml", defaultValues],
-  ...ciScenarios().map((name): [string, () => Values] => [
-    `ci/${name}`,
-    () => valuesWith(`${CHART_DIR}ci/${name}`),
-  ]),
+const ci = (name: string) => `${CHART_DIR}ci/${name}`;
+
+/** config.yaml of the ConfigMap `helm template` renders for these values. */
+function renderedGatewayConfig(options: RenderOptions = {}): Values {
+  const configMap = manifest(renderChart(options), "ConfigMap", FULLNAME);
+  return parseYaml(configMap.data["config.yaml"]) as Values;
+}
+
+const scenarios: Array<[string, RenderOptions]> = [
+  ["values.yaml", {}],
+  ...ciScenarios().map((name): [string, RenderOptions] => [`ci/${name}`, { valuesFiles: [ci(name)] }]),
 ];
 
 describe("the gateway configuration the ConfigMap renders", () => {
-  it.each(scenarios)("is accepted by the gateway's own schema for %s", (_name, load) => {
-    const result = parse(renderedGatewayConfig(load()));
+  it.each(scenarios)("is accepted by the gateway's own schema for %s", (_name, options) => {
+    const result = parse(renderedGatewayConfig(options));
     expect(result.issues).toBe("");
     expect(result.success).toBe(true);
   });
 
   it("listens on all interfaces, forwards to the model server on loopback in sidecar mode", () => {
-    const { data } = parse(renderedGatewayConfig(defaultValues()));
+    const { data } = parse(renderedGatewayConfig());
     expect(data?.listen).toEqual({ host: "0.0.0.0", port: 8080 });
     expect(data?.metrics).toMatchObject({ host: "0.0.0.0", port: 9464 });
     expect(data?.upstream.url).toBe("http://127.0.0.1:8000");
@@ -81,64 +84,88 @@ describe("the gateway configuration the ConfigMap renders", () => {
   });
 
   it("forwards to upstream.url in standalone mode and points Redis at the external URL", () => {
-    const { data } = parse(renderedGatewayConfig(valuesWith(`${CHART_DIR}ci/standalone-values.yaml`)));
+    const { data } = parse(renderedGatewayConfig({ valuesFiles: [ci("standalone-values.yaml")] }));
     expect(data?.upstream.url).toBe("http://vllm.inference.svc:8000");
     expect(data?.redis.url).toBe("rediss://redis.data.svc:6380");
     expect(data?.admin).toEqual({ host: "0.0.0.0", port: 8081 });
   });
 
   it("connects to the bundled Redis by its Service name", () => {
-    const { data } = parse(renderedGatewayConfig(valuesWith(`${CHART_DIR}ci/sidecar-values.yaml`)));
+    const { data } = parse(renderedGatewayConfig({ valuesFiles: [ci("sidecar-values.yaml")] }));
     expect(data?.redis.url).toBe("redis://t-tunnel-gateway-redis:6379");
     expect(data?.redis.cluster).toBeUndefined();
   });
 
+  it("names the bundled Redis' Service the way its URL does, however long the release's name", () => {
+    const fullname = `${"a".repeat(44)}-tunnel-gateway`;
+    const manifests = renderChart({
+      valuesFiles: [ci("sidecar-values.yaml")],
+      set: [`fullnameOverride=${fullname}`],
+    });
+    const config = parseYaml(manifest(manifests, "ConfigMap", fullname).data["config.yaml"]) as Values;
+    const host = new URL(config.redis.url).hostname;
+    expect(host).toBe(`${"a".repeat(44)}-t-redis`);
+    expect(manifest(manifests, "Service", host).spec.clusterIP).toBe("None");
+  });
+
   it("uses Redis Cluster and Sentinel when their lists are set", () => {
-    const cluster = parse(renderedGatewayConfig(valuesWith(`${CHART_DIR}ci/cluster-values.yaml`))).data;
+    const cluster = parse(renderedGatewayConfig({ valuesFiles: [ci("cluster-values.yaml")] })).data;
     expect(cluster?.redis.cluster?.nodes).toHaveLength(3);
-    const sentinel = parse(renderedGatewayConfig(valuesWith(`${CHART_DIR}ci/sentinel-values.yaml`))).data;
+    const sentinel = parse(renderedGatewayConfig({ valuesFiles: [ci("sentinel-values.yaml")] })).data;
     expect(sentinel?.redis.sentinel).toMatchObject({ name: "mymaster" });
   });
 
   it("points tls at the mounted Secret with gatewayTls", () => {
-    const { data } = parse(renderedGatewayConfig(valuesWith(`${CHART_DIR}ci/gateway-tls-values.yaml`)));
-    expect(data?.tls).toEqual({ certFile: `${TLS_DIR}/tls.crt`, keyFile: `${TLS_DIR}/tls.key` });
-    expect(chartFile("templates/deployment.yaml")).toContain(`mountPath: ${TLS_DIR}\n`);
+    const manifests = renderChart({ valuesFiles: [ci("gateway-tls-values.yaml")] });
+    const config = parseYaml(manifest(manifests, "ConfigMap", FULLNAME).data["config.yaml"]) as Values;
+    expect(parse(config).data?.tls).toEqual({
+      certFile: `${TLS_DIR}/tls.crt`,
+      keyFile: `${TLS_DIR}/tls.key`,
+    });
+    const gateway = manifest(manifests, "Deployment", FULLNAME).spec.template.spec.containers.find(
+      (c: { name: string }) => c.name === "gateway",
+    );
+    expect(gateway.volumeMounts).toContainEqual(
+      expect.objectContaining({ mountPath: TLS_DIR, readOnly: true }),
+    );
   });
 
-  it("mirrors the keys templates/configmap.yaml computes", () => {
+  it("computes the listeners, upstream, Redis, admin and TLS settings, merged over .Values.config", () => {
+    const config = renderedGatewayConfig({
+      valuesFiles: [ci("observability-values.yaml")],
+      set: [
+        "gatewayTls.enabled=true",
+        "gatewayTls.existingSecret=tls",
+        "gateway.ports.http=9000",
+        "modelServer.port=8001",
+        "config.metrics.perKey=false",
+      ],
+    });
+    expect(config).toMatchObject({
+      listen: { host: "0.0.0.0", port: 9000 },
+      upstream: { url: "http://127.0.0.1:8001" },
+      metrics: { host: "0.0.0.0", port: 9464 },
+      admin: { host: "0.0.0.0", port: 8081 },
+      redis: { url: "redis://t-tunnel-gateway-redis:6379" },
+      tls: { certFile: `${TLS_DIR}/tls.crt`, keyFile: `${TLS_DIR}/tls.key` },
+    });
+    // merged, not replaced: the chart's metrics host and port sit beside the values' own metrics settings
+    expect(config.metrics).toMatchObject({ enabled: true, perKey: false });
+    expect(config.redis.prefix).toBe("tg:");
+    // every setting the template computes is one of these
     const template = chartFile("templates/configmap.yaml");
     const inTemplate = new Set<string>();
     for (const match of template.matchAll(/set \$computed "(\w+)"|\$computed := dict "(\w+)"/g)) {
       inTemplate.add((match[1] ?? match[2]) as string);
     }
-    const everything = valuesWith(`${CHART_DIR}ci/observability-values.yaml`);
-    everything.gatewayTls = { enabled: true, existingSecret: "tls" };
-    expect([...inTemplate].sort()).toEqual(Object.keys(computedSettings(everything)).sort());
-    expect(template).toContain("mergeOverwrite (deepCopy .Values.config) $computed");
-    expect(template).toContain(
-      '"certFile" "/etc/tunnel-gateway/tls/tls.crt" "keyFile" "/etc/tunnel-gateway/tls/tls.key"',
-    );
+    expect([...inTemplate].sort()).toEqual(["admin", "listen", "metrics", "redis", "tls", "upstream"]);
   });
 
-  it("mirrors the values templates/configmap.yaml computes, expression by expression", () => {
-    // computedSettings() is this test's reading of the template (no helm binary here): each value it
-    // computes must stand in the template as the expression it was read from.
-    const template = chartFile("templates/configmap.yaml");
-    for (const expression of [
-      '$computed := dict "listen" (dict "host" "0.0.0.0" "port" (int .Values.gateway.ports.http))',
-      'set $computed "metrics" (dict "host" "0.0.0.0" "port" (int .Values.gateway.ports.metrics))',
-      'set $computed "admin" (dict "host" "0.0.0.0" "port" (int .Values.gateway.ports.admin))',
-      'set $computed "upstream" (dict "url" $upstreamUrl)',
-      '$upstreamUrl = printf "http://127.0.0.1:%d" (int .Values.modelServer.port)',
-      '$upstreamUrl = required "upstream.url is required in standalone mode',
-      'set $redis "url" (printf "redis://%s-redis:%d" ($fullname | trunc 46 | trimSuffix "-") (int .Values.redis.bundled.port))',
-      'set $redis "cluster" (dict "nodes" $external.cluster.nodes)',
-      'set $redis "sentinel" (dict "sentinels" $external.sentinel.sentinels "name"',
-      'set $redis "url" (required "redis.external.url is required',
-    ]) {
-      expect(template, expression).toContain(expression);
-    }
+  it("refuses standalone mode without upstream.url, and an external Redis without its URL", () => {
+    expect(renderFailure({ set: ["mode=standalone"] })).toContain(
+      "upstream.url is required in standalone mode",
+    );
+    expect(renderFailure({ set: ["redis.external.url="] })).toContain("redis.external.url is required");
   });
 });
 
@@ -180,10 +207,21 @@ describe("the chart's config values and the gateway's settings", () => {
   });
 
   it("keep config.yaml free of secrets", () => {
-    const config = renderedGatewayConfig(valuesWith(`${CHART_DIR}ci/observability-values.yaml`));
+    const configMap = manifest(
+      renderChart({ valuesFiles: [ci("observability-values.yaml")] }),
+      "ConfigMap",
+      FULLNAME,
+    );
+    const config = parseYaml(configMap.data["config.yaml"]) as Values;
     expect(config.admin?.token).toBeUndefined();
     expect(config.metrics?.token).toBeUndefined();
     expect(config.redis?.password).toBeUndefined();
-    expect(JSON.stringify(config)).not.toContain("observability-admin-token");
+    for (const secret of [
+      "observability-admin-token",
+      "observability-metrics-token",
+      "observability-redis-password",
+    ]) {
+      expect(JSON.stringify(configMap)).not.toContain(secret);
+    }
   });
 });

@@ -23,11 +23,15 @@ const HELPERS = [
   "tunnel-gateway.serviceAccountName",
 ];
 
-/** Templates rendered on every install, and the condition of the two that depend on a non-`enabled` value. */
+/**
+ * Templates rendered on every install, and the condition of those rendered by default: two depend on a
+ * non-`enabled` value, and the `helm test` Pod, which only `helm test` creates, is on by default.
+ */
 const ALWAYS = ["configmap.yaml", "deployment.yaml", "service.yaml", "service-internal.yaml"];
 const CONDITIONAL = new Map([
   ["secret.yaml", "not .Values.secrets.existingSecret"],
   ["serviceaccount.yaml", ".Values.serviceAccount.create"],
+  ["tests/test-connection.yaml", ".Values.tests.enabled"],
 ]);
 
 const manifests = templates().filter((t) => t.name.endsWith(".yaml"));
@@ -37,9 +41,9 @@ function opening(body: string): string | undefined {
 }
 
 describe("template syntax", () => {
-  it("holds only templates Helm renders: *.yaml, _*.tpl and NOTES.txt", () => {
+  it("holds only templates Helm renders: *.yaml, _*.tpl, NOTES.txt and the test hooks in tests/", () => {
     for (const { name } of templates()) {
-      expect(name).toMatch(/^(?:[a-z-]+\.yaml|_[a-z]+\.tpl|NOTES\.txt)$/);
+      expect(name).toMatch(/^(?:(?:tests\/)?[a-z-]+\.yaml|_[a-z]+\.tpl|NOTES\.txt)$/);
     }
     expect(templates().map((t) => t.name)).toEqual(
       expect.arrayContaining(["_helpers.tpl", "NOTES.txt", ...ALWAYS]),

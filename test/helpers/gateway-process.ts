@@ -2,7 +2,7 @@
 // cannot show: several replicas sharing one Redis, and signals.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
@@ -27,7 +27,8 @@ export interface GatewayProcess {
 /**
  * Starts the gateway with its listeners on ports the system picks (port 0), so that no port found free
  * beforehand can be taken by someone else in between; their URLs come from the start-up log line, which is
- * why the log level is info unless `config` or `env` says otherwise. Returns once /readyz answers 200.
+ * why the log level is info unless `config` or `env` says otherwise. Returns once /readyz answers 200; if it
+ * does not, the process is killed. Its configuration file is removed when the process has exited.
  */
 export async function spawnGateway(
   config: Record<string, unknown>,
@@ -59,26 +60,38 @@ export async function spawnGateway(
   });
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   // "close" rather than "exit": it comes after the last log line has been read from the pipe.
-  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("close", (code) => {
+      rmSync(dir, { recursive: true, force: true });
+      resolve(code);
+    }),
+  );
   const running = () => {
     if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}: ${stderr}`);
   };
 
   let listening: Record<string, any> | undefined;
-  await waitUntil(() => {
-    running();
-    listening = logs.find((line) => line.msg === LISTENING);
-    return listening !== undefined;
-  }, `the gateway's "${LISTENING}" log line`);
+  try {
+    await waitUntil(() => {
+      running();
+      listening = logs.find((line) => line.msg === LISTENING);
+      return listening !== undefined;
+    }, `the gateway's "${LISTENING}" log line`);
+    const { url } = listening as { url: string };
+    // The gateway connects to Redis in the background and answers 503 until it has.
+    await waitUntil(async () => {
+      running();
+      return fetch(`${url}/readyz`).then(
+        (res) => res.text().then(() => res.status === 200),
+        () => false,
+      );
+    }, "the gateway to be ready");
+  } catch (error) {
+    child.kill("SIGKILL");
+    await exited;
+    throw error;
+  }
   const { url, metrics } = listening as { url: string; metrics: string | null };
-  // The gateway connects to Redis in the background and answers 503 until it has.
-  await waitUntil(async () => {
-    running();
-    return fetch(`${url}/readyz`).then(
-      (res) => res.text().then(() => res.status === 200),
-      () => false,
-    );
-  }, "the gateway to be ready");
   return {
     url,
     metricsUrl: metrics === null ? null : metrics.replace(/\/metrics$/, ""),
