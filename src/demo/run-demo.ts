@@ -22,7 +22,8 @@ const config = configSchema.parse({
   listen: { host: "127.0.0.1", port },
   metrics: { host: "127.0.0.1", port: metricsPort },
   upstream: { url: upstream.url },
-  redis: { url: redis.url, prefix: "demo:" },
+  // The demo's Redis persists nothing, on purpose: everything goes when the demo stops.
+  redis: { url: redis.url, prefix: "demo:", allowNoPersistence: true },
   pricing: { default: { input: 50, output: 150 } },
 });
 const gateway = await startGateway({ config, logger: createLogger("info") });

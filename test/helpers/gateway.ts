@@ -53,7 +53,8 @@ export async function startTestGateway(
     ...input,
     listen: { host: "127.0.0.1", port: 0, ...input.listen },
     upstream: { url: options.upstreamUrl ?? "http://127.0.0.1:9", ...input.upstream },
-    redis: { url: inject("redisUrl"), prefix, ...input.redis },
+    // The suite's redis-server persists nothing: it is thrown away with the run.
+    redis: { url: inject("redisUrl"), prefix, allowNoPersistence: true, ...input.redis },
     metrics: { host: "127.0.0.1", port: 0, ...input.metrics },
     admin: { host: "127.0.0.1", port: 0, ...input.admin },
     logging: { level: "info", ...input.logging },
