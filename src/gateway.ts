@@ -26,6 +26,7 @@ import type { FinishedRequest, Outcome } from "./proxy/exchange.js";
 import { createForwarder } from "./proxy/forwarder.js";
 import { InFlight } from "./proxy/in-flight.js";
 import { probeUpstream } from "./proxy/upstream-probe.js";
+import { answerClientErrors } from "./server/client-errors.js";
 import type { GatewayContext } from "./server/context.js";
 import { bindAll, type Listener } from "./server/listeners.js";
 import { createPublicHandler } from "./server/public-server.js";
@@ -248,6 +249,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const tlsFiles = certFile && keyFile ? { certFile, keyFile } : null;
   // Created without a request handler: serveWhileStarting below gives them one once every listener is bound.
   const server: Server = tlsFiles ? createHttpsServer(readTlsFiles(tlsFiles)) : createServer();
+  server.on(
+    "clientError",
+    answerClientErrors(logger, (code, status) => metrics?.refused(code, status, null)),
+  );
   const metricsServer = metrics ? createServer() : null;
   const adminServer = config.admin.token ? createServer() : null;
 
