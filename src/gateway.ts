@@ -69,6 +69,8 @@ export interface Gateway {
   metrics: Metrics | null;
   settlements: SettlementQueue;
   context: GatewayContext;
+  /** Resolves once Redis is connected and has passed the start-up checks: from then on requests are served. */
+  serving: Promise<void>;
   /**
    * Resolves with the reason when the gateway must not run on: its Redis failed the start-up checks (it
    * persists nothing, evicts keys, is too old). Stays pending otherwise.
@@ -340,6 +342,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const refused = new Promise<GatewayError>((resolve) => {
     refuse = resolve;
   });
+  let served: () => void = () => {};
+  const serving = new Promise<void>((resolve) => {
+    served = resolve;
+  });
   /**
    * Checks the Redis just connected (every master of a Cluster). The first time, a refusal stops the gateway
    * and a pass opens the listeners. Later (a reconnection, a Sentinel failover) a refusal is logged as an
@@ -362,6 +368,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         redisChecked = true;
         openPublic();
         openAdmin();
+        served();
         logger.info({ redis: where }, "Redis checked: version, persistence and eviction policy are fit");
       }
     } catch (error) {
@@ -387,6 +394,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     metrics,
     settlements,
     context,
+    serving,
     refused,
     async settled(timeoutMs = 10_000) {
       await inFlight.idle();

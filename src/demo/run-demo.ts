@@ -27,6 +27,9 @@ const config = configSchema.parse({
   pricing: { default: { input: 50, output: 150 } },
 });
 const gateway = await startGateway({ config, logger: createLogger("info") });
+// The commands printed below work once the gateway has connected to its Redis and checked it.
+const refusal = await Promise.race([gateway.serving, gateway.refused]);
+if (refusal) throw refusal;
 
 const admin = createRedis(config.redis, "cli");
 await connectRedis(admin, config.redis);

@@ -175,7 +175,7 @@ describe("the Redis checks at start", () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     const refused = await fetch(`${url}/v1/chat/completions`, { method: "POST" });
     expect(refused.status).toBe(503);
-    expect((await refused.json()).error.code).toBe("service_unavailable");
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("service_unavailable");
 
     // A Redis that persists nothing comes up: checked on its first connection, refused, serve exits 1.
     await redisServer([], port);
