@@ -2,12 +2,14 @@
 // public listener with the forwarder, the metrics listener — and runs it until a signal stops it.
 //
 // Start-up, in order: every listener is bound, or none (a port taken fails the start at once); the public and
-// admin listeners answer 503 (but /healthz) until Redis is connected and has passed its checks; then they
-// serve. Redis may come up after the gateway; a Redis that fails the checks stops it.
+// admin listeners answer 503 (but the probes) until Redis is connected and has passed its checks
+// (store/redis-startup.ts); then they serve. Redis may come up after the gateway; a Redis that fails the
+// checks stops it.
 
 import { createServer, type Server } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import type { SecureContextOptions } from "node:tls";
 import { adminHandler } from "./admin/admin-server.js";
 import { AdminCredentials } from "./admin/credentials.js";
 import { Authenticator } from "./auth/authenticator.js";
@@ -15,6 +17,7 @@ import { PeriodCalendar } from "./billing/periods.js";
 import { Pricing } from "./billing/pricing.js";
 import { ReservationKeeper } from "./billing/reservation-keeper.js";
 import { SettlementQueue } from "./billing/settlement-queue.js";
+import { ConfigError } from "./config/config-error.js";
 import type { LoadedConfig } from "./config/load.js";
 import type { Config } from "./config/schema.js";
 import { GatewayError } from "./errors.js";
@@ -31,7 +34,7 @@ import type { GatewayContext } from "./server/context.js";
 import { bindAll, type Listener } from "./server/listeners.js";
 import { createPublicHandler } from "./server/public-server.js";
 import { serveWhileStarting, startingAdminHandler, startingPublicHandler } from "./server/starting.js";
-import { readTlsFiles, watchTlsFiles } from "./server/tls-files.js";
+import { readTlsFiles, type TlsFiles, watchTlsFiles } from "./server/tls-files.js";
 import { TransportSecurity } from "./server/transport-security.js";
 import { AccountService } from "./services/accounts.js";
 import { buildServiceContext } from "./services/context.js";
@@ -39,10 +42,9 @@ import { KeyService } from "./services/keys.js";
 import { AccountStore } from "./store/account-store.js";
 import { BillingStore } from "./store/billing-store.js";
 import { KeyStore } from "./store/key-store.js";
-import { closeRedis, createRedis, describeRedis, isConnectionError } from "./store/redis.js";
-import { judgeRedis, readRedisFacts } from "./store/redis-checks.js";
+import { closeRedis, createRedis, describeRedis } from "./store/redis.js";
 import { RedisKeys } from "./store/redis-keys.js";
-import { watchRedis } from "./store/redis-watch.js";
+import { startRedis } from "./store/redis-startup.js";
 import type { RedisClient } from "./store/scripts.js";
 
 export interface GatewayOptions {
@@ -108,10 +110,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const now = options.now ?? Date.now;
   const logger = options.logger ?? createLogger(config.logging.level);
   const origin = options.origin ?? (() => "the configuration");
+  const { certFile, keyFile } = config.tls;
+  const tlsFiles = certFile && keyFile ? { certFile, keyFile } : null;
+  // Read before anything starts, so that a certificate that does not load leaves nothing to stop.
+  const tlsOptions = tlsFiles ? loadTls(tlsFiles, origin) : null;
   // Connected once the listeners are bound (below); until it is connected and checked, requests get 503.
   const redis = createRedis(config.redis, "gateway");
-  const where = describeRedis(config.redis);
-  let redisChecked = false;
+  let redisChecked = () => false;
 
   const inFlight = new InFlight();
   let draining = false;
@@ -184,7 +189,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     readiness: async () => {
       if (draining) return "shutting down";
-      if (redis.status !== "ready" || !redisChecked) return "redis unavailable";
+      if (redis.status !== "ready" || !redisChecked()) return "redis unavailable";
       try {
         await Promise.race([
           redis.ping(),
@@ -247,10 +252,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
 
   const handler = createPublicHandler(context, proxy.forward, new TransportSecurity(config.security));
-  const { certFile, keyFile } = config.tls;
-  const tlsFiles = certFile && keyFile ? { certFile, keyFile } : null;
   // Created without a request handler: serveWhileStarting below gives them one once every listener is bound.
-  const server: Server = tlsFiles ? createHttpsServer(readTlsFiles(tlsFiles)) : createServer();
+  const server: Server = tlsOptions ? createHttpsServer(tlsOptions) : createServer();
   server.on(
     "clientError",
     answerClientErrors(logger, (code, status) => metrics?.refused(code, status, null)),
@@ -258,38 +261,20 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const metricsServer = metrics ? createServer() : null;
   const adminServer = config.admin.token ? createServer() : null;
 
-  const listeners: Listener[] = [
-    {
-      role: "the public API",
-      server,
-      host: config.listen.host,
-      port: config.listen.port,
-      setting: { host: "listen.host", port: "listen.port" },
-      origin,
-    },
-  ];
-  if (metricsServer) {
-    listeners.push({
-      role: "metrics",
-      server: metricsServer,
-      host: config.metrics.host,
-      port: config.metrics.port,
-      setting: { host: "metrics.host", port: "metrics.port" },
-      origin,
-    });
-  }
-  if (adminServer) {
-    listeners.push({
-      role: "the admin API",
-      server: adminServer,
-      host: config.admin.host,
-      port: config.admin.port,
-      setting: { host: "admin.host", port: "admin.port" },
-      origin,
-    });
-  }
+  const listener = (role: string, listening: Server, section: "listen" | "metrics" | "admin"): Listener => ({
+    role,
+    server: listening,
+    host: config[section].host,
+    port: config[section].port,
+    setting: { host: `${section}.host`, port: `${section}.port` },
+    origin,
+  });
   try {
-    await bindAll(listeners);
+    await bindAll([
+      listener("the public API", server, "listen"),
+      ...(metricsServer ? [listener("metrics", metricsServer, "metrics")] : []),
+      ...(adminServer ? [listener("the admin API", adminServer, "admin")] : []),
+    ]);
   } catch (error) {
     keeper.stop();
     settlements.close();
@@ -338,50 +323,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       )
     : () => {};
 
-  let refuse: (reason: GatewayError) => void = () => {};
-  const refused = new Promise<GatewayError>((resolve) => {
-    refuse = resolve;
+  const startup = startRedis(redis, {
+    where: describeRedis(config.redis),
+    logger,
+    now,
+    checks: config.redis,
+    serve: () => {
+      openPublic();
+      openAdmin();
+    },
   });
-  let served: () => void = () => {};
-  const serving = new Promise<void>((resolve) => {
-    served = resolve;
-  });
-  /**
-   * Checks the Redis just connected (every master of a Cluster). The first time, a refusal stops the gateway
-   * and a pass opens the listeners. Later (a reconnection, a Sentinel failover) a refusal is logged as an
-   * error but the gateway runs on: stopping every replica at once would turn a risk into an outage.
-   */
-  const checkRedis = async () => {
-    const first = !redisChecked;
-    try {
-      const verdicts = (await readRedisFacts(redis)).map((facts) => judgeRedis(facts, config.redis));
-      for (const warning of verdicts.flatMap((verdict) => verdict.warnings))
-        logger.warn({ redis: where }, warning);
-      const refusals = verdicts.flatMap((verdict) => verdict.refusals);
-      if (refusals.length > 0) {
-        const message = `refusing to run on this Redis: ${refusals.join("; ")}`;
-        if (first) refuse(new GatewayError("service_unavailable", message));
-        else logger.error({ redis: where, err: message }, "Redis no longer passes the start-up checks");
-        return;
-      }
-      if (first) {
-        redisChecked = true;
-        openPublic();
-        openAdmin();
-        served();
-        logger.info({ redis: where }, "Redis checked: version, persistence and eviction policy are fit");
-      }
-    } catch (error) {
-      // Lost again while checking: the next connection checks again.
-      if (isConnectionError(error)) return;
-      const message = `cannot check Redis at ${where}: ${(error as Error).message}`;
-      if (first) refuse(new GatewayError("service_unavailable", message));
-      else logger.error({ redis: where, err: message }, "Redis could not be checked");
-    }
-  };
-  const redisWatch = watchRedis(redis, { where, logger, now, ready: () => void checkRedis() });
-  // Failures are logged by the watch with their cause; ioredis keeps retrying.
-  redis.connect().catch(() => {});
+  redisChecked = () => startup.checked;
   const probing = new AbortController();
   void probeUpstream(config.upstream, logger, probing.signal);
 
@@ -394,8 +346,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     metrics,
     settlements,
     context,
-    serving,
-    refused,
+    serving: startup.serving,
+    refused: startup.refused,
     async settled(timeoutMs = 10_000) {
       await inFlight.idle();
       await settlements.flush(timeoutMs);
@@ -433,13 +385,25 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       metricsServer?.closeAllConnections();
       adminServer?.close();
       adminServer?.closeAllConnections();
-      redisWatch.stop();
+      startup.stop();
       closeRedis(redis);
     },
     abortRunning() {
       proxy.abortRunning();
     },
   };
+}
+
+/** The certificate and key, or a configuration error naming the settings (not a bug's internal_error). */
+function loadTls(files: TlsFiles, origin: (setting: string) => string): SecureContextOptions {
+  try {
+    return readTlsFiles(files);
+  } catch (error) {
+    throw new ConfigError(
+      `cannot load the TLS certificate and key (tls.certFile ${files.certFile} from ${origin("tls.certFile")}, ` +
+        `tls.keyFile ${files.keyFile} from ${origin("tls.keyFile")}): ${(error as Error).message}`,
+    );
+  }
 }
 
 function baseUrl(scheme: string, host: string, server: Server): string {

@@ -16,8 +16,8 @@ export interface RedisWatchOptions {
   where: string;
   logger: Logger;
   now: () => number;
-  /** Called each time the connection becomes ready; `first` on the first time. */
-  ready: (first: boolean) => void;
+  /** Called each time the connection becomes ready. */
+  ready: () => void;
 }
 
 export function watchRedis(client: RedisClient, options: RedisWatchOptions): RedisWatch {
@@ -64,7 +64,7 @@ export function watchRedis(client: RedisClient, options: RedisWatchOptions): Red
     }
     lostAt = null;
     reported = null;
-    options.ready(first);
+    options.ready();
   };
 
   client.on("error", onError);

@@ -114,6 +114,23 @@ describe("a listener that cannot bind", () => {
   });
 });
 
+describe("a TLS certificate that does not load", () => {
+  it("stops serve as a configuration error naming the settings, not as a bug", async () => {
+    const tls = { certFile: "/nonexistent/tls.crt", keyFile: "/nonexistent/tls.key" };
+    const { code, stderr } = await exitOf(serve({ redis: { url: inject("redisUrl") }, tls }, {}, ["--json"]));
+    expect(code).toBe(1);
+    expect(JSON.parse(stderr)).toEqual({
+      error: {
+        message: expect.stringMatching(
+          /^cannot load the TLS certificate and key \(tls\.certFile \/nonexistent\/tls\.crt from .* line \d+, tls\.keyFile .*\): ENOENT/,
+        ),
+        type: "invalid_request_error",
+        code: "invalid_request",
+      },
+    });
+  });
+});
+
 describe("the Redis checks at start", () => {
   it("refuse a Redis that persists nothing, saying how to turn AOF on", async () => {
     const server = await redisServer();
