@@ -41,38 +41,17 @@ function version(): string {
   return pkg.version;
 }
 
-/** serve's flags, each overriding one setting (and the variable for it). */
+/** serve's flags, each overriding one setting (and the TUNNEL_* variable for it). */
 const SERVE_FLAGS = [
-  { flag: "--port <n>", key: "port", path: ["listen", "port"], number: true, help: "public port" },
-  {
-    flag: "--host <address>",
-    key: "host",
-    path: ["listen", "host"],
-    number: false,
-    help: "public interface",
-  },
-  {
-    flag: "--metrics-port <n>",
-    key: "metricsPort",
-    path: ["metrics", "port"],
-    number: true,
-    help: "metrics port",
-  },
-  {
-    flag: "--admin-port <n>",
-    key: "adminPort",
-    path: ["admin", "port"],
-    number: true,
-    help: "admin API port",
-  },
-  {
-    flag: "--upstream <url>",
-    key: "upstream",
-    path: ["upstream", "url"],
-    number: false,
-    help: "model server's root URL",
-  },
-] as const;
+  ["--port <n>", "listen.port", "public port"],
+  ["--host <address>", "listen.host", "public interface"],
+  ["--metrics-port <n>", "metrics.port", "metrics port"],
+  ["--admin-port <n>", "admin.port", "admin API port"],
+  ["--upstream <url>", "upstream.url", "the model server's root URL"],
+].map(([flags, setting, help]) => ({
+  option: new Option(flags as string, `${help} (overrides ${setting})`),
+  path: (setting as string).split("."),
+}));
 
 function buildProgram(): Command {
   const program = new Command("tunnel-gateway")
@@ -82,15 +61,14 @@ function buildProgram(): Command {
     .showHelpAfterError("(run with --help for usage)");
 
   const serve = common(program.command("serve")).description("run the gateway");
-  for (const { flag, path, help } of SERVE_FLAGS) {
-    serve.option(flag, `${help} (overrides ${path.join(".")})`);
-  }
+  for (const { option } of SERVE_FLAGS) serve.addOption(option);
   serve.action(async (options: CommonOptions & Record<string, string | undefined>) => {
     const overrides: Override[] = [];
-    for (const { flag, key, path, number } of SERVE_FLAGS) {
-      const value = options[key];
+    for (const { option, path } of SERVE_FLAGS) {
+      const value = options[option.attributeName()];
       if (value === undefined) continue;
-      overrides.push({ path, value: number ? numeric(value) : value, source: flag.split(" ")[0] as string });
+      const typed = path.at(-1) === "port" ? numeric(value) : value;
+      overrides.push({ path, value: typed, source: option.long ?? option.flags });
     }
     const loaded = configFor(options, overrides);
     // Loaded on demand: the management commands start faster without the proxy and its dependencies.
