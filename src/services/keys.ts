@@ -166,7 +166,10 @@ export class KeyService {
       details.period = input.period;
     }
     if (Object.keys(details).length === 0) {
-      throw new GatewayError("invalid_request", `nothing to change: key ${key.id} already has period ${key.period}`);
+      throw new GatewayError(
+        "invalid_request",
+        `nothing to change: key ${key.id} already has period ${key.period}`,
+      );
     }
     const ref = { accountId: key.accountId, keyId: key.id };
     const audit = auditEntry(actor, this.ctx.now(), "key.update", key.accountId, details, key.id);
