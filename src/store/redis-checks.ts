@@ -94,7 +94,6 @@ export async function readRedisFacts(client: RedisClient): Promise<RedisFacts[]>
 }
 
 async function readServerFacts(server: Redis): Promise<RedisFacts> {
-  const address = `${server.options.host}:${server.options.port}`;
   let info: string;
   try {
     // The default sections hold server, persistence and memory; 6.2 takes no list of sections.
@@ -103,18 +102,26 @@ async function readServerFacts(server: Redis): Promise<RedisFacts> {
     const message = (error as Error).message;
     if (!/^NOPERM/.test(message)) throw error;
     throw new Error(
-      `Redis at ${address} refuses INFO to the gateway's user (${message}); the gateway reads the version, ` +
+      `Redis at ${addressOf(server)} refuses INFO to the gateway's user (${message}); the gateway reads the version, ` +
         "persistence and eviction policy from it at start: allow it, e.g. `ACL SETUSER <user> +info`",
     );
   }
   const field = (name: string) => new RegExp(`^${name}:(.*)$`, "m").exec(info)?.[1]?.trim() ?? "";
   return {
-    address,
+    address: addressOf(server),
     version: field("redis_version"),
     aofEnabled: field("aof_enabled") === "1",
     rdbSchedule: await readSaveSchedule(server),
     maxmemoryPolicy: field("maxmemory_policy"),
   };
+}
+
+/** host:port of the server, as configured; through Sentinel, which names no address, the connection's peer. */
+function addressOf(server: Redis): string {
+  const viaSentinel = (server.options.sentinels?.length ?? 0) > 0;
+  const host = viaSentinel ? server.stream?.remoteAddress : server.options.host;
+  const port = viaSentinel ? server.stream?.remotePort : server.options.port;
+  return `${host?.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
 /** CONFIG GET save, or null where CONFIG is disabled or not allowed (managed Redis, ACLs). */
