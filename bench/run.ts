@@ -103,7 +103,7 @@ async function spawnGateway(port: number, metricsEnabled: boolean): Promise<Chil
       listen: { host: "127.0.0.1", port },
       metrics: { enabled: metricsEnabled, host: "127.0.0.1", port: 0 },
       upstream: { url: upstream },
-      redis: { url: redis.url, prefix: "bench:" },
+      redis: { url: redis.url, prefix: "bench:", allowNoPersistence: true },
       pricing: { default: { input: 1, output: 1 } },
     }),
   );

@@ -1,13 +1,24 @@
 #!/usr/bin/env node
 // The `tunnel-gateway` command: wires commander to the service layer and the gateway; no logic of its own.
 // Exit codes: 0 success, 1 failure (one line on stderr, the error table's JSON shape with --json), 2 usage
-// error. Usage is checked before the configuration is loaded or Redis is reached, so it is always exit 2.
+// error. Usage is checked before the configuration is loaded or Redis is reached, so it is always exit 2;
+// a command's arguments are checked by the services before their first Redis call.
 
+import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
-import { describeAccount, describeKey, printFailure, printJson, printLines } from "./cli/output.js";
+import {
+  describeAccount,
+  describeKey,
+  keyTable,
+  printFailure,
+  printJson,
+  printLines,
+  usageCsv,
+  usageTable,
+} from "./cli/output.js";
 import { type CommonOptions, configFor, withSession } from "./cli/session.js";
 import type { Override } from "./config/load.js";
-import { accountView, keyListView, keyView } from "./services/views.js";
+import { accountView, dailyUsageView, keyListView, keyState, keyView } from "./services/views.js";
 import type { Actor } from "./store/audit-store.js";
 
 const EXIT_FAILURE = 1;
@@ -22,33 +33,56 @@ function common(command: Command): Command {
     .option("--json", "print one JSON document instead of text");
 }
 
+/** The package's version, for --version. */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+/** serve's flags, each overriding one setting (and the TUNNEL_* variable for it). */
+const SERVE_FLAGS = [
+  ["--port <n>", "listen.port", "public port"],
+  ["--host <address>", "listen.host", "public interface"],
+  ["--metrics-port <n>", "metrics.port", "metrics port"],
+  ["--admin-port <n>", "admin.port", "admin API port"],
+  ["--upstream <url>", "upstream.url", "the model server's root URL"],
+].map(([flags, setting, help]) => ({
+  option: new Option(flags as string, `${help} (overrides ${setting})`),
+  path: (setting as string).split("."),
+}));
+
 function buildProgram(): Command {
   const program = new Command("tunnel-gateway")
     .description("Metered, key-authenticated gateway in front of an OpenAI-compatible model server")
+    .version(version(), "--version", "print the version")
     .exitOverride()
     .showHelpAfterError("(run with --help for usage)");
 
-  common(program.command("serve"))
-    .description("run the gateway")
-    .option("--port <n>", "public port (overrides listen.port and $TUNNEL_PORT)")
-    .option("--host <address>", "public interface (overrides listen.host and $TUNNEL_HOST)")
-    .option("--upstream <url>", "model server base URL (overrides upstream.url and $TUNNEL_UPSTREAM_URL)")
-    .action(async (options: CommonOptions & { port?: string; host?: string; upstream?: string }) => {
-      const overrides: Override[] = [];
-      if (options.port !== undefined)
-        overrides.push({ path: ["listen", "port"], value: numeric(options.port), source: "--port" });
-      if (options.host !== undefined)
-        overrides.push({ path: ["listen", "host"], value: options.host, source: "--host" });
-      if (options.upstream !== undefined) {
-        overrides.push({ path: ["upstream", "url"], value: options.upstream, source: "--upstream" });
-      }
-      const config = configFor(options, overrides);
-      // Loaded on demand: the management commands start faster without the proxy and its dependencies.
-      const { runGateway } = await import("./gateway.js");
-      await runGateway(config);
-      // Everything is closed; should a stray handle keep the process up, it must not hold the rollout back.
-      setTimeout(() => process.exit(0), 2000).unref();
-    });
+  const serve = common(program.command("serve")).description("run the gateway");
+  for (const { option } of SERVE_FLAGS) serve.addOption(option);
+  serve.action(async (options: CommonOptions & Record<string, string | undefined>) => {
+    const overrides: Override[] = [];
+    for (const { option, path } of SERVE_FLAGS) {
+      const value = options[option.attributeName()];
+      if (value === undefined) continue;
+      const typed = path.at(-1) === "port" ? numeric(value) : value;
+      overrides.push({ path, value: typed, source: option.long ?? option.flags });
+    }
+    const loaded = configFor(options, overrides);
+    // Loaded on demand: the management commands start faster without the proxy and its dependencies.
+    const { runGateway } = await import("./gateway.js");
+    try {
+      await runGateway(loaded);
+    } catch (error) {
+      // Everything was closed; should a stray handle keep the process up, it must not answer a probe.
+      setTimeout(() => process.exit(EXIT_FAILURE), 500).unref();
+      throw error;
+    }
+    // Everything is closed; should a stray handle keep the process up, it must not hold the rollout back.
+    setTimeout(() => process.exit(0), 2000).unref();
+  });
 
   const accounts = program.command("accounts").description("manage accounts and their ruble balances");
 
@@ -194,16 +228,15 @@ function buildProgram(): Command {
     );
 
   common(keys.command("list"))
-    .description("list an account's keys")
+    .description("list an account's keys, one line each: id, hint, name, state, budget, expiry")
     .requiredOption("--account <accountId>", "account whose keys to list")
     .action((options: CommonOptions & { account: string }) =>
       withSession(options, async ({ keys, context }) => {
-        const views = (await keys.list(options.account)).map((key) =>
-          keyListView(key, context.now(), context.calendar),
-        );
-        if (options.json) printJson(views);
-        else if (views.length === 0) printLines(`account ${options.account} has no keys`);
-        else printLines(...views.flatMap((view) => [...describeKey(view), ""]));
+        const records = await keys.list(options.account);
+        const now = context.now();
+        if (options.json) printJson(records.map((key) => keyListView(key, now, context.calendar)));
+        else if (records.length === 0) printLines(`account ${options.account} has no keys`);
+        else printLines(...keyTable(records, now, context.calendar));
       }),
     );
 
@@ -211,14 +244,16 @@ function buildProgram(): Command {
     .description("show a key")
     .action((keyId: string, options: CommonOptions) =>
       withSession(options, async ({ keys, context }) => {
-        const view = keyListView(await keys.show(keyId), context.now(), context.calendar);
+        const record = await keys.show(keyId);
+        const now = context.now();
+        const view = keyListView(record, now, context.calendar);
         if (options.json) printJson(view);
-        else printLines(...describeKey(view));
+        else printLines(...describeKey(view, { hint: record.hint, state: keyState(record, now) }));
       }),
     );
 
   common(keys.command("update <keyId>"))
-    .description("change a key's name, budget, period, allowed models or privacy switch")
+    .description("change a key's name, budget, period, allowed models, privacy switch or lifetime")
     .option("--name <name>", "new name")
     .option("--budget <rubles>", "new budget per period")
     .option("--no-budget", "remove the budget")
@@ -227,6 +262,7 @@ function buildProgram(): Command {
     .addOption(new Option("--all-models", "allow every model").conflicts("models"))
     .option("--log-bodies", "allow request and response bodies in logs")
     .option("--no-log-bodies", "keep bodies out of logs")
+    .option("--ttl <duration>", "new lifetime counted from now: 15m, 2h, 30d, 1w, … or never")
     .action(
       (
         keyId: string,
@@ -237,6 +273,7 @@ function buildProgram(): Command {
           models?: string;
           allModels?: boolean;
           logBodies?: boolean;
+          ttl?: string;
         },
       ) =>
         withSession(options, async ({ keys, context }) => {
@@ -248,12 +285,18 @@ function buildProgram(): Command {
               period: options.period,
               models: options.allModels ? null : options.models?.split(","),
               logBodies: options.logBodies,
+              ttl: options.ttl,
             },
             CLI,
           );
-          const view = keyListView(record, context.now(), context.calendar);
+          const now = context.now();
+          const view = keyListView(record, now, context.calendar);
           if (options.json) printJson(view);
-          else printLines(`Updated key ${view.id}.`, ...describeKey(view));
+          else
+            printLines(
+              `Updated key ${view.id}.`,
+              ...describeKey(view, { hint: record.hint, state: keyState(record, now) }),
+            );
         }),
     );
 
@@ -273,7 +316,66 @@ function buildProgram(): Command {
       }),
     );
 
+  common(program.command("usage"))
+    .description("requests, tokens, cost and errors per day of an account (all its keys) or of one key")
+    .requiredOption("--account <accountId>", "the account")
+    .option("--key <keyId>", "only this key of the account")
+    .option("--from <YYYY-MM-DD>", "first day (default: 29 days before --to)")
+    .option("--to <YYYY-MM-DD>", "last day, in billing.timezone (default: today)")
+    .addOption(new Option("--csv", "print CSV: a header line, then a line per day").conflicts("json"))
+    .action(
+      (
+        options: CommonOptions & { account: string; key?: string; from?: string; to?: string; csv?: boolean },
+      ) =>
+        withSession(options, async ({ usage }) => {
+          const days = await usage.daily({
+            accountId: options.account,
+            keyId: options.key,
+            from: options.from,
+            to: options.to,
+          });
+          if (options.json) {
+            printJson({
+              account_id: options.account,
+              key_id: options.key ?? null,
+              from: days[0]?.date,
+              to: days.at(-1)?.date,
+              days: days.map((day) => dailyUsageView(day.date, day.counters)),
+            });
+          } else if (options.csv) {
+            printLines(...usageCsv(days));
+          } else {
+            printLines(...usageTable(days));
+          }
+        }),
+    );
+
+  refuseRepeatedOptions(program);
   return program;
+}
+
+/**
+ * Makes giving one setting twice a usage error on every command — `--budget 5 --no-budget`,
+ * `--log-bodies --no-log-bodies`, `--budget 5 --budget 6` — rather than letting the last one win silently.
+ */
+function refuseRepeatedOptions(command: Command): void {
+  const given = new Map<string, string>();
+  for (const option of command.options) {
+    const name = option.name();
+    command.on(`option:${name}`, () => {
+      const earlier = given.get(option.attributeName());
+      if (earlier !== undefined) {
+        const twice =
+          earlier === option.flags ? "may be given only once" : `cannot be used with option '${earlier}'`;
+        command.error(`error: option '${option.flags}' ${twice}`, {
+          exitCode: EXIT_USAGE,
+          code: "usage.repeated",
+        });
+      }
+      given.set(option.attributeName(), option.flags);
+    });
+  }
+  for (const sub of command.commands) refuseRepeatedOptions(sub);
 }
 
 /** Refuses the command line as commander does its own usage errors: exit 2, before anything is loaded. */
@@ -283,7 +385,7 @@ function usageError(message: string): never {
 
 /** A number when the text is one, else the text, for the configuration schema to refuse with its name. */
 function numeric(text: string): number | string {
-  return /^\d+$/.test(text) ? Number(text) : text;
+  return text.trim() !== "" && Number.isFinite(Number(text)) ? Number(text) : text;
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -82,6 +82,11 @@ export const ERRORS = {
     type: "invalid_request_error",
     message: "The request body is too large.",
   },
+  headers_too_large: {
+    status: 431,
+    type: "invalid_request_error",
+    message: "The request's headers are too large.",
+  },
   // Management (CLI and admin API)
   account_not_found: {
     status: 404,

@@ -1,29 +1,41 @@
 // The composition root: builds the gateway from its configuration — Redis, stores, billing, metrics, the
 // public listener with the forwarder, the metrics listener — and runs it until a signal stops it.
+//
+// Start-up, in order: every listener is bound, or none (a port taken fails the start at once); the public and
+// admin listeners answer 503 (but the probes) until Redis is connected and has passed its checks
+// (store/redis-startup.ts); then they serve. Redis may come up after the gateway; a Redis that fails the
+// checks stops it.
 
-import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { startAdminServer } from "./admin/admin-server.js";
+import type { SecureContextOptions } from "node:tls";
+import { adminHandler } from "./admin/admin-server.js";
 import { AdminCredentials } from "./admin/credentials.js";
 import { Authenticator } from "./auth/authenticator.js";
 import { PeriodCalendar } from "./billing/periods.js";
 import { Pricing } from "./billing/pricing.js";
 import { ReservationKeeper } from "./billing/reservation-keeper.js";
 import { SettlementQueue } from "./billing/settlement-queue.js";
+import { ConfigError } from "./config/config-error.js";
+import type { LoadedConfig } from "./config/load.js";
 import type { Config } from "./config/schema.js";
+import { GatewayError } from "./errors.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { Metrics, type UpstreamFailure } from "./observability/metrics.js";
-import { startMetricsServer } from "./observability/metrics-server.js";
+import { metricsHandler } from "./observability/metrics-server.js";
 import { logFinished, logRefused } from "./observability/request-log.js";
 import { EndpointTable } from "./proxy/endpoints.js";
 import type { FinishedRequest, Outcome } from "./proxy/exchange.js";
 import { createForwarder } from "./proxy/forwarder.js";
 import { InFlight } from "./proxy/in-flight.js";
+import { probeUpstream } from "./proxy/upstream-probe.js";
+import { answerClientErrors } from "./server/client-errors.js";
 import type { GatewayContext } from "./server/context.js";
+import { bindAll, type Listener } from "./server/listeners.js";
 import { createPublicHandler } from "./server/public-server.js";
-import { readTlsFiles, watchTlsFiles } from "./server/tls-files.js";
+import { serveWhileStarting, startingAdminHandler, startingPublicHandler } from "./server/starting.js";
+import { readTlsFiles, type TlsFiles, watchTlsFiles } from "./server/tls-files.js";
 import { TransportSecurity } from "./server/transport-security.js";
 import { AccountService } from "./services/accounts.js";
 import { buildServiceContext } from "./services/context.js";
@@ -33,6 +45,7 @@ import { BillingStore } from "./store/billing-store.js";
 import { KeyStore } from "./store/key-store.js";
 import { closeRedis, createRedis, describeRedis } from "./store/redis.js";
 import { RedisKeys } from "./store/redis-keys.js";
+import { startRedis } from "./store/redis-startup.js";
 import type { RedisClient } from "./store/scripts.js";
 
 export interface GatewayOptions {
@@ -40,6 +53,11 @@ export interface GatewayOptions {
   /** Wall clock in ms; tests inject their own. */
   now?: () => number;
   logger?: Logger;
+  /**
+   * Where a setting ("metrics.port") came from — "--metrics-port", "TUNNEL_METRICS_PORT", a file and line —
+   * for the message of a listener that cannot bind; loadConfig's origins.
+   */
+  origin?: (setting: string) => string;
 }
 
 export interface Gateway {
@@ -54,6 +72,13 @@ export interface Gateway {
   metrics: Metrics | null;
   settlements: SettlementQueue;
   context: GatewayContext;
+  /** Resolves once Redis is connected and has passed the start-up checks: from then on requests are served. */
+  serving: Promise<void>;
+  /**
+   * Resolves with the reason when the gateway must not run on: its Redis failed the start-up checks (it
+   * persists nothing, evicts keys, is too old). Stays pending otherwise.
+   */
+  refused: Promise<GatewayError>;
   /** Resolves once every forwarded request has finished and every settlement is written to Redis. */
   settled(timeoutMs?: number): Promise<void>;
   /**
@@ -85,11 +110,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { config } = options;
   const now = options.now ?? Date.now;
   const logger = options.logger ?? createLogger(config.logging.level);
+  const origin = options.origin ?? (() => "the configuration");
+  const { certFile, keyFile } = config.tls;
+  const tlsFiles = certFile && keyFile ? { certFile, keyFile } : null;
+  // Read before anything starts, so that a certificate that does not load leaves nothing to stop.
+  const tlsOptions = tlsFiles ? loadTls(tlsFiles, origin) : null;
+  // Connected once the listeners are bound (below); until it is connected and checked, requests get 503.
   const redis = createRedis(config.redis, "gateway");
-  // Not awaited: the gateway starts without Redis, reports not-ready and answers 503 until it connects.
-  redis.connect().catch((error: Error) => {
-    logger.warn({ redis: describeRedis(config.redis), err: error.message }, "Redis is not reachable yet");
-  });
+  let redisChecked = () => false;
 
   const inFlight = new InFlight();
   let draining = false;
@@ -163,7 +191,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     readiness: async () => {
       if (draining) return "shutting down";
-      if (redis.status !== "ready") return "redis unavailable";
+      if (redis.status !== "ready" || !redisChecked()) return "redis unavailable";
       try {
         await Promise.race([
           redis.ping(),
@@ -229,11 +257,62 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
 
   const handler = createPublicHandler(context, proxy.forward, new TransportSecurity(config.security));
-  const { certFile, keyFile } = config.tls;
-  const tlsFiles = certFile && keyFile ? { certFile, keyFile } : null;
-  const server: Server = tlsFiles
-    ? createHttpsServer(readTlsFiles(tlsFiles), handler)
-    : createServer(handler);
+  // Created without a request handler: serveWhileStarting below gives them one once every listener is bound.
+  const server: Server = tlsOptions ? createHttpsServer(tlsOptions) : createServer();
+  server.on(
+    "clientError",
+    answerClientErrors(logger, (code, status) => metrics?.refused(code, status, null)),
+  );
+  const metricsServer = metrics ? createServer() : null;
+  const adminServer = config.admin.token ? createServer() : null;
+
+  const listener = (role: string, listening: Server, section: "listen" | "metrics" | "admin"): Listener => ({
+    role,
+    server: listening,
+    host: config[section].host,
+    port: config[section].port,
+    setting: { host: `${section}.host`, port: `${section}.port` },
+    origin,
+  });
+  try {
+    await bindAll([
+      listener("the public API", server, "listen"),
+      ...(metricsServer ? [listener("metrics", metricsServer, "metrics")] : []),
+      ...(adminServer ? [listener("the admin API", adminServer, "admin")] : []),
+    ]);
+  } catch (error) {
+    keeper.stop();
+    settlements.close();
+    proxy.close();
+    closeRedis(redis);
+    throw error;
+  }
+  if (metricsServer && metrics) metricsServer.on("request", metricsHandler(metrics.registry, config.metrics));
+  const openPublic = serveWhileStarting(server, startingPublicHandler(handler), handler);
+
+  let openAdmin = () => {};
+  if (adminServer && config.admin.token) {
+    const services = buildServiceContext(redis, {
+      prefix: config.redis.prefix,
+      timezone: config.billing.timezone,
+      now,
+    });
+    const running = adminHandler({
+      credentials: new AdminCredentials(config.admin.token, services.accounts),
+      services: {
+        accounts: new AccountService(services),
+        keys: new KeyService(services),
+        calendar,
+        now,
+        balanceChanged: (accountId, balance) => metrics?.balance(accountId, balance),
+      },
+      logger,
+    });
+    openAdmin = serveWhileStarting(adminServer, startingAdminHandler(), running);
+  } else {
+    logger.info("admin API and dashboard disabled: set admin.token (or TUNNEL_ADMIN_TOKEN) to enable them");
+  }
+
   const stopWatchingTls = tlsFiles
     ? watchTlsFiles(
         tlsFiles,
@@ -248,33 +327,20 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
           ),
       )
     : () => {};
-  server.listen(config.listen.port, config.listen.host);
-  await once(server, "listening");
-  const metricsServer = metrics ? await startMetricsServer(metrics.registry, config.metrics) : null;
 
-  let adminServer: Server | null = null;
-  if (config.admin.token) {
-    const services = buildServiceContext(redis, {
-      prefix: config.redis.prefix,
-      timezone: config.billing.timezone,
-      now,
-    });
-    adminServer = await startAdminServer({
-      host: config.admin.host,
-      port: config.admin.port,
-      credentials: new AdminCredentials(config.admin.token, services.accounts),
-      services: {
-        accounts: new AccountService(services),
-        keys: new KeyService(services),
-        calendar,
-        now,
-        balanceChanged: (accountId, balance) => metrics?.balance(accountId, balance),
-      },
-      logger,
-    });
-  } else {
-    logger.info("admin API and dashboard disabled: set admin.token (or TUNNEL_ADMIN_TOKEN) to enable them");
-  }
+  const startup = startRedis(redis, {
+    where: describeRedis(config.redis),
+    logger,
+    now,
+    checks: config.redis,
+    serve: () => {
+      openPublic();
+      openAdmin();
+    },
+  });
+  redisChecked = () => startup.checked;
+  const probing = new AbortController();
+  void probeUpstream(config.upstream, logger, probing.signal);
 
   return {
     url: baseUrl(tlsFiles ? "https" : "http", config.listen.host, server),
@@ -285,6 +351,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     metrics,
     settlements,
     context,
+    serving: startup.serving,
+    refused: startup.refused,
     async settled(timeoutMs = 10_000) {
       await inFlight.idle();
       await settlements.flush(timeoutMs);
@@ -294,6 +362,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       draining = true;
       proxy.stopForwarding();
       stopWatchingTls();
+      probing.abort();
       // Keep-alive connections close after the answer they are busy with; idle ones now and while draining.
       server.prependListener("request", (_req, res) => {
         res.shouldKeepAlive = false;
@@ -321,12 +390,25 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       metricsServer?.closeAllConnections();
       adminServer?.close();
       adminServer?.closeAllConnections();
+      startup.stop();
       closeRedis(redis);
     },
     abortRunning() {
       proxy.abortRunning();
     },
   };
+}
+
+/** The certificate and key, or a configuration error naming the settings (not a bug's internal_error). */
+function loadTls(files: TlsFiles, origin: (setting: string) => string): SecureContextOptions {
+  try {
+    return readTlsFiles(files);
+  } catch (error) {
+    throw new ConfigError(
+      `cannot load the TLS certificate and key (tls.certFile ${files.certFile} from ${origin("tls.certFile")}, ` +
+        `tls.keyFile ${files.keyFile} from ${origin("tls.keyFile")}): ${(error as Error).message}`,
+    );
+  }
 }
 
 function baseUrl(scheme: string, host: string, server: Server): string {
@@ -336,11 +418,13 @@ function baseUrl(scheme: string, host: string, server: Server): string {
 
 /**
  * Runs the gateway until SIGTERM or SIGINT, then shuts it down gracefully (see Gateway.close); a second
- * signal during the drain aborts what is still running at once.
+ * signal during the drain aborts what is still running at once. Throws, with every listener closed, when a
+ * listener cannot bind or Redis fails the start-up checks.
  */
-export async function runGateway(config: Config): Promise<void> {
+export async function runGateway(loaded: LoadedConfig): Promise<void> {
+  const { config, origins } = loaded;
   const logger = createLogger(config.logging.level);
-  const gateway = await startGateway({ config, logger });
+  const gateway = await startGateway({ config, logger, origin: (setting) => origins.of(setting.split(".")) });
   logger.info(
     {
       url: gateway.url,
@@ -351,12 +435,20 @@ export async function runGateway(config: Config): Promise<void> {
     },
     "tunnel-gateway listening",
   );
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once("SIGTERM", resolve);
-    process.once("SIGINT", resolve);
-  });
+  const stop = await Promise.race([
+    new Promise<NodeJS.Signals>((resolve) => {
+      process.once("SIGTERM", resolve);
+      process.once("SIGINT", resolve);
+    }),
+    gateway.refused,
+  ]);
+  if (stop instanceof GatewayError) {
+    // Nothing was served: requests are held back until Redis passes the checks.
+    await gateway.close(0);
+    throw stop;
+  }
   logger.info(
-    { signal, drain_seconds: config.shutdown.drainSeconds },
+    { signal: stop, drain_seconds: config.shutdown.drainSeconds },
     "shutting down: draining requests in flight",
   );
   const abort = (again: NodeJS.Signals) => {

@@ -1,8 +1,8 @@
-// The admin listener (admin.host:admin.port, never the public port): the JSON API under /admin/v1/, its
-// OpenAPI document, and the dashboard's static files at /. It only starts when an admin token is set.
+// The admin listener's requests (admin.host:admin.port, bound by gateway.ts, never the public port): the JSON
+// API under /admin/v1/, its OpenAPI document, and the dashboard's static files at /. The listener only opens
+// when an admin token is set.
 
-import { once } from "node:events";
-import { createServer, type Server } from "node:http";
+import type { RequestListener } from "node:http";
 import { GatewayError } from "../errors.js";
 import type { Logger } from "../observability/logger.js";
 import { sendError, sendJson } from "../server/respond.js";
@@ -13,8 +13,6 @@ import { type AdminServices, ROUTES } from "./routes.js";
 import { CONTENT_SECURITY_POLICY, StaticFiles } from "./static.js";
 
 export interface AdminServerOptions {
-  host: string;
-  port: number;
   credentials: AdminCredentials;
   services: AdminServices;
   logger: Logger;
@@ -30,14 +28,14 @@ const SECURITY_HEADERS = {
   "cross-origin-resource-policy": "same-origin",
 };
 
-export async function startAdminServer(options: AdminServerOptions): Promise<Server> {
+export function adminHandler(options: AdminServerOptions): RequestListener {
   const router = createAdminRouter(ROUTES, options.credentials, options.services, options.logger);
   const ui = options.ui ?? new StaticFiles();
   if (!ui.built)
     options.logger.warn("the dashboard is not built (npm run build); the admin API works without it");
   const document = openApiDocument();
 
-  const server = createServer((req, res) => {
+  return (req, res) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     const path = (req.url ?? "/").split("?")[0] as string;
     if (path === "/admin/v1/openapi.json" && req.method === "GET") {
@@ -47,8 +45,5 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Ser
     if (router.handle(req, res)) return;
     if (ui.serve(req, res, path)) return;
     sendError(res, new GatewayError("not_found", `Nothing is served at ${path} here.`));
-  });
-  server.listen(options.port, options.host);
-  await once(server, "listening");
-  return server;
+  };
 }

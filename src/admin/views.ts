@@ -2,17 +2,11 @@
 // (the key's hint, its state, its revocation time; whether the account has a dashboard token).
 
 import type { PeriodCalendar } from "../billing/periods.js";
-import { accountView, iso, keyView } from "../services/views.js";
+import { accountView, iso, keyState, keyView } from "../services/views.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
 
 export function adminAccountView(account: AccountRecord) {
   return { ...accountView(account), token: account.tokenHint ? { hint: account.tokenHint } : null };
-}
-
-export function keyState(key: KeyRecord, now: number): "active" | "expired" | "revoked" {
-  if (key.revokedAt !== null) return "revoked";
-  if (key.expiresAt !== null && now >= key.expiresAt) return "expired";
-  return "active";
 }
 
 export function adminKeyView(key: KeyRecord, now: number, calendar: PeriodCalendar) {

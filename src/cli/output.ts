@@ -1,9 +1,22 @@
 // How the CLI prints: one JSON document with --json, readable lines otherwise. Errors go to stderr as one
 // line (a JSON error object with --json).
 
+import { formatRubles } from "../billing/money.js";
+import type { PeriodCalendar } from "../billing/periods.js";
 import { ConfigError } from "../config/config-error.js";
 import { errorBody, GatewayError } from "../errors.js";
-import type { AccountView, KeyView } from "../services/views.js";
+import type { UsageDay } from "../services/usage.js";
+import { sumCounters } from "../services/usage.js";
+import {
+  type AccountView,
+  CURRENCY,
+  currentSpent,
+  type KeyState,
+  type KeyView,
+  keyState,
+  requestsOf,
+} from "../services/views.js";
+import type { KeyRecord } from "../store/records.js";
 import { asGatewayError } from "../store/redis.js";
 
 export function printJson(value: unknown): void {
@@ -43,14 +56,85 @@ export function describeAccount(account: AccountView): string[] {
   ];
 }
 
-export function describeKey(key: KeyView & { revoked_at?: string | null }): string[] {
+/** Rows under a header row, columns padded to their widest cell; `right` columns are aligned right. */
+export function formatTable(
+  header: string[],
+  rows: string[][],
+  right: ReadonlySet<number> = new Set(),
+): string[] {
+  const widths = header.map((title, i) =>
+    Math.max(title.length, ...rows.map((row) => (row[i] ?? "").length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (right.has(i) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+/** Longest name shown in a table; longer ones are cut with an ellipsis (the JSON output has them whole). */
+const TABLE_NAME_LENGTH = 32;
+
+/** `keys list`: one line per key, so that two keys of the same name are told apart by id and hint. */
+export function keyTable(keys: readonly KeyRecord[], now: number, calendar: PeriodCalendar): string[] {
+  const rows = keys.map((key) => [
+    key.id,
+    `…${key.hint}`,
+    key.name.length > TABLE_NAME_LENGTH ? `${key.name.slice(0, TABLE_NAME_LENGTH - 1)}…` : key.name,
+    keyState(key, now),
+    key.budget === null
+      ? "none"
+      : `${formatRubles(currentSpent(key, now, calendar))}/${formatRubles(key.budget)} ${CURRENCY} a ${key.period}`,
+    key.expiresAt === null ? "never" : minute(key.expiresAt),
+  ]);
+  return formatTable(["ID", "HINT", "NAME", "STATE", "BUDGET SPENT/LIMIT", "EXPIRES"], rows);
+}
+
+const USAGE_COLUMNS = ["date", "requests", "prompt_tokens", "completion_tokens", "cost_rub", "errors"];
+
+function usageCells(date: string, counters: UsageDay["counters"]): string[] {
+  const int = (field: string) => String(counters[field] ?? 0);
+  return [
+    date,
+    String(requestsOf(counters)),
+    int("prompt_tokens"),
+    int("completion_tokens"),
+    formatRubles(counters.cost ?? 0),
+    int("errors"),
+  ];
+}
+
+/** `usage`: a day per line and the total, costs exact to the micro-ruble. */
+export function usageTable(days: readonly UsageDay[]): string[] {
+  const rows = days.map((day) => usageCells(day.date, day.counters));
+  rows.push(usageCells("total", sumCounters(days.map((day) => day.counters))));
+  const header = ["DATE", "REQUESTS", "PROMPT TOKENS", "COMPLETION TOKENS", `COST ${CURRENCY}`, "ERRORS"];
+  return formatTable(header, rows, new Set([1, 2, 3, 4, 5]));
+}
+
+/** `usage --csv`: a header line and a day per line (no total: a spreadsheet sums for itself). */
+export function usageCsv(days: readonly UsageDay[]): string[] {
+  return [USAGE_COLUMNS.join(","), ...days.map((day) => usageCells(day.date, day.counters).join(","))];
+}
+
+/** 2026-11-23 20:39 UTC */
+function minute(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+export function describeKey(
+  key: KeyView & { revoked_at?: string | null },
+  record?: { hint: string; state: KeyState },
+): string[] {
   const budget = key.budget
     ? `${key.budget.spent} of ${key.budget.initial} ${key.currency} spent this ${key.budget.period}, ` +
       `${key.budget.remaining} left, resets ${key.budget.reset_at}`
     : "none";
   const lines = [
-    `key      ${key.id}`,
+    `key      ${key.id}${record ? ` (…${record.hint})` : ""}`,
     `name     ${key.name}`,
+    ...(record ? [`state    ${record.state}`] : []),
     `account  ${key.account_id}`,
     `created  ${key.created_at}`,
     `expires  ${key.expires_at ?? "never"}`,

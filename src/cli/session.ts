@@ -1,12 +1,15 @@
-// What a management command needs: the configuration (file, environment, --redis) and a Redis
-// connection with the service layer on top, closed when the command is done.
+// What a management command needs: the settings it uses (redis and billing; a bad listen port or upstream
+// URL does not concern it), and a Redis connection with the service layer on top, closed when the command
+// is done. The connection opens with the command's first Redis call, which the services make only once they
+// have checked the command's arguments: a bad argument is reported as such even while Redis is down.
 
-import { loadConfig, type Override } from "../config/load.js";
+import { type LoadedConfig, loadConfig, type Override } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { AccountService } from "../services/accounts.js";
 import { buildServiceContext, type ServiceContext } from "../services/context.js";
 import { KeyService } from "../services/keys.js";
-import { closeRedis, connectRedis, createRedis } from "../store/redis.js";
+import { UsageService } from "../services/usage.js";
+import { closeRedis, createRedis, explainConnectFailures } from "../store/redis.js";
 
 export interface CommonOptions {
   config?: string;
@@ -14,29 +17,42 @@ export interface CommonOptions {
   json?: boolean;
 }
 
+/** The sections of the configuration the management commands use. */
+const MANAGEMENT_SECTIONS = ["redis", "billing"] as const;
+type ManagementConfig = Pick<Config, (typeof MANAGEMENT_SECTIONS)[number]>;
+
 export interface Session {
-  config: Config;
+  config: ManagementConfig;
   context: ServiceContext;
   accounts: AccountService;
   keys: KeyService;
+  usage: UsageService;
 }
 
-export function configFor(options: CommonOptions, extra: Override[] = []): Config {
-  const overrides: Override[] = [...extra];
-  if (options.redis !== undefined)
-    overrides.push({ path: ["redis", "url"], value: options.redis, source: "--redis" });
-  return loadConfig({ file: options.config, overrides }).config;
+/** The whole configuration, as `serve` needs it, with --redis and the command's own flags applied. */
+export function configFor(options: CommonOptions, extra: Override[] = []): LoadedConfig {
+  return loadConfig({ file: options.config, overrides: [...extra, ...redisOverride(options)] });
 }
 
-/** Runs `work` with a connected session and always closes the connection afterwards. */
+function redisOverride(options: CommonOptions): Override[] {
+  return options.redis === undefined
+    ? []
+    : [{ path: ["redis", "url"], value: options.redis, source: "--redis" }];
+}
+
+/** Runs `work` with a session and always closes the connection afterwards. */
 export async function withSession<T>(
   options: CommonOptions,
   work: (session: Session) => Promise<T>,
 ): Promise<T> {
-  const config = configFor(options);
+  const { config } = loadConfig({
+    file: options.config,
+    overrides: redisOverride(options),
+    sections: MANAGEMENT_SECTIONS,
+  });
   const redis = createRedis(config.redis, "cli");
+  const failures = explainConnectFailures(redis, config.redis);
   try {
-    await connectRedis(redis, config.redis);
     const context = buildServiceContext(redis, {
       prefix: config.redis.prefix,
       timezone: config.billing.timezone,
@@ -46,8 +62,12 @@ export async function withSession<T>(
       context,
       accounts: new AccountService(context),
       keys: new KeyService(context),
+      usage: new UsageService(context),
     });
+  } catch (error) {
+    throw failures.explain(error);
   } finally {
+    failures.stop();
     closeRedis(redis);
   }
 }

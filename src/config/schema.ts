@@ -39,10 +39,28 @@ const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http:// or http
  * The model server's URL. Credentials written into it would be printed in the start-up log line and never
  * sent (http-proxy-3 ignores them): the upstream's key belongs in upstream.apiKey.
  */
-const upstreamUrl = httpUrl.refine((url) => !/^https?:\/\/[^/?#]*@/i.test(url), {
-  error:
-    "must not contain credentials; put the model server's key in upstream.apiKey (TUNNEL_UPSTREAM_API_KEY)",
-});
+const upstreamUrl = httpUrl
+  .refine((url) => !/^https?:\/\/[^/?#]*@/i.test(url), {
+    error:
+      "must not contain credentials; put the model server's key in upstream.apiKey (TUNNEL_UPSTREAM_API_KEY)",
+  })
+  // OpenAI clients are configured with a base URL ending in /v1; copied here, every request would 404.
+  .refine((url) => !/\/v1\/?$/i.test(new URL(url).pathname), {
+    error:
+      "must not end in /v1: the gateway forwards the client's path as it is, so a request for " +
+      "/v1/chat/completions would go to …/v1/v1/chat/completions; give the model server's root, " +
+      "such as http://127.0.0.1:8000",
+  });
+
+/**
+ * The database a redis:// URL selects: the number in its path (ioredis sends SELECT with it), 0 without one,
+ * or null when the path is not a database number.
+ */
+export function redisDatabase(url: string): number | null {
+  const path = URL.canParse(url) ? new URL(url).pathname : "";
+  const match = /^\/?(\d{1,5})?$/.exec(path);
+  return match ? Number(match[1] ?? 0) : null;
+}
 
 /** A number of tokens: a positive integer that every model server reads as a 32-bit integer. */
 const tokens = z.number().int().positive().max(2_147_483_647);
@@ -61,7 +79,10 @@ const price = z.strictObject({
   maxAudioTokens: tokens.optional(),
   maxVideoTokens: tokens.optional(),
 });
+/** Each field has its default, so that a file may change one of them (say the input price) alone. */
 const defaultPrice = price.extend({
+  input: rubles.prefault(100),
+  output: rubles.prefault(300),
   maxOutputTokens: tokens.default(4096),
   maxImageTokens: tokens.default(4096),
   maxAudioTokens: tokens.default(4096),
@@ -126,6 +147,9 @@ export const configSchema = z.strictObject({
       url: z
         .string()
         .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+        .refine((url) => redisDatabase(url) !== null, {
+          error: "may have a database number as its path (redis://host:6379/2), nothing else",
+        })
         .default("redis://127.0.0.1:6379"),
       prefix: z
         .string()
@@ -155,9 +179,17 @@ export const configSchema = z.strictObject({
         })
         .optional(),
       commandTimeoutMs: z.number().int().positive().default(5000),
+      allowNoPersistence: z.boolean().default(false),
     })
     .refine((redis) => !(redis.cluster && redis.sentinel), {
       error: "use either cluster or sentinel, not both",
+    })
+    // With cluster or sentinel the URL is not used: a database number in it would be silently ignored.
+    .refine((redis) => !(redis.cluster || redis.sentinel) || redisDatabase(redis.url) === 0, {
+      error:
+        "a database number in redis.url does not apply with redis.cluster or redis.sentinel, where the URL " +
+        "is not used (Redis Cluster has only database 0): remove it",
+      path: ["url"],
     })
     .prefault({}),
   metrics: z
@@ -206,7 +238,7 @@ export const configSchema = z.strictObject({
     .prefault({}),
   pricing: z
     .strictObject({
-      default: defaultPrice.prefault({ input: 100, output: 300 }),
+      default: defaultPrice.prefault({}),
       models: z.record(z.string().min(1), price).default({}),
     })
     .prefault({}),

@@ -58,10 +58,14 @@ try {
     metrics: { host: "127.0.0.1", port: await portOr(9464) },
     admin: { host: "127.0.0.1", port: await portOr(8081), token: adminToken },
     upstream: { url: upstream.url },
-    redis: { url: redis.url, prefix: "demo:" },
+    // The demo's Redis persists nothing, on purpose: everything goes when the demo stops.
+    redis: { url: redis.url, prefix: "demo:", allowNoPersistence: true },
     pricing: { default: { input: 50, output: 150 } },
   });
   gateway = await startGateway({ config, logger: createLogger("info") });
+  // The commands printed below work once the gateway has connected to its Redis and checked it.
+  const refusal = await Promise.race([gateway.serving, gateway.refused]);
+  if (refusal) throw refusal;
 
   const admin = createRedis(config.redis, "cli");
   await connectRedis(admin, config.redis);

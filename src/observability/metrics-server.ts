@@ -1,18 +1,14 @@
-// The Prometheus endpoint, on a listener of its own (metrics.host:metrics.port), never on the public port.
-// With metrics.token set, a scrape must send it as a Bearer token.
+// The Prometheus endpoint, on a listener of its own (metrics.host:metrics.port, bound by gateway.ts), never
+// on the public port. With metrics.token set, a scrape must send it as a Bearer token.
 
 import { timingSafeEqual } from "node:crypto";
-import { once } from "node:events";
-import { createServer, type Server } from "node:http";
+import type { RequestListener } from "node:http";
 import type { Registry } from "prom-client";
 import { bearerToken } from "../auth/authenticator.js";
 
-export async function startMetricsServer(
-  registry: Registry,
-  options: { host: string; port: number; token?: string | undefined },
-): Promise<Server> {
+export function metricsHandler(registry: Registry, options: { token?: string | undefined }): RequestListener {
   const expected = options.token === undefined ? null : Buffer.from(options.token);
-  const server = createServer((req, res) => {
+  return (req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (path !== "/metrics" || (req.method !== "GET" && req.method !== "HEAD")) {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found: metrics are at GET /metrics\n");
@@ -27,10 +23,7 @@ export async function startMetricsServer(
       (text) => res.writeHead(200, { "content-type": registry.contentType }).end(text),
       (error: Error) => res.writeHead(500, { "content-type": "text/plain" }).end(`${error.message}\n`),
     );
-  });
-  server.listen(options.port, options.host);
-  await once(server, "listening");
-  return server;
+  };
 }
 
 function tokenMatches(authorization: string | undefined, expected: Buffer): boolean {

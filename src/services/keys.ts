@@ -10,11 +10,12 @@ import { type Actor, auditEntry } from "../store/audit-store.js";
 import type { KeyChanges } from "../store/key-store.js";
 import type { KeyRecord } from "../store/records.js";
 import type { RequestLogEntry } from "../store/request-log-store.js";
-import type { DailyUsage } from "../store/usage-store.js";
 import { amountText } from "./accounts.js";
 import type { ServiceContext } from "./context.js";
 import { parseLifetime } from "./lifetime.js";
+import { UsageService } from "./usage.js";
 import { validateAccountId, validateKeyId, validateModels, validateName } from "./validate.js";
+import { type DailyUsage, dailyUsageView } from "./views.js";
 
 export interface CreateKeyInput {
   accountId: unknown;
@@ -38,6 +39,8 @@ export interface UpdateKeyInput {
   period?: unknown;
   models?: unknown;
   logBodies?: unknown;
+  /** A new lifetime counted from now (a duration such as 30d), or "never". */
+  ttl?: unknown;
 }
 
 export interface CreatedKey {
@@ -47,8 +50,6 @@ export interface CreatedKey {
 }
 
 const DAY_MS = 86_400_000;
-/** Longest range of daily usage one call returns. */
-export const MAX_USAGE_DAYS = 366;
 export const MAX_REQUESTS_READ = 1000;
 /** Reads and writes of a period change before giving up on a key that is charged all the while. */
 const PERIOD_CHANGE_ATTEMPTS = 5;
@@ -114,7 +115,8 @@ export class KeyService {
   }
 
   async update(keyId: unknown, input: UpdateKeyInput, actor: Actor): Promise<KeyRecord> {
-    const key = await this.show(keyId);
+    // Every change is checked before the key is read, so that bad input is reported as such, Redis or not.
+    const id = validateKeyId(keyId);
     const changes: KeyChanges = {};
     const details: Record<string, unknown> = {};
     if (input.name !== undefined) {
@@ -137,21 +139,36 @@ export class KeyService {
       changes.log_bodies = logBodies ? "1" : "0";
       details.log_bodies = logBodies;
     }
+    const lifetime = input.ttl === undefined ? undefined : lifetimeInput(input.ttl);
+    if (input.period !== undefined && !isPeriod(input.period)) {
+      throw new GatewayError(
+        "invalid_request",
+        `period must be day, week or month; got ${JSON.stringify(input.period)}`,
+      );
+    }
+    if (Object.keys(details).length === 0 && lifetime === undefined && input.period === undefined) {
+      throw new GatewayError(
+        "invalid_request",
+        "nothing to change: give name, budget, period, models, log_bodies or ttl",
+      );
+    }
+
+    const key = await this.show(id);
+    if (lifetime !== undefined) {
+      // Counted from now, like a new key's: `--ttl 30d` means thirty days from this change.
+      const expiresAt = lifetime === null ? null : this.ctx.now() + lifetime;
+      changes.expires_at = expiresAt === null ? "" : String(expiresAt);
+      details.expires_at = expiresAt === null ? null : new Date(expiresAt).toISOString();
+    }
     let newPeriod: Period | undefined;
     if (input.period !== undefined && input.period !== key.period) {
-      if (!isPeriod(input.period)) {
-        throw new GatewayError(
-          "invalid_request",
-          `period must be day, week or month; got ${JSON.stringify(input.period)}`,
-        );
-      }
-      newPeriod = input.period;
+      newPeriod = input.period as Period;
       details.period = input.period;
     }
     if (Object.keys(details).length === 0) {
       throw new GatewayError(
         "invalid_request",
-        "nothing to change: give name, budget, period, models or log_bodies",
+        `nothing to change: key ${key.id} already has period ${key.period}`,
       );
     }
     const ref = { accountId: key.accountId, keyId: key.id };
@@ -192,20 +209,11 @@ export class KeyService {
 
   /** The key's usage per day from `from` to `to` (YYYY-MM-DD, inclusive, billing time zone); the last 30 days by default. */
   async usage(keyId: unknown, from?: unknown, to?: unknown): Promise<DailyUsage[]> {
-    const key = await this.show(keyId);
-    const now = this.ctx.now();
-    const last = to === undefined ? dayStamp(now, this.ctx.calendar.zone) : dateInput(to, "to");
-    const first = from === undefined ? shiftDay(last, -29) : dateInput(from, "from");
-    if (first > last)
-      throw new GatewayError("invalid_request", `from (${first}) must not be after to (${last})`);
-    const days: string[] = [];
-    for (let day = first; day <= last; day = shiftDay(day, 1)) {
-      days.push(day);
-      if (days.length > MAX_USAGE_DAYS) {
-        throw new GatewayError("invalid_request", `a usage range may span at most ${MAX_USAGE_DAYS} days`);
-      }
-    }
-    return this.ctx.usage.daily(key.accountId, key.id, days);
+    const id = validateKeyId(keyId);
+    const days = new UsageService(this.ctx).days(from, to);
+    const key = await this.show(id);
+    const counters = await this.ctx.usage.counters(key.accountId, [key.id], days);
+    return days.map((date, d) => dailyUsageView(date, counters[d]?.[0] ?? {}));
   }
 
   /** The key's most recent requests, newest first. */
@@ -255,18 +263,6 @@ function lifetimeInput(value: unknown): number | null {
     );
   }
   return parseLifetime(value);
-}
-
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-function dateInput(value: unknown, what: string): string {
-  if (typeof value !== "string" || !DATE.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
-    throw new GatewayError(
-      "invalid_request",
-      `${what} must be a date as YYYY-MM-DD; got ${JSON.stringify(value)}`,
-    );
-  }
-  return value;
 }
 
 /** The calendar date `days` after `day` (both YYYY-MM-DD). */

@@ -1,5 +1,7 @@
-// Key lifetimes: a duration such as `15m`, `2h`, `30d`, `1w` or `1h30m`, or `never`. Anything shorter than
-// fifteen minutes is refused, so that a typo such as `15s` cannot mint a key that dies before it is used.
+// Key lifetimes: a duration such as `15m`, `2h`, `30d`, `1w` or `1h30m`, or `never`. Units are m, h, d and w,
+// in lower case only: `30M` could mean minutes or months, and a key that lives a thousand times shorter or
+// longer than intended is worse than a refusal, so anything else is refused with the list of units. Anything
+// shorter than fifteen minutes is refused too, so that a typo cannot mint a key that dies before it is used.
 
 import { GatewayError } from "../errors.js";
 
@@ -8,14 +10,16 @@ export const MIN_LIFETIME_MS = 15 * 60 * 1000;
 export const MAX_LIFETIME_MS = 100 * 365 * 24 * 3600 * 1000;
 
 const UNIT_MS: Record<string, number> = {
-  s: 1000,
   m: 60 * 1000,
   h: 3600 * 1000,
   d: 24 * 3600 * 1000,
   w: 7 * 24 * 3600 * 1000,
 };
-const DURATION = /^(?:\d+[smhdw])+$/;
-const PART = /(\d+)([smhdw])/g;
+const DURATION = /^(?:\d+[mhdw])+$/;
+const PART = /(\d+)([mhdw])/g;
+
+/** The accepted units, as the refusal lists them. */
+export const LIFETIME_UNITS = "m (minutes), h (hours), d (days), w (weeks)";
 
 export type LifetimeProblem = "format" | "min" | "max";
 export type Lifetime = { ok: true; ms: number | null } | { ok: false; problem: LifetimeProblem };
@@ -25,7 +29,7 @@ export type Lifetime = { ok: true; ms: number | null } | { ok: false; problem: L
  * dashboard's form uses this too, so that the page and the server cannot disagree.
  */
 export function readLifetime(input: string): Lifetime {
-  const text = input.trim().toLowerCase();
+  const text = input.trim();
   if (text === "never") return { ok: true, ms: null };
   if (!DURATION.test(text)) return { ok: false, problem: "format" };
   let ms = 0;
@@ -38,7 +42,7 @@ export function readLifetime(input: string): Lifetime {
 
 const MESSAGES: Record<LifetimeProblem, (input: string) => string> = {
   format: (input) =>
-    `lifetime must be a duration such as 15m, 2h, 30d, 1w or 1h30m (units s, m, h, d, w), or "never"; got ${JSON.stringify(input)}`,
+    `lifetime must be a duration such as 15m, 2h, 30d, 1w or 1h30m, in units ${LIFETIME_UNITS}, lower case, or "never"; got ${JSON.stringify(input)}`,
   min: (input) => `lifetime must be at least 15 minutes (15m) or "never"; got ${JSON.stringify(input)}`,
   max: () => `lifetime must be at most 100 years; use "never" for a key without expiry`,
 };

@@ -3,7 +3,9 @@
 
 import { type Micros, rublesForJson } from "../billing/money.js";
 import type { PeriodCalendar } from "../billing/periods.js";
+import { LATENCY_BUCKETS_MS } from "../store/billing-store.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
+import type { UsageCounters } from "../store/usage-store.js";
 
 export const CURRENCY = "RUB";
 
@@ -25,6 +27,34 @@ export interface KeyView {
   log_bodies: boolean;
   budget: BudgetView | null;
   currency: typeof CURRENCY;
+}
+
+/** A key's (or an account's) usage on one day, as the admin API and `usage --json` show it. */
+export interface DailyUsage {
+  date: string;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  /** Rubles. */
+  cost: number;
+  errors: number;
+  estimated: number;
+  avg_latency_ms: number | null;
+  /** Upper bound of the latency bucket holding the 95th percentile; null above the last bound or with no requests. */
+  p95_latency_ms: number | null;
+  p50_latency_ms: number | null;
+}
+
+/**
+ * What a key can do now. Revoked wins over expired: a revoked key stays revoked whatever its expiry. States
+ * to come (a key disabled for a while, one being rotated) belong here too, so that every listing agrees.
+ */
+export type KeyState = "active" | "expired" | "revoked";
+
+export function keyState(key: KeyRecord, now: number): KeyState {
+  if (key.revokedAt !== null) return "revoked";
+  if (key.expiresAt !== null && now >= key.expiresAt) return "expired";
+  return "active";
 }
 
 export interface AccountView {
@@ -82,6 +112,48 @@ export function accountView(account: AccountRecord): AccountView {
     currency: CURRENCY,
     created_at: iso(account.createdAt),
   };
+}
+
+const BUCKET_FIELDS = [
+  ...LATENCY_BUCKETS_MS.map((bound) => [`lat_le_${bound}`, bound] as const),
+  ["lat_le_inf", null] as const,
+];
+
+/** Requests of a day's counters: each request is counted in exactly one latency bucket. */
+export function requestsOf(counters: UsageCounters): number {
+  return BUCKET_FIELDS.reduce((sum, [field]) => sum + (counters[field] ?? 0), 0);
+}
+
+export function dailyUsageView(date: string, counters: UsageCounters): DailyUsage {
+  const counts = BUCKET_FIELDS.map(([field, bound]) => ({ bound, count: counters[field] ?? 0 }));
+  const requests = requestsOf(counters);
+  const int = (field: string) => counters[field] ?? 0;
+  return {
+    date,
+    requests,
+    prompt_tokens: int("prompt_tokens"),
+    completion_tokens: int("completion_tokens"),
+    cost: rublesForJson(int("cost")),
+    errors: int("errors"),
+    estimated: int("estimated"),
+    avg_latency_ms: requests === 0 ? null : Math.round(int("latency_ms_sum") / requests),
+    p50_latency_ms: quantile(counts, requests, 0.5),
+    p95_latency_ms: quantile(counts, requests, 0.95),
+  };
+}
+
+function quantile(
+  counts: { bound: number | null; count: number }[],
+  total: number,
+  q: number,
+): number | null {
+  if (total === 0) return null;
+  let seen = 0;
+  for (const { bound, count } of counts) {
+    seen += count;
+    if (seen >= q * total) return bound;
+  }
+  return null;
 }
 
 export function iso(ms: number): string {

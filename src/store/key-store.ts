@@ -213,6 +213,8 @@ export interface KeyChanges {
   /** A JSON list, or "" to allow every model. */
   models?: string;
   log_bodies?: "1" | "0";
+  /** Expiry time (ms), or "" for a key that never expires. */
+  expires_at?: string;
   period?: string;
   period_start?: string;
   /** µ₽ spent in the new period so far. */

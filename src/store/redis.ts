@@ -96,26 +96,56 @@ export function describeRedis(settings: RedisSettings): string {
 
 /** Connects, or throws service_unavailable naming the server (without its password) and the real cause. */
 export async function connectRedis(client: RedisClient, settings: RedisSettings): Promise<void> {
-  // ioredis rejects connect() with a bare "Connection is closed."; the cause arrives as an error event.
-  let cause: Error | undefined;
-  const remember = (error: Error) => {
-    cause ??= error;
-  };
-  client.on("error", remember);
+  const failures = explainConnectFailures(client, settings);
   try {
     await client.connect();
   } catch (error) {
-    const reason = (cause ?? (error as Error)).message;
-    throw new GatewayError(
-      "service_unavailable",
-      `cannot connect to Redis at ${describeRedis(settings)}: ${reason}`,
-      {
-        cause: cause ?? error,
-      },
-    );
+    throw failures.explain(error);
   } finally {
-    client.off("error", remember);
+    failures.stop();
   }
+}
+
+export interface ConnectFailures {
+  /**
+   * The error to report for a failure: service_unavailable naming the server and the cause when the
+   * connection never opened, the failure itself otherwise.
+   */
+  explain(error: unknown): unknown;
+  stop(): void;
+}
+
+/**
+ * Watches a connection that is opening so that its failure can be reported with its cause: ioredis rejects
+ * connect(), and the commands that waited for it, with a bare "Connection is closed.", while the cause
+ * (connect ECONNREFUSED 127.0.0.1:6379, an unknown host, a refused password) arrives as an error event.
+ */
+export function explainConnectFailures(client: RedisClient, settings: RedisSettings): ConnectFailures {
+  let cause: Error | undefined;
+  let opened = false;
+  const remember = (error: Error) => {
+    cause ??= error;
+  };
+  const ready = () => {
+    opened = true;
+  };
+  client.on("error", remember);
+  client.once("ready", ready);
+  return {
+    explain(error) {
+      if (opened || !isRedisError(error)) return error;
+      const reason = (cause ?? (error as Error)).message;
+      return new GatewayError(
+        "service_unavailable",
+        `cannot connect to Redis at ${describeRedis(settings)}: ${reason}`,
+        { cause: cause ?? error },
+      );
+    },
+    stop() {
+      client.off("error", remember);
+      client.off("ready", ready);
+    },
+  };
 }
 
 /** Closes a connection without leaving timers behind (ioredis arms one even for a socket that never opened). */

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parse as parseYaml } from "yaml";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { ConfigError } from "../../src/config/config-error.js";
 import { DEFAULT_CONFIG_FILE, loadConfig } from "../../src/config/load.js";
 import { configSchema } from "../../src/config/schema.js";
@@ -91,22 +91,69 @@ describe("loadConfig", () => {
     expect(message).not.toMatch(/\n\s+at /); // no stack trace
   });
 
-  it("names the variable when an environment override is bad", () => {
-    expect(() => loadConfig({ env: { TUNNEL_PORT: "http" } })).toThrow(/TUNNEL_PORT \(listen\.port\)/);
+  it("names the variable, not the file, when an environment override is bad", () => {
+    expect(() => loadConfig({ env: { TUNNEL_PORT: "http" } })).toThrow(
+      new ConfigError("invalid configuration: TUNNEL_PORT: listen.port: must be a number"),
+    );
   });
 
-  it("names the flag, not the variable it overrides, when the flag's value is bad", () => {
+  it("names the flag, not the variable it overrides nor the file, when the flag's value is bad", () => {
     expect(() =>
       loadConfig({
         env: { TUNNEL_PORT: "9000" },
         overrides: [{ path: ["listen", "port"], value: "http", source: "--port" }],
       }),
-    ).toThrow(/: --port \(listen\.port\): /);
+    ).toThrow(new ConfigError("invalid configuration: --port: listen.port: must be a number"));
   });
 
-  it("refuses unknown settings, so that a typo does not pass silently", () => {
-    expect(() => loadConfig({ file: file("listen:\n  prot: 80\n"), env: {} })).toThrow(
-      /unknown setting listen\.prot/,
+  it("names the file and the line of a bad setting", () => {
+    const path = file("# the gateway\nlisten:\n  host: 0.0.0.0\n  port: 80.5\nlogging:\n  level: loud\n");
+    expect(() => loadConfig({ file: path, env: {} })).toThrow(
+      new ConfigError(
+        `invalid configuration: ${path} line 4: listen.port: must be a whole number; ` +
+          `${path} line 6: logging.level: must be one of trace, debug, info, warn, error, fatal, silent`,
+      ),
+    );
+  });
+
+  it.each([
+    ["listen:\n  port: eighty\n", "listen.port: must be a number"],
+    ["listen:\n  port: -1\n", "listen.port: must be at least 0"],
+    ["listen:\n  port: 70000\n", "listen.port: must be at most 65535"],
+    ["listen:\n  host: ''\n", "listen.host: must not be empty"],
+    ["metrics:\n  enabled: 'yes'\n", "metrics.enabled: must be true or false"],
+    ["security:\n  trustedProxies: 10.0.0.0/8\n", "security.trustedProxies: must be a list"],
+    ["listen: 8080\n", "listen: must be a mapping of settings"],
+    ["estimate:\n  reserveBytesPerToken: 0\n", "estimate.reserveBytesPerToken: must be more than 0"],
+    ["redis:\n  sentinel:\n    sentinels: [s:26379]\n", "redis.sentinel.name: required"],
+    ["pricing:\n  models:\n    m:\n      input: 1\n", "pricing.models.m.output: required"],
+    [
+      "pricing:\n  default:\n    input: true\n",
+      "pricing.default.input: must be an amount such as 100 or 12.5",
+    ],
+  ])("words zod's checks as the documentation does: %j", (yaml, message) => {
+    const thrown = thrownBy(() => loadConfig({ file: file(yaml), env: {} }));
+    expect((thrown as Error).message).toMatch(
+      new RegExp(`line \\d+: ${message.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`),
+    );
+  });
+
+  it("places a required setting that is missing at the line of its section", () => {
+    const path = file("pricing:\n  models:\n    small:\n      input: 1\n");
+    expect(() => loadConfig({ file: path, env: {} })).toThrow(
+      new ConfigError(`invalid configuration: ${path} line 3: pricing.models.small.output: required`),
+    );
+  });
+
+  it("never repeats the value of a bad setting, which may be a secret", () => {
+    const thrown = thrownBy(() => loadConfig({ env: { TUNNEL_ADMIN_TOKEN: "s3cret-short" } }));
+    expect((thrown as Error).message).not.toContain("s3cret");
+  });
+
+  it("refuses unknown settings, so that a typo does not pass silently, naming their line", () => {
+    const path = file("listen:\n  port: 80\n  prot: 80\n");
+    expect(() => loadConfig({ file: path, env: {} })).toThrow(
+      new ConfigError(`invalid configuration: ${path} line 3: unknown setting listen.prot`),
     );
   });
 
@@ -160,7 +207,7 @@ describe("Redis topologies in the configuration", () => {
       /security\.trustedProxies\.0: must be a CIDR/,
     );
     expect(() => loadConfig({ env: { TUNNEL_ADMIN_TOKEN: "short" } })).toThrow(
-      /TUNNEL_ADMIN_TOKEN \(admin\.token\): must be at least 16/,
+      /TUNNEL_ADMIN_TOKEN: admin\.token: must be at least 16/,
     );
   });
 
@@ -168,8 +215,8 @@ describe("Redis topologies in the configuration", () => {
     const single = file("redis:\n  url: redis://r:6379\n");
     expect(() => loadConfig({ file: single, env: { TUNNEL_REDIS_SENTINEL_PASSWORD: "spw" } })).toThrow(
       new ConfigError(
-        `invalid configuration (${single}): TUNNEL_REDIS_SENTINEL_PASSWORD (redis.sentinel.password) is set, ` +
-          "but no redis.sentinel is configured: configure redis.sentinel in the file, " +
+        `invalid configuration: TUNNEL_REDIS_SENTINEL_PASSWORD: redis.sentinel.password is set, but ${single} ` +
+          "configures no redis.sentinel: configure redis.sentinel in the file, " +
           "or unset TUNNEL_REDIS_SENTINEL_PASSWORD",
       ),
     );
@@ -177,5 +224,59 @@ describe("Redis topologies in the configuration", () => {
     expect(
       loadConfig({ file: single, env: { TUNNEL_REDIS_SENTINEL_PASSWORD: "" } }).config.redis.sentinel,
     ).toBe(undefined);
+  });
+});
+
+describe("settings a file leaves out", () => {
+  /** Every setting of config/default.yaml with its path, down to the leaves. */
+  function leaves(node: unknown, path: string[] = []): { path: string[]; value: unknown }[] {
+    if (typeof node !== "object" || node === null || Array.isArray(node)) return [{ path, value: node }];
+    const entries = Object.entries(node);
+    if (entries.length === 0) return [{ path, value: node }];
+    return entries.flatMap(([key, value]) => leaves(value, [...path, key]));
+  }
+
+  it("keep their defaults at every depth: a file may set any one setting alone", () => {
+    const defaults = parseYaml(readFileSync(DEFAULT_CONFIG_FILE, "utf8"));
+    const all = leaves(defaults);
+    expect(all.map((leaf) => leaf.path.join("."))).toContain("pricing.default.input");
+    for (const { path, value } of all) {
+      const single = path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
+      expect(() => loadConfig({ file: file(stringifyYaml(single)), env: {} }), path.join(".")).not.toThrow();
+    }
+  });
+
+  it("a price of its own: pricing.default.input alone keeps the default output price", () => {
+    const { config } = loadConfig({ file: file("pricing:\n  default:\n    input: 10\n"), env: {} });
+    expect(config.pricing.default).toMatchObject({ input: 10_000_000, output: 300_000_000, maxOutputTokens: 4096 });
+  });
+});
+
+describe("loading only the sections a command uses", () => {
+  const MANAGEMENT: ("redis" | "billing")[] = ["redis", "billing"];
+
+  it("ignores bad settings of other sections, from the environment or the file", () => {
+    const loaded = loadConfig({
+      file: file("listen:\n  port: eighty\nbilling:\n  timezone: Europe/Moscow\n"),
+      env: { TUNNEL_PORT: "eighty", TUNNEL_UPSTREAM_URL: "nonsense", TUNNEL_REDIS_URL: "redis://r:6379/2" },
+      sections: MANAGEMENT,
+    });
+    expect(loaded.config.redis.url).toBe("redis://r:6379/2");
+    expect(loaded.config.billing.timezone).toBe("Europe/Moscow");
+  });
+
+  it("still refuses bad settings of the sections it uses", () => {
+    expect(() => loadConfig({ env: { TUNNEL_REDIS_PREFIX: "a b" }, sections: MANAGEMENT })).toThrow(
+      /TUNNEL_REDIS_PREFIX: redis\.prefix: may contain only/,
+    );
+  });
+
+  it("still refuses unknown settings anywhere", () => {
+    const path = file("listen:\n  prot: 80\nmystery: 1\n");
+    expect(() => loadConfig({ file: path, env: {}, sections: MANAGEMENT })).toThrow(
+      new ConfigError(
+        `invalid configuration: ${path} line 2: unknown setting listen.prot; ${path} line 3: unknown setting mystery`,
+      ),
+    );
   });
 });

@@ -1,7 +1,7 @@
 // Settings whose limits protect money or data: the schema refuses values that would break them, saying why.
 
 import { describe, expect, it } from "vitest";
-import { configSchema } from "../../src/config/schema.js";
+import { configSchema, redisDatabase } from "../../src/config/schema.js";
 
 function issues(input: unknown): string[] {
   const result = configSchema.safeParse(input);
@@ -32,9 +32,44 @@ describe("configSchema", () => {
     expect(issues({ upstream: { url: "https://user:secret@models.internal:8000" } })).toEqual([
       "upstream.url: must not contain credentials; put the model server's key in upstream.apiKey (TUNNEL_UPSTREAM_API_KEY)",
     ]);
-    expect(issues({ upstream: { url: "http://models.internal:8000/v1?x=a@b" } })).toEqual([]);
+    expect(issues({ upstream: { url: "http://models.internal:8000/api?x=a@b" } })).toEqual([]);
     expect(issues({ upstream: { url: "ftp://models.internal" } })).toEqual([
       "upstream.url: must be an http:// or https:// URL",
     ]);
+  });
+
+  it("refuses an upstream URL ending in /v1, which would send every request to /v1/v1/…", () => {
+    const refusal =
+      "upstream.url: must not end in /v1: the gateway forwards the client's path as it is, so a request for " +
+      "/v1/chat/completions would go to …/v1/v1/chat/completions; give the model server's root, such as " +
+      "http://127.0.0.1:8000";
+    for (const url of ["http://vllm:8000/v1", "http://vllm:8000/v1/", "https://models.example/openai/V1"]) {
+      expect(issues({ upstream: { url } }), url).toEqual([refusal]);
+    }
+    for (const url of ["http://vllm:8000", "http://vllm:8000/", "http://proxy/v1beta", "http://proxy/v1/x"]) {
+      expect(issues({ upstream: { url } }), url).toEqual([]);
+    }
+  });
+
+  it("takes a database number as the path of redis.url, and nothing else there", () => {
+    expect(configSchema.parse({ redis: { url: "redis://r:6379/2" } }).redis.url).toBe("redis://r:6379/2");
+    expect(issues({ redis: { url: "redis://r:6379/" } })).toEqual([]);
+    expect(issues({ redis: { url: "redis://r:6379/two" } })).toEqual([
+      "redis.url: may have a database number as its path (redis://host:6379/2), nothing else",
+    ]);
+    expect(redisDatabase("rediss://:pw@r:6380/15")).toBe(15);
+    expect(redisDatabase("redis://r:6379")).toBe(0);
+  });
+
+  it("refuses a database number with Cluster or Sentinel, where the URL is not used", () => {
+    const cluster = { nodes: ["r0:6379"] };
+    expect(issues({ redis: { url: "redis://r:6379/2", cluster } })).toEqual([
+      expect.stringMatching(
+        /^redis\.url: a database number in redis\.url does not apply with redis\.cluster/,
+      ),
+    ]);
+    const sentinel = { sentinels: ["s:26379"], name: "m" };
+    expect(issues({ redis: { url: "redis://r:6379/3", sentinel } })).toHaveLength(1);
+    expect(issues({ redis: { url: "redis://r:6379/0", cluster } })).toEqual([]);
   });
 });

@@ -2,11 +2,13 @@
 // as an operator would run it. `npm test` builds dist/ first.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { PRICING, startTestGateway } from "../helpers/gateway.js";
 import { openStore, testPrefix } from "../helpers/store.js";
 import { temporaryDirectories } from "../helpers/temp-dir.js";
+import { startStubUpstream } from "../helpers/upstream.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const CLI = join(import.meta.dirname, "../../dist/cli.js");
@@ -33,6 +35,14 @@ function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
 }
 
 let env: Record<string, string>;
+/** Configuration files the tests write; removed at the end. */
+const temporaryDirectory = temporaryDirectories("tunnel-cli-");
+
+function configFile(name: string, yaml: string): string {
+  const file = join(temporaryDirectory(), name);
+  writeFileSync(file, yaml);
+  return file;
+}
 
 beforeAll(() => {
   if (!existsSync(CLI))
@@ -209,7 +219,7 @@ describe("keys", () => {
       ["keys", "create", "--account", "a", "--name", "x", "--period", "day"],
       2,
       /--period needs --budget/,
-      { ...nowhere, TUNNEL_PORT: "http" },
+      { ...nowhere, TUNNEL_REDIS_PREFIX: "not a prefix" },
     );
   });
 });
@@ -285,12 +295,13 @@ describe("dashboard tokens and key changes", () => {
 });
 
 describe("configuration and connection errors", () => {
-  const temporaryDirectory = temporaryDirectories("tunnel-cli-");
-
   it("report a bad configuration file with the field and no stack trace", async () => {
-    const file = join(temporaryDirectory(), "bad.yaml");
-    writeFileSync(file, "listen:\n  port: -1\n");
-    await fails(["accounts", "list", "--config", file], 1, /invalid configuration .*bad\.yaml.*listen\.port/);
+    const file = configFile("bad.yaml", "billing:\n  timezone: Mars/Base\n");
+    await fails(
+      ["accounts", "list", "--config", file],
+      1,
+      /invalid configuration: .*bad\.yaml line 2: billing\.timezone: must be an IANA/,
+    );
   });
 
   it("report an unreachable Redis without hanging", async () => {
@@ -307,12 +318,15 @@ describe("configuration and connection errors", () => {
   });
 
   it("print a bad configuration as one invalid_request JSON line with --json, naming where it came from", async () => {
-    const file = join(temporaryDirectory(), "bad.yaml");
-    writeFileSync(file, "listen:\n  port: -1\n");
+    const file = configFile("bad.yaml", "billing:\n  timezone: Mars/Base\n");
     const cases: { args: string[]; env: Record<string, string>; names: RegExp }[] = [
-      { args: ["--config", file], env, names: /bad\.yaml.*listen\.port/ },
-      { args: ["--redis", "ftp://r:6379"], env, names: /--redis \(redis\.url\)/ },
-      { args: [], env: { ...env, TUNNEL_PORT: "http" }, names: /TUNNEL_PORT \(listen\.port\)/ },
+      { args: ["--config", file], env, names: /bad\.yaml line 2: billing\.timezone/ },
+      { args: ["--redis", "ftp://r:6379"], env, names: /^invalid configuration: --redis: redis\.url: / },
+      {
+        args: [],
+        env: { ...env, TUNNEL_REDIS_PREFIX: "not a prefix" },
+        names: /^invalid configuration: TUNNEL_REDIS_PREFIX: redis\.prefix: /,
+      },
     ];
     for (const { args, env: runEnv, names } of cases) {
       const result = await run(["accounts", "list", ...args, "--json"], runEnv);
@@ -353,18 +367,23 @@ describe("serve", () => {
     await ok(["accounts", "create", "served", "--balance", "10"]);
     const { key } = (await ok(["keys", "create", "--account", "served", "--name", "k"])) as { key: string };
     // Port 0: the system picks a free port, which the gateway reports in its "listening" log line.
+    // The suite's Redis persists nothing, which serve refuses unless the configuration allows it.
+    const file = configFile("serve.yaml", "redis:\n  allowNoPersistence: true\n");
     const child: ChildProcess = spawn(
       process.execPath,
-      [CLI, "serve", "--port", "0", "--upstream", "http://127.0.0.1:9"],
-      {
-        env: {
-          ...process.env,
-          ...env,
-          TUNNEL_CONFIG: "",
-          TUNNEL_LOG_LEVEL: "info",
-          TUNNEL_METRICS_PORT: "0",
-        },
-      },
+      [
+        CLI,
+        "serve",
+        "--config",
+        file,
+        "--port",
+        "0",
+        "--metrics-port",
+        "0",
+        "--upstream",
+        "http://127.0.0.1:9",
+      ],
+      { env: { ...process.env, ...env, TUNNEL_CONFIG: "", TUNNEL_LOG_LEVEL: "info" } },
     );
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
     let logged = "";
@@ -403,7 +422,269 @@ describe("serve", () => {
     expect(await exited).toBe(0);
   });
 
-  it("refuses a bad --port with the setting it overrides", async () => {
-    await fails(["serve", "--port", "http"], 1, /--port \(listen\.port\)/);
+  it("refuses a bad --port naming the flag and the setting it overrides, not the configuration file", async () => {
+    await fails(
+      ["serve", "--port", "http"],
+      1,
+      /^error: invalid configuration: --port: listen\.port: must be a number\n$/,
+    );
+    await fails(
+      ["serve", "--metrics-port", "80.5"],
+      1,
+      /^error: invalid configuration: --metrics-port: metrics\.port: must be a whole number\n$/,
+    );
+  });
+});
+
+describe("the command line itself", () => {
+  it("prints the package's version with --version", async () => {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8"));
+    const result = await run(["--version"], env);
+    expect(result).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
+  });
+
+  it("refuses one setting given twice as a usage error, before Redis is reached", async () => {
+    const nowhere = { ...env, TUNNEL_REDIS_URL: UNREACHABLE_REDIS };
+    const key = "key_aaaaaaaaaaaaaaaaaaaa";
+    await fails(
+      ["keys", "update", key, "--budget", "5", "--no-budget"],
+      2,
+      /^error: option '--no-budget' cannot be used with option '--budget <rubles>'\n/,
+      nowhere,
+    );
+    await fails(
+      ["keys", "update", key, "--no-budget", "--budget", "5"],
+      2,
+      /^error: option '--budget <rubles>' cannot be used with option '--no-budget'\n/,
+      nowhere,
+    );
+    await fails(
+      ["keys", "update", key, "--log-bodies", "--no-log-bodies"],
+      2,
+      /^error: option '--no-log-bodies' cannot be used with option '--log-bodies'\n/,
+      nowhere,
+    );
+    await fails(
+      ["keys", "update", key, "--budget", "5", "--budget", "6"],
+      2,
+      /^error: option '--budget <rubles>' may be given only once\n/,
+      nowhere,
+    );
+    await fails(
+      ["usage", "--account", "a", "--csv", "--json"],
+      2,
+      /'--csv' cannot be used with option '--json'/,
+      nowhere,
+    );
+  });
+
+  it("checks a command's arguments before contacting Redis", async () => {
+    const nowhere = { ...env, TUNNEL_REDIS_URL: UNREACHABLE_REDIS };
+    await fails(
+      ["keys", "create", "--account", "a", "--name", "x", "--budget", "abc"],
+      1,
+      /^error: budget must be a positive amount in rubles.*got "abc"\n$/,
+      nowhere,
+    );
+    await fails(
+      ["keys", "update", "key_aaaaaaaaaaaaaaaaaaaa", "--ttl", "30M"],
+      1,
+      /^error: lifetime must be a duration .*got "30M"\n$/,
+      nowhere,
+    );
+    await fails(
+      ["usage", "--account", "a", "--from", "2026-02-30"],
+      1,
+      /^error: from must be a date/,
+      nowhere,
+    );
+    await fails(["accounts", "topup", "a", "-5"], 1, /^error: amount must be a positive amount/, nowhere);
+    // Arguments that are fine: now Redis is contacted, and its absence reported with the cause.
+    await fails(
+      ["keys", "create", "--account", "a", "--name", "x", "--budget", "5"],
+      1,
+      /^error: cannot connect to Redis at redis:\/\/127\.0\.0\.1:1: connect ECONNREFUSED 127\.0\.0\.1:1\n$/,
+      nowhere,
+    );
+  });
+
+  it("lets management commands run whatever is wrong with settings they do not use", async () => {
+    await ok(["accounts", "create", "unbothered"]);
+    const result = await run(["accounts", "show", "unbothered", "--json"], {
+      ...env,
+      TUNNEL_PORT: "eighty",
+      TUNNEL_UPSTREAM_URL: "http://models:8000/v1",
+      TUNNEL_METRICS_PORT: "-1",
+    });
+    expect(result.stderr).toBe("");
+    expect(JSON.parse(result.stdout)).toMatchObject({ id: "unbothered" });
+    // Unknown settings are still refused, whichever command reads the file.
+    const typo = configFile("typo.yaml", "listen:\n  prot: 8080\n");
+    await fails(["accounts", "list", "--config", typo], 1, /typo\.yaml line 2: unknown setting listen\.prot/);
+  });
+});
+
+describe("keys list and lifetimes", () => {
+  it("lists keys as a table, one line each, telling apart keys of the same name by id and hint", async () => {
+    const own = { ...env, TUNNEL_REDIS_PREFIX: testPrefix() };
+    await ok(["accounts", "create", "tableco", "--balance", "10"], own);
+    const create = (...extra: string[]) =>
+      ok(["keys", "create", "--account", "tableco", "--name", "production", ...extra], own) as Promise<{
+        id: string;
+        key: string;
+      }>;
+    const first = await create("--budget", "100", "--ttl", "30d");
+    const second = await create();
+    const third = await create();
+    await ok(["keys", "revoke", second.id], own);
+    // A key whose lifetime has elapsed: its expiry moved to the past, as time would.
+    const store = await openStore({ prefix: own.TUNNEL_REDIS_PREFIX });
+    try {
+      await store.redis.hset(
+        store.redisKeys.key("tableco", third.id),
+        "expires_at",
+        String(Date.now() - 1000),
+      );
+    } finally {
+      store.close();
+    }
+
+    const result = await run(["keys", "list", "--account", "tableco"], own);
+    expect(result.code).toBe(0);
+    const [header, ...lines] = result.stdout.trimEnd().split("\n");
+    expect(header).toMatch(/^ID\s+HINT\s+NAME\s+STATE\s+BUDGET SPENT\/LIMIT\s+EXPIRES$/);
+    expect(lines).toHaveLength(3);
+    const line = (key: { id: string; key: string }) => lines.find((l) => l.startsWith(key.id)) ?? "";
+    expect(line(first)).toMatch(
+      new RegExp(
+        `^${first.id}\\s+…${first.key.slice(-4)}\\s+production\\s+active\\s+0/100 RUB a month\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC$`,
+      ),
+    );
+    expect(line(second)).toMatch(
+      new RegExp(`^${second.id}\\s+…${second.key.slice(-4)}\\s+production\\s+revoked\\s+none\\s+never$`),
+    );
+    expect(line(third)).toMatch(
+      new RegExp(`^${third.id}\\s+…${third.key.slice(-4)}\\s+production\\s+expired\\s+none\\s+`),
+    );
+    expect(result.stdout).not.toContain(first.key);
+  });
+
+  it("changes a key's lifetime with keys update --ttl, counted from now and audited", async () => {
+    const own = { ...env, TUNNEL_REDIS_PREFIX: testPrefix() };
+    await ok(["accounts", "create", "ttlco", "--balance", "10"], own);
+    const { id } = (await ok(["keys", "create", "--account", "ttlco", "--name", "k"], own)) as { id: string };
+
+    const before = Date.now();
+    const extended = (await ok(["keys", "update", id, "--ttl", "30d"], own)) as { expires_at: string };
+    const expiresAt = Date.parse(extended.expires_at);
+    expect(expiresAt).toBeGreaterThanOrEqual(before + 30 * 86_400_000);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 30 * 86_400_000);
+
+    // An expired key is brought back by a new lifetime.
+    const store = await openStore({ prefix: own.TUNNEL_REDIS_PREFIX });
+    try {
+      await store.redis.hset(store.redisKeys.key("ttlco", id), "expires_at", String(Date.now() - 1000));
+      expect((await run(["keys", "list", "--account", "ttlco"], own)).stdout).toMatch(/\bexpired\b/);
+      expect(await ok(["keys", "update", id, "--ttl", "never"], own)).toMatchObject({ expires_at: null });
+      expect((await run(["keys", "list", "--account", "ttlco"], own)).stdout).toMatch(
+        /\bactive\s+none\s+never$/m,
+      );
+
+      const audit = await store.context.audit.list("ttlco", 10);
+      expect(audit.filter((entry) => entry.action === "key.update").map((entry) => entry.details)).toEqual([
+        { expires_at: null },
+        { expires_at: extended.expires_at },
+      ]);
+    } finally {
+      store.close();
+    }
+    await fails(
+      ["keys", "update", id, "--ttl", "30M"],
+      1,
+      /units m \(minutes\), h \(hours\), d \(days\), w \(weeks\), lower case/,
+      own,
+    );
+  });
+});
+
+describe("usage", () => {
+  it("reports an account's requests, tokens, cost and errors per day, summed over its keys to the micro-ruble", async () => {
+    const upstream = await startStubUpstream();
+    const t = await startTestGateway({ upstreamUrl: upstream.url, config: { pricing: PRICING } });
+    try {
+      const a = await t.newKey({ accountId: "usageco", balance: "1000" });
+      const b = await t.newKey({ accountId: "usageco" });
+      const elsewhere = await t.newKey({ accountId: "otherco" });
+      const chat = (key: string, words: string) =>
+        t.fetch("/v1/chat/completions", {
+          method: "POST",
+          key,
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model: "demo-small", messages: [{ role: "user", content: words }] }),
+        });
+      // 2026-11-21: two requests with key a, one with another key; 2026-11-22: one more with key a.
+      expect((await chat(a.value, "one two three")).status).toBe(200);
+      expect((await chat(a.value, "four five")).status).toBe(200);
+      expect((await chat(b.value, "six seven eight nine")).status).toBe(200);
+      t.clock.advance(86_400_000);
+      expect((await chat(a.value, "ten")).status).toBe(200);
+      await t.gateway.settled();
+      const spent = 1000 - (await t.store.accountService.show("usageco")).balance / 1_000_000;
+      expect(spent).toBeGreaterThan(0);
+
+      const prefixed = { ...env, TUNNEL_REDIS_PREFIX: t.store.prefix };
+      const range = ["--from", "2026-11-20", "--to", "2026-11-22"];
+      const report = (await ok(["usage", "--account", "usageco", ...range], prefixed)) as {
+        days: { date: string; requests: number; cost: number; errors: number }[];
+      };
+      expect(report).toMatchObject({
+        account_id: "usageco",
+        key_id: null,
+        from: "2026-11-20",
+        to: "2026-11-22",
+      });
+      expect(report.days.map((day) => [day.date, day.requests])).toEqual([
+        ["2026-11-20", 0],
+        ["2026-11-21", 3],
+        ["2026-11-22", 1],
+      ]);
+
+      const csv = await run(["usage", "--account", "usageco", ...range, "--csv"], prefixed);
+      expect(csv.code).toBe(0);
+      const [header, ...rows] = csv.stdout.trimEnd().split("\n");
+      expect(header).toBe("date,requests,prompt_tokens,completion_tokens,cost_rub,errors");
+      expect(rows).toHaveLength(3);
+      // The costs, added as decimals, are exactly what left the balance.
+      const micros = rows.map((row) => {
+        const [whole, fraction = ""] = (row.split(",")[4] as string).split(".");
+        return Number(whole) * 1_000_000 + Number(fraction.padEnd(6, "0"));
+      });
+      expect(micros.reduce((sum, m) => sum + m, 0)).toBe(Math.round(spent * 1_000_000));
+
+      const table = await run(["usage", "--account", "usageco", ...range], prefixed);
+      expect(table.stdout).toMatch(
+        /^DATE\s+REQUESTS\s+PROMPT TOKENS\s+COMPLETION TOKENS\s+COST RUB\s+ERRORS$/m,
+      );
+      expect(table.stdout).toMatch(
+        new RegExp(
+          `^total\\s+4\\s+\\d+\\s+\\d+\\s+${String(Math.round(spent * 1e6) / 1e6).replace(".", "\\.")}\\s+0$`,
+          "m",
+        ),
+      );
+
+      const ofKey = (await ok(["usage", "--account", "usageco", "--key", a.id, ...range], prefixed)) as {
+        days: { requests: number }[];
+      };
+      expect(ofKey.days.map((day) => day.requests)).toEqual([0, 2, 1]);
+      await fails(
+        ["usage", "--account", "usageco", "--key", elsewhere.id, ...range],
+        1,
+        new RegExp(`^error: account usageco has no key with id ${elsewhere.id}\\n$`),
+        prefixed,
+      );
+    } finally {
+      await t.close();
+      await upstream.close();
+    }
   });
 });

@@ -41,6 +41,16 @@ async function gateway(): Promise<TestGateway> {
 }
 
 describe("on Redis Cluster", () => {
+  it("checks every master at start", async () => {
+    await gateway();
+    // The suite's nodes persist nothing, allowed for the tests: each master is named in its own warning.
+    const checked = t.logs
+      .map((line) => /^Redis at (\S+) has append-only persistence off/.exec(line.msg as string)?.[1])
+      .filter(Boolean)
+      .sort();
+    expect(checked).toEqual([...cluster.nodes].sort());
+  });
+
   it("keeps each account in one slot, spreads accounts over the masters, and serves them all", async () => {
     await gateway();
     const keys = [];

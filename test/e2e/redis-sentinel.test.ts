@@ -82,6 +82,14 @@ describe("behind Redis Sentinel", () => {
       const res = await gateway.fetch("/v1/key", { key: key.value });
       expect(res.status).toBe(200);
       expect((await json(res)).budget.initial).toBe(5);
+      // The start-up checks ran on the master the sentinel named, and name it by its address.
+      const messages = t.logs.map((line) => line.msg as string);
+      expect(messages).toContain("Redis checked: version, persistence and eviction policy are fit");
+      expect(messages).toContainEqual(
+        expect.stringMatching(
+          new RegExp(`^Redis at 127\\.0\\.0\\.1:${master.port} has append-only persistence off`),
+        ),
+      );
     } finally {
       await t?.close();
     }

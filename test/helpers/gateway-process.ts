@@ -1,5 +1,5 @@
 // Runs the built gateway (`node dist/cli.js serve`) as a separate process, for what an in-process gateway
-// cannot show: several replicas sharing one Redis, and signals.
+// cannot show: several replicas sharing one Redis, signals, and how the process itself starts and exits.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -12,40 +12,48 @@ const CLI = join(import.meta.dirname, "../../dist/cli.js");
 /** The message of the line runGateway logs once its listeners are bound, with their URLs. */
 const LISTENING = "tunnel-gateway listening";
 
-export interface GatewayProcess {
-  url: string;
-  /** Base URL of the metrics listener, or null with metrics.enabled off. */
-  metricsUrl: string | null;
+/** A `serve` process, from the moment it was spawned. */
+export interface ServeProcess {
   child: ChildProcess;
+  /** The configuration file it was given. */
+  file: string;
   /** Parsed JSON log lines written so far. */
   logs: Record<string, any>[];
   stderr: () => string;
+  /** Resolves with the exit code once the process has exited and its output is read. */
   exited: Promise<number | null>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+export interface GatewayProcess extends ServeProcess {
+  url: string;
+  /** Base URL of the metrics listener, or null with metrics.enabled off. */
+  metricsUrl: string | null;
+}
+
 /**
- * Starts the gateway with its listeners on ports the system picks (port 0), so that no port found free
- * beforehand can be taken by someone else in between; their URLs come from the start-up log line, which is
- * why the log level is info unless `config` or `env` says otherwise. Returns once /readyz answers 200; if it
- * does not, the process is killed. Its configuration file is removed when the process has exited.
+ * Spawns `serve` with `config` written to a file of its own (removed when the process exits), the public and
+ * metrics listeners on ports the system picks unless `config` or `args` say otherwise. Returns at once.
  */
-export async function spawnGateway(
+export function spawnServe(
   config: Record<string, unknown>,
   env: Record<string, string> = {},
-): Promise<GatewayProcess> {
+  args: string[] = [],
+): ServeProcess {
   const dir = mkdtempSync(join(tmpdir(), "tunnel-gw-"));
   const file = join(dir, "config.yaml");
   writeFileSync(
     file,
     stringify({
       ...config,
-      listen: { host: "127.0.0.1", port: 0 },
+      listen: { host: "127.0.0.1", port: 0, ...(config.listen as object) },
       metrics: { port: 0, ...(config.metrics as object) },
       logging: { level: "info", ...(config.logging as object) },
+      // The suite's redis-servers persist nothing: they are thrown away with the run.
+      redis: { allowNoPersistence: true, ...(config.redis as object) },
     }),
   );
-  const child = spawn(process.execPath, [CLI, "serve", "--config", file], {
+  const child = spawn(process.execPath, [CLI, "serve", "--config", file, ...args], {
     env: { ...process.env, TUNNEL_CONFIG: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -66,8 +74,33 @@ export async function spawnGateway(
       resolve(code);
     }),
   );
+  return {
+    child,
+    file,
+    logs,
+    stderr: () => stderr,
+    exited,
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/**
+ * Starts the gateway with its listeners on ports the system picks (port 0), so that no port found free
+ * beforehand can be taken by someone else in between; their URLs come from the start-up log line, which is
+ * why the log level is info unless `config` or `env` says otherwise. Returns once /readyz answers 200; if it
+ * does not, the process is killed. Its configuration file is removed when the process has exited.
+ */
+export async function spawnGateway(
+  config: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Promise<GatewayProcess> {
+  const serve = spawnServe(config, env);
+  const { child, logs, stderr, exited } = serve;
   const running = () => {
-    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}: ${stderr}`);
+    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}: ${stderr()}`);
   };
 
   let listening: Record<string, any> | undefined;
@@ -92,16 +125,5 @@ export async function spawnGateway(
     throw error;
   }
   const { url, metrics } = listening as { url: string; metrics: string | null };
-  return {
-    url,
-    metricsUrl: metrics === null ? null : metrics.replace(/\/metrics$/, ""),
-    child,
-    logs,
-    stderr: () => stderr,
-    exited,
-    async stop(signal = "SIGTERM") {
-      if (child.exitCode === null) child.kill(signal);
-      return exited;
-    },
-  };
+  return { ...serve, url, metricsUrl: metrics === null ? null : metrics.replace(/\/metrics$/, "") };
 }

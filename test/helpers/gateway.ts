@@ -8,7 +8,6 @@ import { createLogger } from "../../src/observability/logger.js";
 import { ACTOR } from "./actor.js";
 import { TestClock } from "./clock.js";
 import { openStore, type TestStore, testPrefix } from "./store.js";
-import { waitUntil } from "./wait.js";
 
 /** Prices of 1 ₽ per 1000 prompt tokens and 2 ₽ per 1000 completion tokens make costs easy to read. */
 export const PRICING = { default: { input: 1000, output: 2000, maxOutputTokens: 100 } };
@@ -53,7 +52,8 @@ export async function startTestGateway(
     ...input,
     listen: { host: "127.0.0.1", port: 0, ...input.listen },
     upstream: { url: options.upstreamUrl ?? "http://127.0.0.1:9", ...input.upstream },
-    redis: { url: inject("redisUrl"), prefix, ...input.redis },
+    // The suite's redis-server persists nothing: it is thrown away with the run.
+    redis: { url: inject("redisUrl"), prefix, allowNoPersistence: true, ...input.redis },
     metrics: { host: "127.0.0.1", port: 0, ...input.metrics },
     admin: { host: "127.0.0.1", port: 0, ...input.admin },
     logging: { level: "info", ...input.logging },
@@ -61,8 +61,13 @@ export async function startTestGateway(
   const logs: Record<string, unknown>[] = [];
   const logger = createLogger("info", { write: (line: string) => void logs.push(JSON.parse(line)) });
   const gateway = await startGateway({ config, now: clock.now, logger });
-  // The gateway connects to Redis in the background (and answers 503 until then); tests start once it has.
-  await waitUntil(() => gateway.redis.status === "ready", "the gateway's Redis connection", 20_000);
+  // The gateway connects to Redis in the background and checks it (answering 503 until then); tests start
+  // once it serves.
+  const refusal = await Promise.race([gateway.serving, gateway.refused]);
+  if (refusal) {
+    await gateway.close(0);
+    throw refusal;
+  }
   const store = await openStore({ clock, prefix, timezone: config.billing.timezone, redis: config.redis });
   const accountsMade = new Set<string>();
 

@@ -12,6 +12,7 @@ import {
 } from "node:http";
 import type { AddressInfo } from "node:net";
 import { answerDemoRequest, type DemoOptions, readRequestBody } from "../../src/demo/demo-upstream.js";
+import { PROBE_USER_AGENT } from "../../src/proxy/upstream-probe.js";
 
 export interface RecordedRequest {
   method: string;
@@ -32,7 +33,10 @@ export type StubHandler = (
 export interface StubUpstream {
   url: string;
   server: Server;
+  /** The requests the gateway forwarded. */
   requests: RecordedRequest[];
+  /** The gateway's start-up checks (GET /v1/models), kept apart from the requests it forwarded. */
+  probes: RecordedRequest[];
   handle(handler: StubHandler | null): void;
   close(): Promise<void>;
 }
@@ -40,10 +44,12 @@ export interface StubUpstream {
 export async function startStubUpstream(options: DemoOptions = {}): Promise<StubUpstream> {
   let handler: StubHandler | null = null;
   const requests: RecordedRequest[] = [];
+  const probes: RecordedRequest[] = [];
   const server = createServer(async (req, res) => {
     const body = await readRequestBody(req);
     const aborted = new Promise<boolean>((resolve) => res.on("close", () => resolve(!res.writableFinished)));
-    requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body, aborted });
+    const recorded = req.headers["user-agent"] === PROBE_USER_AGENT ? probes : requests;
+    recorded.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body, aborted });
     try {
       if (handler && (await handler(req, res, body))) return;
       await answerDemoRequest(req, res, body, options);
@@ -57,6 +63,7 @@ export async function startStubUpstream(options: DemoOptions = {}): Promise<Stub
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     server,
     requests,
+    probes,
     handle(next) {
       handler = next;
     },

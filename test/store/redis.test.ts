@@ -108,3 +108,24 @@ describe("isConnectionError", () => {
     expect(isConnectionError("Connection is closed.")).toBe(false);
   });
 });
+
+describe("a database number in redis.url", () => {
+  it("is the database every command of the connection uses", async () => {
+    const url = inject("redisUrl");
+    const key = `test:db:${Date.now()}`;
+    const inFive = createRedis({ url: `${url}/5` }, "gateway");
+    const inZero = createRedis({ url }, "gateway");
+    try {
+      await connectRedis(inFive, { url: `${url}/5` });
+      await connectRedis(inZero, { url });
+      await inFive.set(key, "five");
+      expect(await inZero.get(key)).toBeNull();
+      await inZero.select(5);
+      expect(await inZero.get(key)).toBe("five");
+      await inZero.del(key);
+    } finally {
+      closeRedis(inFive);
+      closeRedis(inZero);
+    }
+  });
+});

@@ -122,7 +122,8 @@ const en = {
     "Write an amount in rubles such as 1000 or 12.5: digits and a dot, at most 6 decimals and at most 999 999 999 whole rubles.",
   "v.amount.positive": "The amount must be more than zero.",
   "v.period.needsBudget": "A period is only meaningful together with a budget.",
-  "v.ttl.format": "Write a duration such as 15m, 2h, 30d, 1w or 1h30m (units s, m, h, d, w), or never.",
+  "v.ttl.format":
+    "Write a duration such as 15m, 2h, 30d, 1w or 1h30m (units m, h, d, w, in lower case), or never.",
   "v.ttl.min": "The lifetime must be at least 15 minutes (15m), or never.",
   "v.ttl.max": "The lifetime must be at most 100 years; use never for a key that does not expire.",
   "v.models.count": "List at most 100 models.",
@@ -340,7 +341,8 @@ const ru: Record<MessageKey, string> = {
     "Укажите сумму в рублях, например 1000 или 12.5: цифры и точка, не больше 6 знаков после точки и не больше 999 999 999 целых рублей.",
   "v.amount.positive": "Сумма должна быть больше нуля.",
   "v.period.needsBudget": "Период имеет смысл только вместе с бюджетом.",
-  "v.ttl.format": "Укажите длительность вроде 15m, 2h, 30d, 1w или 1h30m (единицы s, m, h, d, w) либо never.",
+  "v.ttl.format":
+    "Укажите длительность вроде 15m, 2h, 30d, 1w или 1h30m (единицы m, h, d, w, строчными буквами) либо never.",
   "v.ttl.min": "Срок действия должен быть не меньше 15 минут (15m) либо never.",
   "v.ttl.max": "Срок действия — не больше 100 лет; для бессрочного ключа укажите never.",
   "v.models.count": "Укажите не больше 100 моделей.",

@@ -1,6 +1,6 @@
 --[[
-  Changes a key's name, budget, period, model list or privacy switch, and records the change in the
-  account's audit log. A revoked key cannot be changed.
+  Changes a key's name, budget, period, model list, privacy switch or expiry, and records the change in the
+  account's audit log. A revoked key cannot be changed; an expired one can (a new expiry brings it back).
 
   When the period changes, the spent amount becomes what the key spent in the new period so far, which the
   gateway sums from the daily usage counters, and the period starts anew. A settlement that lands between
@@ -14,7 +14,8 @@
 
   ARGV[1]  changes as a JSON object whose values are all strings:
              name, budget ('' removes the budget), models (JSON list, '' allows all models),
-             log_bodies ('1' | '0'), period with period_start and spent (µ₽) for the new period
+             log_bodies ('1' | '0'), expires_at (ms; '' for never), period with period_start and spent
+             (µ₽) for the new period
   ARGV[2]  audit entry (JSON)
   ARGV[3]  most audit entries kept
   ARGV[4]  the key's spent field as read with the usage summed into `spent` ('' if it had none)
@@ -49,6 +50,8 @@ if changes.budget == '' then redis.call('HDEL', KEYS[1], 'budget')
 elseif changes.budget then redis.call('HSET', KEYS[1], 'budget', changes.budget) end
 if changes.models == '' then redis.call('HDEL', KEYS[1], 'models')
 elseif changes.models then redis.call('HSET', KEYS[1], 'models', changes.models) end
+if changes.expires_at == '' then redis.call('HDEL', KEYS[1], 'expires_at')
+elseif changes.expires_at then redis.call('HSET', KEYS[1], 'expires_at', changes.expires_at) end
 if newPeriod then
   redis.call('HSET', KEYS[1], 'period', changes.period, 'period_start', changes.period_start, 'spent', changes.spent)
 end
