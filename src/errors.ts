@@ -2,6 +2,8 @@
 // error `type` clients already switch on, and a default message a person can act on. This table is the only
 // place a status or a code is spelled; a test checks the table in docs/endpoints-and-errors.md against it.
 
+import { isRedisError } from "./store/redis-errors.js";
+
 export const ERRORS = {
   // Authentication (public port)
   missing_api_key: {
@@ -144,6 +146,16 @@ export class GatewayError extends Error {
     this.status = ERRORS[code].status;
     this.type = ERRORS[code].type;
   }
+}
+
+/**
+ * The answer for any failure: our own errors as they are, Redis being away or refusing as 503 (retry), and
+ * anything else — a bug — as 500.
+ */
+export function asGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  if (isRedisError(error)) return new GatewayError("service_unavailable", undefined, { cause: error });
+  return new GatewayError("internal_error", undefined, { cause: error });
 }
 
 export function isGatewayError(error: unknown): error is GatewayError {

@@ -43,10 +43,10 @@ import { KeyService } from "./services/keys.js";
 import { AccountStore } from "./store/account-store.js";
 import { BillingStore } from "./store/billing-store.js";
 import { KeyStore } from "./store/key-store.js";
+import type { RedisClient } from "./store/redis.js";
 import { closeRedis, createRedis, describeRedis } from "./store/redis.js";
 import { RedisKeys } from "./store/redis-keys.js";
 import { startRedis } from "./store/redis-startup.js";
-import type { RedisClient } from "./store/scripts.js";
 
 export interface GatewayOptions {
   config: Config;

@@ -4,11 +4,10 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
-import { GatewayError } from "../errors.js";
+import { asGatewayError, GatewayError } from "../errors.js";
 import type { Logger } from "../observability/logger.js";
 import { readBody } from "../proxy/body.js";
 import { sendError, sendJson } from "../server/respond.js";
-import { asGatewayError } from "../store/redis.js";
 import type { AdminCredentials } from "./credentials.js";
 import { type AdminServices, authorize, type Route } from "./routes.js";
 

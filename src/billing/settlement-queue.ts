@@ -10,7 +10,7 @@
 
 import type { BillingStore, Settled, SettleInput } from "../store/billing-store.js";
 import type { KeyRef } from "../store/key-store.js";
-import { isConnectionError } from "../store/redis.js";
+import { isConnectionError } from "../store/redis-errors.js";
 
 export interface Settlement {
   ref: KeyRef;

@@ -4,7 +4,7 @@
 import { formatRubles } from "../billing/money.js";
 import type { PeriodCalendar } from "../billing/periods.js";
 import { ConfigError } from "../config/config-error.js";
-import { errorBody, GatewayError } from "../errors.js";
+import { asGatewayError, errorBody, GatewayError } from "../errors.js";
 import type { UsageDay } from "../services/usage.js";
 import { sumCounters } from "../services/usage.js";
 import {
@@ -17,7 +17,6 @@ import {
   requestsOf,
 } from "../services/views.js";
 import type { KeyRecord } from "../store/records.js";
-import { asGatewayError } from "../store/redis.js";
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

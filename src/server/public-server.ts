@@ -3,8 +3,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
-import { GatewayError } from "../errors.js";
-import { asGatewayError } from "../store/redis.js";
+import { asGatewayError, GatewayError } from "../errors.js";
 import type { Forwarder, GatewayContext } from "./context.js";
 import { LOCAL_METHODS, LOCAL_ROUTES, type LocalRoute } from "./local-routes.js";
 import { requestIdFor } from "./request-id.js";

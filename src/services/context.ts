@@ -5,9 +5,9 @@ import { PeriodCalendar } from "../billing/periods.js";
 import { AccountStore } from "../store/account-store.js";
 import { AuditStore } from "../store/audit-store.js";
 import { KeyStore } from "../store/key-store.js";
+import type { RedisClient } from "../store/redis.js";
 import { RedisKeys } from "../store/redis-keys.js";
 import { RequestLogStore } from "../store/request-log-store.js";
-import type { RedisClient } from "../store/scripts.js";
 import { UsageStore } from "../store/usage-store.js";
 
 export interface ServiceContext {

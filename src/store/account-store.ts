@@ -5,8 +5,9 @@ import { formatRubles, MAX_MICROS, type Micros } from "../billing/money.js";
 import { GatewayError } from "../errors.js";
 import { AUDIT_CAP } from "./audit-store.js";
 import { type AccountRecord, parseAccount } from "./records.js";
+import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
-import { type RedisClient, runScript } from "./scripts.js";
+import { runScript } from "./scripts.js";
 
 export class AccountStore {
   constructor(

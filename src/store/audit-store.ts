@@ -1,8 +1,8 @@
 // The audit log: who changed what, when. Entries are appended by the Lua scripts that make the changes
 // (so none can be missing); this module defines their shape and reads them back.
 
+import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
-import type { RedisClient } from "./scripts.js";
 
 /** Most audit entries kept per account. */
 export const AUDIT_CAP = 10_000;

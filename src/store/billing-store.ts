@@ -6,8 +6,9 @@ import { type CurrentPeriods, isPeriod, type Period } from "../billing/periods.j
 import type { ErrorCode } from "../errors.js";
 import type { KeyRef } from "./key-store.js";
 import { parseModels } from "./records.js";
+import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
-import { type RedisClient, runScript } from "./scripts.js";
+import { runScript } from "./scripts.js";
 import { type RedisObserver, timed } from "./timing.js";
 
 /** Most expired reservations one script call releases; the rest go on the next calls. */

@@ -8,8 +8,9 @@ import { GatewayError } from "../errors.js";
 import { accountNotFound } from "./account-store.js";
 import { AUDIT_CAP } from "./audit-store.js";
 import { type AccountRecord, type KeyRecord, parseAccount, parseKey } from "./records.js";
+import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
-import { type RedisClient, runScript } from "./scripts.js";
+import { runScript } from "./scripts.js";
 import { type RedisObserver, timed } from "./timing.js";
 
 export interface NewKey {

@@ -7,7 +7,7 @@
 // snapshots are scheduled needs CONFIG GET save, and where that is refused the check says it could not tell.
 
 import type { Cluster, Redis } from "ioredis";
-import type { RedisClient } from "./scripts.js";
+import type { RedisClient } from "./redis.js";
 
 /** The oldest Redis the gateway supports. */
 export const MIN_REDIS_VERSION = [6, 2, 0] as const;

@@ -6,10 +6,10 @@
 
 import { GatewayError } from "../errors.js";
 import type { Logger } from "../observability/logger.js";
-import { isConnectionError } from "./redis.js";
+import type { RedisClient } from "./redis.js";
 import { type CheckOptions, judgeRedis, readRedisFacts } from "./redis-checks.js";
+import { isConnectionError } from "./redis-errors.js";
 import { watchRedis } from "./redis-watch.js";
-import type { RedisClient } from "./scripts.js";
 
 export interface RedisStartupOptions {
   /** Where Redis is, for messages and logs (never a password). */

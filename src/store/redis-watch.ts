@@ -4,7 +4,7 @@
 // commands fail with), and reachable again with how long it was away.
 
 import type { Logger } from "../observability/logger.js";
-import type { RedisClient } from "./scripts.js";
+import type { RedisClient } from "./redis.js";
 
 export interface RedisWatch {
   /** Stops listening to the connection's events. */

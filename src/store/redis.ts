@@ -8,12 +8,16 @@ import type { ConnectionOptions } from "node:tls";
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
 import type { Config } from "../config/schema.js";
 import { GatewayError } from "../errors.js";
-import { defineScripts, type RedisClient } from "./scripts.js";
+import { isRedisError } from "./redis-errors.js";
+import { batchWritesPerTurn } from "./write-batching.js";
 
 /** A Redis to connect to: one server by URL, a Cluster by its seed nodes, or a master through Sentinel. */
 export type RedisSettings = Pick<Config["redis"], "url"> & Partial<Omit<Config["redis"], "url">>;
 
 export type ConnectionRole = "gateway" | "cli";
+
+/** A connection: to one server (directly or through Sentinel), or to a Cluster. */
+export type RedisClient = Redis | Cluster;
 
 function hostPort(text: string): { host: string; port: number } {
   const at = text.lastIndexOf(":");
@@ -82,7 +86,11 @@ export function createRedis(settings: RedisSettings, role: ConnectionRole): Redi
   }
   // Connection problems surface through commands (503, CLI error); the event itself must not crash the process.
   client.on("error", () => {});
-  defineScripts(client);
+  // Every (re)connection of a single server gets its own socket: its writes are batched per event-loop turn.
+  // A Cluster spreads commands over several connections and is left as it is.
+  if (role === "gateway" && client instanceof Redis) {
+    client.on("connect", () => batchWritesPerTurn((client as Redis).stream));
+  }
   return client;
 }
 
@@ -162,85 +170,4 @@ export function redactUrl(url: string): string {
   } catch {
     return "(unparseable Redis URL)";
   }
-}
-
-/** Replies that mean "not now" (loading, failing over, busy) rather than "never". */
-const RETRYABLE_REPLY = /^(LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONLY)\b/;
-
-/**
- * ioredis' error classes for a command that never got its answer: MaxRetriesPerRequestError (reconnecting
- * took too many attempts), AbortError (the connection closed with the command in flight) and its subclass
- * InterruptError, ClusterAllFailedError (no node answered the slot refresh).
- */
-const CONNECTION_ERROR_NAMES = new Set([
-  "MaxRetriesPerRequestError",
-  "AbortError",
-  "InterruptError",
-  "ClusterAllFailedError",
-]);
-
-/**
- * The plain Errors ioredis rejects a command with when it cannot reach Redis or Redis does not answer
- * (node_modules/ioredis/built: Redis.js, Command.js, cluster/index.js, connectors/).
- */
-const CONNECTION_FAILURE = new RegExp(
-  [
-    "^Connection is closed\\.",
-    "^Stream isn't writeable",
-    "^Command timed out",
-    "^connect ETIMEDOUT",
-    "^Socket timeout\\.",
-    "^Connection is aborted",
-    "^Connection is discarded",
-    "^Cluster isn't ready",
-    "^Cluster is disconnect",
-    "^None of startup nodes is available",
-    "^Node is disconnected",
-    "^Too many Cluster redirections",
-    "^All sentinels are unreachable",
-    "^Failed to refresh slots cache",
-  ].join("|"),
-);
-
-/** Codes of the socket errors of a Redis that is down or out of reach. */
-const CONNECTION_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ECONNABORTED",
-  "ETIMEDOUT",
-  "EPIPE",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "EHOSTDOWN",
-  "ENETUNREACH",
-  "ENETDOWN",
-]);
-
-/**
- * Whether an error means Redis could not be reached or did not answer, or answered "not now" (retry later),
- * as opposed to Redis refusing the command or a bug of ours (a TypeError, a wrong key count), which
- * retrying would not fix.
- */
-export function isConnectionError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (error.name === "ReplyError") return RETRYABLE_REPLY.test(error.message);
-  if (CONNECTION_ERROR_NAMES.has(error.name)) return true;
-  const code = (error as NodeJS.ErrnoException).code;
-  return (typeof code === "string" && CONNECTION_CODES.has(code)) || CONNECTION_FAILURE.test(error.message);
-}
-
-/** Whether an error came from talking to Redis (as opposed to a bug of ours). */
-export function isRedisError(error: unknown): boolean {
-  return (
-    error instanceof Error &&
-    (error.name === "ReplyError" || error.name === "ParserError" || isConnectionError(error))
-  );
-}
-
-/** The answer for a failure: our own errors as they are, Redis trouble as 503, anything else as 500. */
-export function asGatewayError(error: unknown): GatewayError {
-  if (error instanceof GatewayError) return error;
-  if (isRedisError(error)) return new GatewayError("service_unavailable", undefined, { cause: error });
-  return new GatewayError("internal_error", undefined, { cause: error });
 }

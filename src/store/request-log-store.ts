@@ -1,7 +1,7 @@
 // Reading a key's recent requests (written by the settle script), for the dashboard and the admin API.
 
+import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
-import type { RedisClient } from "./scripts.js";
 
 /** One request as kept in the key's recent-requests list. */
 export interface RequestLogEntry {

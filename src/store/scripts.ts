@@ -5,8 +5,7 @@
 
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { Cluster, Redis } from "ioredis";
-import { batchWritesOfThisTurn } from "./write-batching.js";
+import type { RedisClient } from "./redis.js";
 
 const LUA_DIR = fileURLToPath(new URL("./lua/", import.meta.url));
 const SCRIPT_FILE = /^([A-Za-z]+)-(\d+|n)\.lua$/;
@@ -18,8 +17,6 @@ export interface LuaScript {
   numberOfKeys: number | null;
   lua: string;
 }
-
-export type RedisClient = Redis | Cluster;
 
 /** Script source with its includes expanded in dependency order, each fragment once. */
 export function expandIncludes(source: string, readFragment: (name: string) => string): string {
@@ -47,14 +44,17 @@ export function loadScripts(dir = LUA_DIR): LuaScript[] {
 
 let cached: LuaScript[] | undefined;
 const keyCounts = new Map<string, number | null>();
+/** Connections the scripts are registered on: each is, once, at its first script call. */
+const defined = new WeakSet<RedisClient>();
 
-export function defineScripts(client: RedisClient): void {
+function defineScripts(client: RedisClient): void {
   cached ??= loadScripts();
   for (const script of cached) {
     keyCounts.set(script.name, script.numberOfKeys);
     // Without numberOfKeys, ioredis expects the count as the first argument (runScript passes it).
     client.defineCommand(script.name, { numberOfKeys: script.numberOfKeys ?? undefined, lua: script.lua });
   }
+  defined.add(client);
 }
 
 export type ScriptName =
@@ -74,7 +74,7 @@ type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
  * Runs a script registered by defineScripts; `keys` must match the script's number of keys (any number, for
  * a <name>-n script, which the script itself checks against its arguments). Most scripts
  * answer a list whose first element is a status code; the caller states the shape it expects. Scripts run
- * in the same event-loop turn reach Redis in one write (write-batching.ts).
+ * in the same event-loop turn reach Redis in one write (write-batching.ts, installed with the connection).
  */
 export function runScript<Reply = unknown[]>(
   client: RedisClient,
@@ -82,12 +82,12 @@ export function runScript<Reply = unknown[]>(
   keys: readonly string[],
   args: readonly (string | number)[],
 ): Promise<Reply> {
+  if (!defined.has(client)) defineScripts(client);
   const count = keyCounts.get(name);
   // A wrong count would silently shift a key into ARGV; refuse it instead.
   if (count === undefined || (count !== null && keys.length !== count)) {
     return Promise.reject(new Error(`script ${name} takes ${count} keys, got ${keys.length}`));
   }
-  batchWritesOfThisTurn(client);
   const call = (client as unknown as Record<ScriptName, ScriptCall>)[name];
   if (count === null) return call.call(client, keys.length, ...keys, ...args) as Promise<Reply>;
   return call.call(client, ...keys, ...args) as Promise<Reply>;

@@ -1,8 +1,8 @@
 // Reading the daily usage counters the settle script writes: one hash per key and calendar day (billing time
 // zone) of integer counters — requests by latency bucket, tokens, cost in µ₽, errors, estimated requests.
 
+import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
-import type { RedisClient } from "./scripts.js";
 
 /** One key's counters for one day, field by field as the settle script names them; all integers, cost in µ₽. */
 export type UsageCounters = Readonly<Record<string, number>>;

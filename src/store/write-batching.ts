@@ -11,21 +11,32 @@
 // A Cluster spreads commands over several connections and is left as it is.
 
 import type { Socket } from "node:net";
-import type { RedisClient } from "./scripts.js";
 
-const CORKED = Symbol("tunnel-gateway.corked-until-immediate");
-type Corkable = Socket & { [CORKED]?: boolean };
+const BATCHED = Symbol("tunnel-gateway.batched-per-turn");
+type Batched = Socket & { [BATCHED]?: true };
 
-/** Holds this connection's writes until the end of the current event-loop turn, then sends them at once. */
-export function batchWritesOfThisTurn(client: RedisClient): void {
-  const stream = (client as { stream?: Corkable }).stream;
-  if (stream === undefined || stream[CORKED] || typeof stream.cork !== "function") return;
-  stream[CORKED] = true;
-  stream.cork();
-  setImmediate(uncork, stream);
-}
-
-function uncork(stream: Corkable): void {
-  stream[CORKED] = false;
-  stream.uncork();
+/**
+ * Makes a connection's socket gather the writes of each event-loop turn: the first write of a turn corks it
+ * and schedules the uncork for when the turn's I/O callbacks are done. Installed once per socket, where the
+ * connection is made (redis.ts); ioredis writes each command with `stream.write`, which is what is wrapped
+ * (ioredis is pinned with ~ in package.json; test/store/write-batching.test.ts counts the socket's system
+ * writes, so it fails if this stops taking effect).
+ */
+export function batchWritesPerTurn(socket: Socket | undefined): void {
+  if (socket === undefined || (socket as Batched)[BATCHED]) return;
+  (socket as Batched)[BATCHED] = true;
+  const write = socket.write;
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    socket.uncork();
+  };
+  socket.write = function (this: Socket, ...args: Parameters<Socket["write"]>) {
+    if (!corked) {
+      corked = true;
+      this.cork();
+      setImmediate(uncork);
+    }
+    return write.apply(this, args);
+  } as Socket["write"];
 }

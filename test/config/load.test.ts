@@ -248,7 +248,11 @@ describe("settings a file leaves out", () => {
 
   it("a price of its own: pricing.default.input alone keeps the default output price", () => {
     const { config } = loadConfig({ file: file("pricing:\n  default:\n    input: 10\n"), env: {} });
-    expect(config.pricing.default).toMatchObject({ input: 10_000_000, output: 300_000_000, maxOutputTokens: 4096 });
+    expect(config.pricing.default).toMatchObject({
+      input: 10_000_000,
+      output: 300_000_000,
+      maxOutputTokens: 4096,
+    });
   });
 });
 

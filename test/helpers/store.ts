@@ -10,9 +10,9 @@ import { KeyService } from "../../src/services/keys.js";
 import type { AccountStore } from "../../src/store/account-store.js";
 import { BillingStore } from "../../src/store/billing-store.js";
 import type { KeyStore } from "../../src/store/key-store.js";
+import type { RedisClient } from "../../src/store/redis.js";
 import { connectRedis, createRedis, type RedisSettings } from "../../src/store/redis.js";
 import { RedisKeys } from "../../src/store/redis-keys.js";
-import type { RedisClient } from "../../src/store/scripts.js";
 import { TestClock } from "./clock.js";
 
 export interface TestStore {

@@ -3,9 +3,9 @@
 
 import { afterEach, describe, expect, it } from "vitest";
 import { type RedisServer, startRedisServer } from "../../src/demo/redis-server.js";
+import type { RedisClient } from "../../src/store/redis.js";
 import { closeRedis, connectRedis, createRedis } from "../../src/store/redis.js";
 import { judgeRedis, type RedisFacts, readRedisFacts } from "../../src/store/redis-checks.js";
-import type { RedisClient } from "../../src/store/scripts.js";
 
 const FIT: RedisFacts = {
   address: "r:6379",
