@@ -3,7 +3,8 @@
 // End-to-end runs on a shared 2-core machine vary by more than this whole cost, so it is measured here alone.
 
 import { performance } from "node:perf_hooks";
-import { Metrics, type RequestSample } from "../src/observability/metrics.js";
+import { Metrics } from "../src/observability/metrics.js";
+import { emptyRecord } from "../src/observability/request-record.js";
 
 const WARM_UP = 200_000;
 const ITERATIONS = 500_000;
@@ -14,28 +15,31 @@ export function metricsMicrosPerRequest(): number {
     { perKey: true, maxKeySeries: 1000, maxModelSeries: 100, defaultMetrics: true },
     { inFlight: () => 0, settlementsPending: () => 0, redisUp: () => true, now: Date.now },
   );
-  const sample: RequestSample = {
-    model: "demo-small",
+  const record = emptyRecord({
+    requestId: "bench",
+    method: "POST",
+    path: "/v1/chat/completions",
     status: 200,
+    outcome: "completed",
+    endedAt: Date.now(),
+    model: "demo-small",
     accountId: "bench",
     keyId: "key_00000000000000000000",
     keyName: "bench",
+    endpointClass: "generation",
     promptTokens: 12,
     completionTokens: 16,
     cost: 28,
-    estimated: false,
-    usageRejected: null,
-    overage: 0,
-    latencySeconds: 0.0015,
-    upstreamTtfbSeconds: 0.0004,
-    overheadSeconds: 0.0003,
-  };
+    latencyMs: 1.5,
+    upstreamTtfbMs: 0.4,
+    gatewayMs: 0.3,
+  });
   const resetAt = Date.now() + 86_400_000;
   const request = () => {
     metrics.redisOperation("reserve", 0.0002);
-    metrics.finished(sample);
+    metrics.request(record);
     metrics.redisOperation("settle", 0.0002);
-    metrics.settled(sample.accountId, sample.keyId, sample.keyName, 999_000_000, 5_000_000, 1_000, resetAt);
+    metrics.settled("bench", "key_00000000000000000000", "bench", 999_000_000, 5_000_000, 1_000, resetAt);
   };
   for (let i = 0; i < WARM_UP; i++) request();
   const started = performance.now();

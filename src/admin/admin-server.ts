@@ -6,6 +6,9 @@ import type { RequestListener } from "node:http";
 import { GatewayError } from "../errors.js";
 import type { Logger } from "../observability/logger.js";
 import { sendError, sendJson } from "../server/respond.js";
+import { AccountService } from "../services/accounts.js";
+import type { ServiceContext } from "../services/context.js";
+import { KeyService } from "../services/keys.js";
 import type { AdminCredentials } from "./credentials.js";
 import { openApiDocument } from "./openapi.js";
 import { createAdminRouter } from "./router.js";
@@ -14,7 +17,10 @@ import { CONTENT_SECURITY_POLICY, StaticFiles } from "./static.js";
 
 export interface AdminServerOptions {
   credentials: AdminCredentials;
-  services: AdminServices;
+  /** The service context the gateway shares with its request path. */
+  services: ServiceContext;
+  /** An account's balance changed through the admin API (for the metrics' balance gauge). */
+  balanceChanged?: (accountId: string, balance: number) => void;
   logger: Logger;
   ui?: StaticFiles;
 }
@@ -29,7 +35,15 @@ const SECURITY_HEADERS = {
 };
 
 export function adminHandler(options: AdminServerOptions): RequestListener {
-  const router = createAdminRouter(ROUTES, options.credentials, options.services, options.logger);
+  const { services: context } = options;
+  const services: AdminServices = {
+    accounts: new AccountService(context),
+    keys: new KeyService(context),
+    calendar: context.calendar,
+    now: context.now,
+    ...(options.balanceChanged && { balanceChanged: options.balanceChanged }),
+  };
+  const router = createAdminRouter(ROUTES, options.credentials, services, options.logger);
   const ui = options.ui ?? new StaticFiles();
   if (!ui.built)
     options.logger.warn("the dashboard is not built (npm run build); the admin API works without it");

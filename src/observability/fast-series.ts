@@ -11,17 +11,28 @@
 // is returned instead, so a future prom-client costs speed, never correctness; test/observability/
 // fast-series.test.ts compares the exposition of both paths. Entries are held, so the metrics must never be
 // reset (the gateway never does); a series removed with remove() must drop its child (Metrics does).
+// prom-client is pinned with ~ in package.json for this reason.
 
 import type { Counter, Gauge, Histogram } from "prom-client";
 
 export type Labels = Record<string, string>;
+
+/**
+ * Marks a series that writes prom-client's stored entry directly. A test checks that every kind gets one: if
+ * a prom-client upgrade changes its tables, the public children take over (still correct), and that test
+ * fails, so the lost speed does not go unnoticed.
+ */
+export const FAST = Symbol("tunnel-gateway.fast-series");
 export interface CounterSeries {
+  [FAST]?: true;
   inc(value?: number): void;
 }
 export interface HistogramSeries {
+  [FAST]?: true;
   observe(value: number): void;
 }
 export interface GaugeSeries {
+  [FAST]?: true;
   set(value: number): void;
 }
 
@@ -45,6 +56,7 @@ export function counterSeries(counter: Counter<string>, labels: Labels): Counter
   if (typeof entry?.value !== "number") return counter.labels(labels);
   const stored = entry as { value: number };
   return {
+    [FAST]: true,
     inc(value = 1) {
       if (value >= 0 && Number.isFinite(value)) stored.value += value;
     },
@@ -73,6 +85,7 @@ export function histogramSeries(
   const stored = entry as { sum: number; count: number };
   const counts = bucketValues as Record<string, number>;
   return {
+    [FAST]: true,
     observe(value) {
       if (!Number.isFinite(value)) return;
       stored.sum += value;
@@ -95,6 +108,7 @@ export function gaugeSeries(gauge: Gauge<string>, labels: Labels): GaugeSeries {
   if (typeof entry?.value !== "number") return gauge.labels(labels);
   const stored = entry as { value: number };
   return {
+    [FAST]: true,
     set(value) {
       if (Number.isFinite(value)) stored.value = value;
     },

@@ -7,19 +7,19 @@
 
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Authenticator } from "../auth/authenticator.js";
 import { estimatedPromptTokens, NOTHING, worstCase } from "../billing/estimate.js";
-import type { ModelPrice, Pricing } from "../billing/pricing.js";
-import { asGatewayError, type ErrorCode, GatewayError } from "../errors.js";
-import type { Forwarder } from "../server/context.js";
+import type { ModelPrice } from "../billing/pricing.js";
+import { asGatewayError, GatewayError } from "../errors.js";
+import { refusalRecord } from "../observability/request-record.js";
+import type { Forwarder, GatewayContext } from "../server/context.js";
 import { errorFormatOf, sendError } from "../server/respond.js";
-import type { BillingStore, ModelCheck } from "../store/billing-store.js";
+import type { ModelCheck } from "../store/billing-store.js";
 import type { KeyRef } from "../store/key-store.js";
 import { isConnectionError } from "../store/redis-errors.js";
 import { checkDeclaredLength, readBody } from "./body.js";
 import { bodyEdits, withFields } from "./body-rewrite.js";
-import { type Endpoint, type EndpointTable, type FieldPath, pathNotAllowed } from "./endpoints.js";
-import { Exchange, type ExchangeDeps } from "./exchange.js";
+import { type Endpoint, type FieldPath, pathNotAllowed } from "./endpoints.js";
+import { Exchange } from "./exchange.js";
 import { prepareUpstreamHeaders } from "./headers.js";
 import { modelOfPath } from "./model-list.js";
 import { refusalError } from "./refusals.js";
@@ -27,43 +27,17 @@ import { submitRelease } from "./release.js";
 import { inspectRequest, type RequestFacts, valueAt } from "./request-facts.js";
 import { createUpstreamProxy } from "./upstream-proxy.js";
 
-export interface RefusedRequest {
-  requestId: string;
-  method: string;
-  path: string;
-  status: number;
-  code: ErrorCode;
-  accountId: string | null;
-  keyId: string | null;
-  model: string | null;
-  gatewayMs: number;
-}
-
-export interface ForwarderDeps extends Omit<ExchangeDeps, "running"> {
-  authenticator: Authenticator;
-  billing: BillingStore;
-  pricing: Pricing;
-  endpoints: EndpointTable;
-  refused: (request: RefusedRequest) => void;
-  /** Reservations of the account found expired (never settled) while reserving. */
-  expiredReservations: (count: number) => void;
-}
-
 export interface ForwardingProxy {
   forward: Forwarder;
   /** Stops forwarding new requests (they get 503 and go to another replica); those in flight go on. */
   stopForwarding(): void;
-  /** Aborts every request still running (the end of a shutdown drain); each is billed for what it produced. */
-  abortRunning(): void;
   close(): void;
 }
 
-export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
-  const { config } = deps;
+export function createForwarder(ctx: GatewayContext): ForwardingProxy {
+  const { config, services } = ctx;
   const upstream = createUpstreamProxy(config.upstream);
   const upstreamAuthorization = config.upstream.apiKey ? `Bearer ${config.upstream.apiKey}` : undefined;
-  const running = new Set<Exchange>();
-  const exchangeDeps: ExchangeDeps = { ...deps, running };
   let forwarding = true;
   const reservationTtlMs = config.billing.reservationTtlSeconds * 1000;
 
@@ -79,13 +53,13 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
     const errorFormat = errorFormatOf(path);
     let ref: KeyRef | null = null;
     let model: string | null = null;
-    deps.inFlight.begin();
+    const tracked = ctx.tracker.begin();
     try {
       if (!forwarding)
         throw new GatewayError("service_unavailable", "The gateway is shutting down; retry the request.");
-      const credential = await deps.authenticator.resolve(req.headers);
+      const credential = await ctx.authenticator.resolve(req.headers);
       ref = credential.ref;
-      const endpoint = deps.endpoints.classify(method, path);
+      const endpoint = ctx.endpoints.classify(method, path);
       if (endpoint.class === "management") throw pathNotAllowed(method, path);
       checkDeclaredLength(req, config.limits.maxBodyBytes);
       const body = await readBody(req, config.limits.maxBodyBytes);
@@ -93,7 +67,7 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
       const pathModel = method === "GET" ? modelOfPath(path) : null;
       const check: ModelCheck = pathModel !== null ? { kind: "named", model: pathModel } : facts.model;
       model = check.kind === "named" ? check.model : null;
-      const price = deps.pricing.priceFor(model);
+      const price = ctx.pricing.priceFor(model);
       checkCapsFit(facts, price, model);
       // A request without a body, or one that only counts tokens, is never reserved or charged.
       const usageClass = body.length === 0 || endpoint.class === "free" ? null : endpoint.class;
@@ -101,10 +75,10 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
       const worst = usageClass
         ? worstCase(usageClass, facts.prompt, cap, facts.choices, price, config.estimate)
         : NOTHING;
-      const now = deps.now();
-      const periods = deps.calendar.at(now);
+      const now = services.now();
+      const periods = services.calendar.at(now);
       const reservationId = randomUUID();
-      const reservation = await deps.billing
+      const reservation = await services.billing
         .reserve(ref, {
           reservationId,
           amount: worst.amount,
@@ -116,7 +90,7 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
         .catch((error: unknown) => {
           // The script may have run with only its reply lost: release what it may hold now.
           if (isConnectionError(error)) {
-            submitRelease(deps, {
+            submitRelease(ctx, {
               ref: credential.ref,
               reservationId,
               requestId,
@@ -130,7 +104,7 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
           }
           throw error;
         });
-      if (reservation.expired > 0) deps.expiredReservations(reservation.expired);
+      if (reservation.expired > 0) ctx.observer.expiredReservations(reservation.expired);
       if (!reservation.ok) throw refusalError(reservation, worst, price, check, periods);
 
       // From here on the reservation exists: whatever fails before the exchange takes over releases it.
@@ -151,7 +125,7 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
           identityEncoding: askUsage || filterModels !== null,
           protocol: secure ? "https" : "http",
         });
-        new Exchange(req, res, exchangeDeps, {
+        new Exchange(req, res, ctx, {
           requestId,
           arrivedAt,
           method,
@@ -174,9 +148,10 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
           maxCompletionTokens:
             usageClass === "generation" ? cap * facts.choices : usageClass === "input-only" ? 0 : null,
           maxPromptTokens: price.contextTokens ?? config.billing.maxPromptTokens,
+          tracked,
         }).start(upstream.proxy);
       } catch (error) {
-        submitRelease(deps, {
+        submitRelease(ctx, {
           ref,
           reservationId,
           requestId,
@@ -192,28 +167,20 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
       }
     } catch (error) {
       refuse(error);
-      deps.inFlight.end();
+      ctx.tracker.end(tracked);
     }
 
     function refuse(error: unknown): void {
       if (res.destroyed) return; // the client is gone; there is no one to answer
       const failure = asGatewayError(error);
       if (failure.status >= 500)
-        deps.logger.error({ request_id: requestId, err: failure.cause ?? failure }, "request failed");
+        ctx.logger.error({ request_id: requestId, err: failure.cause ?? failure }, "request failed");
       // After refusing a body half-way, close the connection rather than read the rest of it.
       if (failure.code === "payload_too_large") res.shouldKeepAlive = false;
       sendError(res, failure, { format: errorFormat });
-      deps.refused({
-        requestId,
-        method,
-        path,
-        status: failure.status,
-        code: failure.code,
-        accountId: ref?.accountId ?? null,
-        keyId: ref?.keyId ?? null,
-        model,
-        gatewayMs: performance.now() - arrivedAt,
-      });
+      ctx.observer.refused(
+        refusalRecord(failure, { requestId, method, path, arrivedAt, model, ref, endedAt: services.now() }),
+      );
     }
   }
 
@@ -221,9 +188,6 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
     forward: (req, res, requestId, arrivedAt, secure) => void forward(req, res, requestId, arrivedAt, secure),
     stopForwarding: () => {
       forwarding = false;
-    },
-    abortRunning: () => {
-      for (const exchange of [...running]) exchange.abortForShutdown();
     },
     close: () => upstream.close(),
   };

@@ -7,12 +7,11 @@
 import { performance } from "node:perf_hooks";
 import type { PeriodCalendar } from "../billing/periods.js";
 import type { SettlementQueue } from "../billing/settlement-queue.js";
+import { emptyRecord, type RecordOutcome, recentRequestJson } from "../observability/request-record.js";
 import type { KeyRef } from "../store/key-store.js";
-import { entryTime, type RequestLogEntry } from "../store/request-log-store.js";
 
 export interface ReleaseDeps {
-  now: () => number;
-  calendar: PeriodCalendar;
+  services: { now: () => number; calendar: PeriodCalendar };
   settlements: SettlementQueue;
 }
 
@@ -25,7 +24,7 @@ export interface Released {
   model: string | null;
   arrivedAt: number;
   /** Why the request ended (e.g. redis_unavailable, internal_error). */
-  outcome: string;
+  outcome: RecordOutcome;
   /** The status the client was answered with. */
   status: number;
   /** For the metrics' key_name label, when known. */
@@ -33,29 +32,24 @@ export interface Released {
 }
 
 export function submitRelease(deps: ReleaseDeps, request: Released): void {
-  const now = deps.now();
+  const now = deps.services.now();
   const latencyMs = performance.now() - request.arrivedAt;
-  const entry: RequestLogEntry = {
-    at: entryTime(now),
-    request_id: request.requestId,
+  const record = emptyRecord({
+    requestId: request.requestId,
     method: request.method,
     path: request.path,
     model: request.model,
     status: request.status,
     outcome: request.outcome,
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    cost: 0,
-    usage_estimated: false,
-    latency_ms: Math.round(latencyMs),
-    upstream_ttfb_ms: null,
-  };
+    endedAt: now,
+    latencyMs,
+  });
   deps.settlements.submit({
     ref: request.ref,
     keyName: request.keyName ?? null,
     input: {
       reservationId: request.reservationId,
-      logEntry: JSON.stringify(entry),
+      logEntry: recentRequestJson(record, 0).entry,
       logEntryWithBodies: "",
       cost: 0,
       promptTokens: 0,
@@ -63,8 +57,8 @@ export function submitRelease(deps: ReleaseDeps, request: Released): void {
       failed: true,
       estimated: false,
       latencyMs,
-      periods: deps.calendar.at(now),
-      day: deps.calendar.dayOf(now),
+      periods: deps.services.calendar.at(now),
+      day: deps.services.calendar.dayOf(now),
     },
   });
 }

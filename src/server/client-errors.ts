@@ -7,7 +7,8 @@
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import { type ErrorCode, errorBody, GatewayError } from "../errors.js";
-import type { Logger } from "../observability/logger.js";
+import type { RequestObserver } from "../observability/observer.js";
+import { refusalRecord } from "../observability/request-record.js";
 
 /** The table's code for each parser error Node reports; other parser errors are malformed requests. */
 const REFUSALS: Record<string, { code: ErrorCode; message: string }> = {
@@ -28,8 +29,8 @@ const MALFORMED = { code: "invalid_request", message: "The request is not valid 
 const LINGER_MS = 2000;
 
 export function answerClientErrors(
-  logger: Logger,
-  refused: (code: ErrorCode, status: number) => void,
+  observer: RequestObserver,
+  now: () => number,
 ): (error: NodeJS.ErrnoException, socket: Socket) => void {
   return (error, socket) => {
     // A client that went away, or one that sent nothing in time (headersTimeout), is not reading an answer.
@@ -54,10 +55,9 @@ export function answerClientErrors(
         body,
     );
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
-    refused(refusal.code, refusal.status);
-    logger.info(
-      { status: refusal.status, code: refusal.code, parser_error: error.code, remote: socket.remoteAddress },
-      "request refused",
+    // No request id, method or path: the request could not be read (and its line may hold secrets).
+    observer.refused(
+      refusalRecord(refusal, { requestId: null, method: null, path: null, arrivedAt: null, endedAt: now() }),
     );
   };
 }

@@ -1,13 +1,16 @@
-// Everything a request needs on the public port, built once at start-up by gateway.ts.
+// Everything the public port's request path needs, built once at start-up by gateway.ts and shared by the
+// listener, the local routes, the forwarder and each exchange.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Authenticator } from "../auth/authenticator.js";
-import type { PeriodCalendar } from "../billing/periods.js";
+import type { Pricing } from "../billing/pricing.js";
+import type { SettlementQueue } from "../billing/settlement-queue.js";
 import type { Config } from "../config/schema.js";
-import type { ErrorCode } from "../errors.js";
 import type { Logger } from "../observability/logger.js";
-import type { AccountStore } from "../store/account-store.js";
-import type { KeyStore } from "../store/key-store.js";
+import type { RequestObserver } from "../observability/observer.js";
+import type { EndpointTable } from "../proxy/endpoints.js";
+import type { RequestTracker } from "../proxy/request-tracker.js";
+import type { ServiceContext } from "../services/context.js";
 
 /** Handles a request that the gateway does not answer itself. */
 export type Forwarder = (
@@ -21,15 +24,16 @@ export type Forwarder = (
 
 export interface GatewayContext {
   config: Config;
-  /** Wall clock (ms) for expiry, periods and reservations; tests inject their own. */
-  now: () => number;
-  calendar: PeriodCalendar;
+  /** The stores, the billing calendar and the clock, shared with the admin API. */
+  services: ServiceContext;
   authenticator: Authenticator;
-  keys: KeyStore;
-  accounts: AccountStore;
+  pricing: Pricing;
+  endpoints: EndpointTable;
+  /** What is in flight (shutdown, the keeper and the gauge read it). */
+  tracker: RequestTracker;
+  settlements: SettlementQueue;
+  observer: RequestObserver;
   logger: Logger;
   /** null when ready to take traffic, else why not. */
   readiness: () => Promise<string | null>;
-  /** A request the gateway refused with an error of the table (for the metrics). */
-  refused: (code: ErrorCode, status: number, model: string | null) => void;
 }

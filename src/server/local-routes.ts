@@ -35,7 +35,7 @@ async function readyz(_req: IncomingMessage, res: ServerResponse, ctx: GatewayCo
 
 async function key(req: IncomingMessage, res: ServerResponse, ctx: GatewayContext): Promise<void> {
   const { key } = await usableKey(req, ctx);
-  sendJson(res, 200, keyView(key, ctx.now(), ctx.calendar));
+  sendJson(res, 200, keyView(key, ctx.services.now(), ctx.services.calendar));
 }
 
 async function balance(req: IncomingMessage, res: ServerResponse, ctx: GatewayContext): Promise<void> {
@@ -44,7 +44,7 @@ async function balance(req: IncomingMessage, res: ServerResponse, ctx: GatewayCo
     account_id: account.id,
     balance: rublesForJson(account.balance),
     currency: CURRENCY,
-    key: { id: key.id, name: key.name, budget: budgetView(key, ctx.now(), ctx.calendar) },
+    key: { id: key.id, name: key.name, budget: budgetView(key, ctx.services.now(), ctx.services.calendar) },
   });
 }
 
@@ -53,8 +53,8 @@ async function usableKey(
   ctx: GatewayContext,
 ): Promise<{ key: KeyRecord; account: AccountRecord }> {
   const { ref } = await ctx.authenticator.resolve(req.headers);
-  const { key, account } = await ctx.keys.getWithAccount(ref);
+  const { key, account } = await ctx.services.keys.getWithAccount(ref);
   if (!key || !account) throw new GatewayError("invalid_api_key");
-  assertUsable(key, ctx.now());
+  assertUsable(key, ctx.services.now());
   return { key, account };
 }

@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import { asGatewayError, GatewayError } from "../errors.js";
+import { refusalRecord } from "../observability/request-record.js";
 import type { Forwarder, GatewayContext } from "./context.js";
 import { LOCAL_METHODS, LOCAL_ROUTES, type LocalRoute } from "./local-routes.js";
 import { requestIdFor } from "./request-id.js";
@@ -27,11 +28,11 @@ export function createPublicHandler(
     const secure = security.isSecure(req);
     if (secure && security.hsts) res.setHeader("strict-transport-security", security.hsts);
     if (security.refuses(path, secure)) {
-      refusePlainHttp(req, res, ctx, requestId, path);
+      refusePlainHttp(req, res, ctx, requestId, path, arrivedAt);
       return;
     }
     const route = LOCAL_ROUTES.get(path);
-    if (route) answerLocally(route, req, res, ctx, requestId);
+    if (route) answerLocally(route, req, res, ctx, requestId, path, arrivedAt);
     else forward(req, res, requestId, arrivedAt, secure);
   };
 }
@@ -43,18 +44,14 @@ function refusePlainHttp(
   ctx: GatewayContext,
   requestId: string,
   path: string,
+  arrivedAt: number,
 ) {
   const refusal = new GatewayError(
     "https_required",
     "This gateway only accepts HTTPS. Resend the request over https://, and treat a key sent over plain HTTP as exposed.",
   );
   res.shouldKeepAlive = false;
-  sendError(res, refusal);
-  ctx.refused(refusal.code, refusal.status, null);
-  ctx.logger.info(
-    { request_id: requestId, method: req.method, path, status: refusal.status, code: refusal.code },
-    "request refused",
-  );
+  refuse(refusal, req, res, ctx, requestId, path, arrivedAt);
 }
 
 function answerLocally(
@@ -63,11 +60,12 @@ function answerLocally(
   res: ServerResponse,
   ctx: GatewayContext,
   requestId: string,
+  path: string,
+  arrivedAt: number,
 ): void {
   if (req.method !== "GET" && req.method !== "HEAD") {
     const refusal = new GatewayError("method_not_allowed", `${req.method} is not allowed here; use GET`);
-    sendError(res, refusal, { allow: LOCAL_METHODS });
-    ctx.refused(refusal.code, refusal.status, null);
+    refuse(refusal, req, res, ctx, requestId, path, arrivedAt, LOCAL_METHODS);
     return;
   }
   Promise.resolve()
@@ -75,13 +73,27 @@ function answerLocally(
     .catch((error: unknown) => {
       const failure = asGatewayError(error);
       if (failure.status >= 500) {
-        const path = (req.url ?? "/").split("?")[0];
         ctx.logger.error(
           { request_id: requestId, path, err: failure.cause ?? failure },
           "local route failed",
         );
       }
-      sendError(res, failure);
-      ctx.refused(failure.code, failure.status, null);
+      refuse(failure, req, res, ctx, requestId, path, arrivedAt);
     });
+}
+
+/** Answers with an error of the table and reports the refusal. */
+function refuse(
+  refusal: GatewayError,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: GatewayContext,
+  requestId: string,
+  path: string,
+  arrivedAt: number,
+  allow?: string,
+): void {
+  sendError(res, refusal, allow ? { allow } : {});
+  const request = { requestId, method: req.method ?? null, path, arrivedAt, endedAt: ctx.services.now() };
+  ctx.observer.refused(refusalRecord(refusal, request));
 }

@@ -1,18 +1,23 @@
-// What the service layer needs from the outside world: the stores, the billing calendar and a clock that
-// tests can set.
+// What the service layer, the admin API and the gateway's request path share: the stores over one Redis
+// connection, the billing calendar and a clock that tests can set. Built once per process — by the gateway
+// (with its Redis timings observed), by each CLI session, by the demo — and handed to whoever needs it.
 
 import { PeriodCalendar } from "../billing/periods.js";
 import { AccountStore } from "../store/account-store.js";
 import { AuditStore } from "../store/audit-store.js";
+import { type BillingSettings, BillingStore } from "../store/billing-store.js";
 import { KeyStore } from "../store/key-store.js";
 import type { RedisClient } from "../store/redis.js";
 import { RedisKeys } from "../store/redis-keys.js";
 import { RequestLogStore } from "../store/request-log-store.js";
+import type { RedisObserver } from "../store/timing.js";
 import { UsageStore } from "../store/usage-store.js";
 
 export interface ServiceContext {
+  redisKeys: RedisKeys;
   accounts: AccountStore;
   keys: KeyStore;
+  billing: BillingStore;
   audit: AuditStore;
   usage: UsageStore;
   requestLog: RequestLogStore;
@@ -20,18 +25,34 @@ export interface ServiceContext {
   now: () => number;
 }
 
-/** The service context over one Redis connection, as the CLI, the admin API, the demo and the tests use it. */
-export function buildServiceContext(
-  redis: RedisClient,
-  options: { prefix: string; timezone: string; now?: () => number },
-): ServiceContext {
-  const keys = new RedisKeys(options.prefix);
+export interface ServiceContextOptions {
+  prefix: string;
+  timezone: string;
+  now?: () => number;
+  /** What the billing scripts keep (the configuration's; the defaults serve the CLI, which settles nothing). */
+  billing?: BillingSettings;
+  /** Told how long the request path's Redis operations take (the metrics). */
+  observe?: RedisObserver;
+}
+
+/** The defaults of config/default.yaml, for contexts that never settle a request. */
+const DEFAULT_BILLING: BillingSettings = {
+  usageRetentionDays: 400,
+  lateSettlementSeconds: 86_400,
+  requestLogMaxPerKey: 1000,
+  requestLogRetentionDays: 30,
+};
+
+export function buildServiceContext(redis: RedisClient, options: ServiceContextOptions): ServiceContext {
+  const redisKeys = new RedisKeys(options.prefix);
   return {
-    accounts: new AccountStore(redis, keys),
-    keys: new KeyStore(redis, keys),
-    audit: new AuditStore(redis, keys),
-    usage: new UsageStore(redis, keys),
-    requestLog: new RequestLogStore(redis, keys),
+    redisKeys,
+    accounts: new AccountStore(redis, redisKeys),
+    keys: new KeyStore(redis, redisKeys, options.observe),
+    billing: new BillingStore(redis, redisKeys, options.billing ?? DEFAULT_BILLING, options.observe),
+    audit: new AuditStore(redis, redisKeys),
+    usage: new UsageStore(redis, redisKeys),
+    requestLog: new RequestLogStore(redis, redisKeys),
     calendar: new PeriodCalendar(options.timezone),
     now: options.now ?? Date.now,
   };

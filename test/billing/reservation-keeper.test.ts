@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReservationKeeper } from "../../src/billing/reservation-keeper.js";
+import { RequestTracker, type Tracked } from "../../src/proxy/request-tracker.js";
 import type { KeyRef } from "../../src/store/key-store.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
@@ -14,6 +15,7 @@ let store: TestStore;
 let ref: KeyRef;
 let errors: unknown[];
 let keeper: ReservationKeeper;
+let tracker: RequestTracker;
 
 beforeEach(async () => {
   store = await openStore();
@@ -21,12 +23,22 @@ beforeEach(async () => {
   const { record } = await store.keyService.create({ accountId: "acme", name: "k" }, ACTOR);
   ref = { accountId: "acme", keyId: record.id };
   errors = [];
-  keeper = new ReservationKeeper(store.billing, TTL_MS, store.clock.now, (error) => errors.push(error));
+  tracker = new RequestTracker();
+  keeper = new ReservationKeeper(store.billing, tracker, TTL_MS, store.clock.now, (error) =>
+    errors.push(error),
+  );
 });
 afterEach(() => {
   keeper.stop();
   store.close();
 });
+
+/** A running request of `accountId` holding `reservationId`, as the forwarder tracks it. */
+function track(reservationId: string, accountId: string): Tracked {
+  const tracked = tracker.begin();
+  Object.assign(tracked, { reservationId, accountId, reservedAt: store.clock.now() });
+  return tracked;
+}
 
 /** Reserves `amount` for TTL_MS from now, as the gateway does before forwarding. */
 async function reserve(amount: number): Promise<string> {
@@ -53,7 +65,7 @@ describe("ReservationKeeper", () => {
     const start = store.clock.now();
     const longRequest = await reserve(7);
     const orphan = await reserve(5); // its replica died: nobody tracks it
-    keeper.track(longRequest, "acme");
+    track(longRequest, "acme");
 
     // Every third of the TTL the keeper runs; it extends what is tracked and older than that.
     for (let tick = 1; tick <= 6; tick++) {
@@ -83,10 +95,10 @@ describe("ReservationKeeper", () => {
     );
   });
 
-  it("leaves a request alone while it is young, and stops extending it once it is untracked", async () => {
+  it("leaves a request alone while it is young, and stops extending it once it has ended", async () => {
     const start = store.clock.now();
     const request = await reserve(3);
-    keeper.track(request, "acme");
+    const tracked = track(request, "acme");
 
     store.clock.advance(TTL_MS / 3 - 1);
     await keeper.extendDue();
@@ -97,7 +109,7 @@ describe("ReservationKeeper", () => {
     const extendedTo = store.clock.now() + TTL_MS;
     expect(Number(await expiry(request))).toBe(extendedTo);
 
-    keeper.untrack(request);
+    tracker.end(tracked);
     store.clock.advance(TTL_MS / 3);
     await keeper.extendDue();
     expect(Number(await expiry(request))).toBe(extendedTo);
@@ -105,10 +117,10 @@ describe("ReservationKeeper", () => {
 
   it("reports a failed extension instead of throwing, and still extends the other accounts' requests", async () => {
     const request = await reserve(3);
-    keeper.track(request, "acme");
+    track(request, "acme");
     // Another account's extension fails: a key of the wrong type makes its script fail.
     await store.redis.set(store.redisKeys.reservations("other"), "not a sorted set");
-    keeper.track("r-other", "other");
+    track("r-other", "other");
     store.clock.advance(TTL_MS / 3);
     await keeper.extendDue();
     expect(errors).toHaveLength(1);

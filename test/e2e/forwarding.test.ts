@@ -47,7 +47,7 @@ function lastRequestLog(): Record<string, any> {
 
 /** Requests the gateway counts as in flight (read from its metrics, without touching Redis). */
 async function inFlight(): Promise<number> {
-  const text = await t.gateway.metrics?.registry.getSingleMetricAsString("tunnel_gateway_requests_in_flight");
+  const text = await t.gateway.metrics.registry?.getSingleMetricAsString("tunnel_gateway_requests_in_flight");
   return Number(/ (\d+)$/m.exec(text ?? "")?.[1]);
 }
 

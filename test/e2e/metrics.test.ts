@@ -187,7 +187,7 @@ describe("metrics switched off", () => {
     const key = await t.newKey();
     await (await chat(key.value)).text();
     await t.gateway.settled();
-    expect(t.gateway.metrics).toBeNull();
+    expect(t.gateway.metrics.registry).toBeNull();
     expect(t.gateway.metricsUrl).toBeNull();
     expect(requestLines()).toHaveLength(1);
   });

@@ -8,11 +8,11 @@ import { AccountService } from "../../src/services/accounts.js";
 import { buildServiceContext, type ServiceContext } from "../../src/services/context.js";
 import { KeyService } from "../../src/services/keys.js";
 import type { AccountStore } from "../../src/store/account-store.js";
-import { BillingStore } from "../../src/store/billing-store.js";
+import type { BillingStore } from "../../src/store/billing-store.js";
 import type { KeyStore } from "../../src/store/key-store.js";
 import type { RedisClient } from "../../src/store/redis.js";
 import { connectRedis, createRedis, type RedisSettings } from "../../src/store/redis.js";
-import { RedisKeys } from "../../src/store/redis-keys.js";
+import type { RedisKeys } from "../../src/store/redis-keys.js";
 import { TestClock } from "./clock.js";
 
 export interface TestStore {
@@ -43,21 +43,25 @@ export async function openStore(
   const redis = createRedis(settings, "gateway");
   await connectRedis(redis, settings);
   const prefix = options.prefix ?? testPrefix();
-  const redisKeys = new RedisKeys(prefix);
   const clock = options.clock ?? new TestClock();
-  const context = buildServiceContext(redis, { prefix, timezone: options.timezone ?? "UTC", now: clock.now });
-  return {
-    redis,
-    redisKeys,
+  const context = buildServiceContext(redis, {
     prefix,
-    accounts: context.accounts,
-    keys: context.keys,
-    billing: new BillingStore(redis, redisKeys, {
+    timezone: options.timezone ?? "UTC",
+    now: clock.now,
+    billing: {
       usageRetentionDays: 31,
       lateSettlementSeconds: 86_400,
       requestLogMaxPerKey: 100,
       requestLogRetentionDays: 30,
-    }),
+    },
+  });
+  return {
+    redis,
+    redisKeys: context.redisKeys,
+    prefix,
+    accounts: context.accounts,
+    keys: context.keys,
+    billing: context.billing,
     calendar: context.calendar,
     clock,
     context,

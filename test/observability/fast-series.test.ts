@@ -4,7 +4,7 @@
 
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { counterSeries, gaugeSeries, histogramSeries } from "../../src/observability/fast-series.js";
+import { counterSeries, FAST, gaugeSeries, histogramSeries } from "../../src/observability/fast-series.js";
 
 const BUCKETS = [0.001, 0.01, 0.1, 1];
 
@@ -79,5 +79,16 @@ describe("fast series", () => {
     expect(text).toContain('h_seconds_count{model="m"} 2');
     expect(text).toContain('h_seconds_sum{model="m"} 0.55');
     expect(text).toContain('c_total{model="m",status="200"} 6');
+  });
+
+  it("take the fast path on the installed prom-client, for every kind", () => {
+    const { counter, histogram, plain, gauge } = metricsOn(new Registry());
+    const series = [
+      counterSeries(counter, { model: "m", status: "200" }),
+      histogramSeries(histogram, { model: "m" }, BUCKETS),
+      histogramSeries(plain, {}, BUCKETS),
+      gaugeSeries(gauge, { account: "a" }),
+    ];
+    for (const one of series) expect(one[FAST]).toBe(true);
   });
 });

@@ -1,16 +1,30 @@
 import { describe, expect, it } from "vitest";
-import { Metrics, OTHER, SeriesCap } from "../../src/observability/metrics.js";
+import { Metrics, NO_METRICS } from "../../src/observability/metrics.js";
+import { emptyRecord, type RequestRecord } from "../../src/observability/request-record.js";
 
-describe("SeriesCap", () => {
-  it("admits up to its maximum, folds the rest into other, and never moves an admitted value", () => {
-    const cap = new SeriesCap(2);
-    expect(cap.label("a")).toBe("a");
-    expect(cap.label("b")).toBe("b");
-    expect(cap.label("c")).toBe(OTHER);
-    expect(cap.label("a")).toBe("a");
-    expect(cap.label("c")).toBe(OTHER);
+/** A completed request of key_a of account acme for model m. */
+function finished(over: Partial<RequestRecord>): RequestRecord {
+  return emptyRecord({
+    requestId: "r",
+    method: "POST",
+    path: "/v1/chat/completions",
+    status: 200,
+    outcome: "completed",
+    endedAt: 0,
+    accountId: "acme",
+    keyId: "key_a",
+    keyName: "k",
+    model: "m",
+    endpointClass: "generation",
+    promptTokens: 1,
+    completionTokens: 1,
+    cost: 1_000_000,
+    latencyMs: 200,
+    upstreamTtfbMs: 100,
+    gatewayMs: 1,
+    ...over,
   });
-});
+}
 
 describe("Metrics", () => {
   const probes = { inFlight: () => 3, settlementsPending: () => 2, redisUp: () => false, now: () => 1000 };
@@ -50,23 +64,7 @@ describe("Metrics", () => {
       { perKey: true, maxKeySeries: 10, maxModelSeries: 10, defaultMetrics: false },
       probes,
     );
-    const request = (keyName: string) =>
-      metrics.finished({
-        model: "m",
-        status: 200,
-        accountId: "acme",
-        keyId: "key_a",
-        keyName,
-        promptTokens: 1,
-        completionTokens: 1,
-        cost: 1_000_000,
-        estimated: false,
-        usageRejected: null,
-        overage: 0,
-        latencySeconds: 0.2,
-        upstreamTtfbSeconds: 0.1,
-        overheadSeconds: 0.001,
-      });
+    const request = (keyName: string) => metrics.request(finished({ keyName }));
     for (const name of ["first", "second", "third", "third"]) request(name);
     const text = await metrics.registry.metrics();
     expect(text.match(/^tunnel_gateway_key_spend_rubles_total\{.*$/gm)).toEqual([
@@ -85,22 +83,8 @@ describe("Metrics", () => {
     expect(await metrics.registry.metrics()).toMatch(
       /tunnel_gateway_usage_rejected_total\{reason="not_a_count"\} 0/,
     );
-    const sample = {
-      model: "m",
-      status: 200,
-      accountId: "acme",
-      keyId: "key_a",
-      keyName: "k",
-      promptTokens: 1,
-      completionTokens: 1,
-      cost: 500_000,
-      estimated: true,
-      latencySeconds: 0.2,
-      upstreamTtfbSeconds: 0.1,
-      overheadSeconds: 0.001,
-    };
-    metrics.finished({ ...sample, usageRejected: "completion_above_cap", overage: 0 });
-    metrics.finished({ ...sample, estimated: false, usageRejected: null, overage: 1_250_000 });
+    metrics.request(finished({ estimated: true, usageRejected: "completion_above_cap" }));
+    metrics.request(finished({ overage: 1_250_000 }));
     const text = await metrics.registry.metrics();
     expect(text).toMatch(/tunnel_gateway_usage_rejected_total\{reason="completion_above_cap"\} 1/);
     expect(text).toMatch(/tunnel_gateway_overage_rubles_total\{model="m"\} 1\.25/);
@@ -119,10 +103,37 @@ describe("Metrics", () => {
       { perKey: false, maxKeySeries: 0, maxModelSeries: 2, defaultMetrics: false },
       probes,
     );
-    for (const model of ["m1", "m2", "m3", "m4"]) metrics.refused("model_not_allowed", 403, model);
+    for (const model of ["m1", "m2", "m3", "m4"]) {
+      metrics.request(finished({ model, status: 403, outcome: "refused", code: "model_not_allowed" }));
+    }
     const text = await metrics.registry.metrics();
     expect(text).toMatch(/tunnel_gateway_requests_total\{model="m1",status="403"\} 1/);
     expect(text).toMatch(/tunnel_gateway_requests_total\{model="other",status="403"\} 2/);
     expect(text).not.toMatch(/model="m3"/);
+  });
+
+  it("counts a refusal by its code, and a gateway's own 502 and 504 among refusals and upstream failures", async () => {
+    const metrics = new Metrics(
+      { perKey: false, maxKeySeries: 0, maxModelSeries: 10, defaultMetrics: false },
+      probes,
+    );
+    metrics.request(finished({ status: 401, outcome: "refused", code: "invalid_api_key", model: null }));
+    metrics.request(
+      finished({ status: 504, outcome: "upstream_timeout", code: "upstream_timeout", upstreamTtfbMs: null }),
+    );
+    metrics.request(finished({ status: 503 }));
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/tunnel_gateway_refusals_total\{code="invalid_api_key"\} 1/);
+    expect(text).toMatch(/tunnel_gateway_refusals_total\{code="upstream_timeout"\} 1/);
+    expect(text).toMatch(/tunnel_gateway_upstream_failures_total\{kind="timeout"\} 1/);
+    expect(text).toMatch(/tunnel_gateway_upstream_failures_total\{kind="5xx"\} 1/);
+    expect(text).toMatch(/tunnel_gateway_requests_total\{model="none",status="401"\} 1/);
+    // A refusal is not a forwarded request: no duration, no tokens.
+    expect(text).toMatch(/tunnel_gateway_request_duration_seconds_count\{model="m"\} 2/);
+  });
+
+  it("has a no-op stand-in when metrics are off, with nothing to serve", () => {
+    expect(NO_METRICS.registry).toBeNull();
+    expect(() => NO_METRICS.request(finished({}))).not.toThrow();
   });
 });

@@ -5,23 +5,26 @@
 import { once } from "node:events";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
-import { PeriodCalendar } from "../../src/billing/periods.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Pricing } from "../../src/billing/pricing.js";
-import type { ReservationKeeper } from "../../src/billing/reservation-keeper.js";
-import type { Settlement, SettlementQueue } from "../../src/billing/settlement-queue.js";
 import { configSchema } from "../../src/config/schema.js";
-import { createLogger } from "../../src/observability/logger.js";
-import { Exchange, type ExchangeInit, type FinishedRequest } from "../../src/proxy/exchange.js";
+import { Exchange } from "../../src/proxy/exchange.js";
+import type { ForwardedRequest } from "../../src/proxy/forwarded-request.js";
 import { prepareUpstreamHeaders } from "../../src/proxy/headers.js";
-import { InFlight } from "../../src/proxy/in-flight.js";
 import { createUpstreamProxy } from "../../src/proxy/upstream-proxy.js";
 import { fixtureNamed, replayFixture } from "../fixtures/upstreams/index.js";
+import { testContext } from "../helpers/context.js";
+import { openStore, type TestStore } from "../helpers/store.js";
 import { waitUntil } from "../helpers/wait.js";
 
 type Handler = (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => void;
 
 const servers: Server[] = [];
+let store: TestStore;
+beforeAll(async () => {
+  store = await openStore();
+});
+afterAll(() => store.close());
 afterEach(async () => {
   for (const server of servers.splice(0)) {
     server.closeAllConnections();
@@ -42,33 +45,14 @@ const PRICE = new Pricing(
 ).priceFor(null);
 
 /** A gateway of one Exchange per request, in front of `upstream`; returns its URL and what it recorded. */
-async function exchangeServer(upstream: Handler, over: Partial<ExchangeInit> = {}, timeoutMs = 5000) {
+async function exchangeServer(upstream: Handler, over: Partial<ForwardedRequest> = {}, timeoutMs = 5000) {
   const upstreamUrl = await listen(upstream);
-  const config = configSchema.parse({ upstream: { url: upstreamUrl, timeoutMs } });
-  const { proxy } = createUpstreamProxy(config.upstream);
-  const settled: Settlement[] = [];
-  const finished: FinishedRequest[] = [];
-  const tracked = new Set<string>();
-  const logs: Record<string, unknown>[] = [];
-  const running = new Set<Exchange>();
-  const inFlight = new InFlight();
-  const deps = {
-    config,
-    inFlight,
-    running,
-    now: () => Date.parse("2026-11-23T12:00:00Z"),
-    calendar: new PeriodCalendar("UTC"),
-    settlements: { submit: (s: Settlement) => settled.push(s) } as unknown as SettlementQueue,
-    keeper: {
-      track: (id: string) => tracked.add(id),
-      untrack: (id: string) => tracked.delete(id),
-    } as unknown as ReservationKeeper,
-    logger: createLogger("info", { write: (line: string) => void logs.push(JSON.parse(line)) }),
-    finished: (request: FinishedRequest) => finished.push(request),
-  };
+  const recorded = testContext(store, { upstream: { url: upstreamUrl, timeoutMs } });
+  const { ctx } = recorded;
+  const { proxy } = createUpstreamProxy(ctx.config.upstream);
   let n = 0;
   const url = await listen((req, res) => {
-    inFlight.begin();
+    const tracked = ctx.tracker.begin();
     const body = Buffer.from('{"model":"m","max_tokens":10,"messages":[]}');
     prepareUpstreamHeaders(req, {
       requestId: `r${n + 1}`,
@@ -78,7 +62,7 @@ async function exchangeServer(upstream: Handler, over: Partial<ExchangeInit> = {
       identityEncoding: false,
       protocol: "http",
     });
-    new Exchange(req, res, deps, {
+    new Exchange(req, res, ctx, {
       requestId: `r${++n}`,
       arrivedAt: performance.now(),
       method: req.method ?? "GET",
@@ -100,10 +84,11 @@ async function exchangeServer(upstream: Handler, over: Partial<ExchangeInit> = {
       promptEstimate: 10,
       maxCompletionTokens: 10,
       maxPromptTokens: 1000,
+      tracked,
       ...over,
     }).start(proxy);
   });
-  return { url, settled, finished, tracked, logs, running, inFlight, deps };
+  return { url, ...recorded, tracker: ctx.tracker };
 }
 
 function get(url: string): Promise<{ status: number; body: string }> {
@@ -118,7 +103,7 @@ describe("Exchange", () => {
     });
     const res = await get(`${x.url}/v1/chat/completions`);
     expect(res).toEqual({ status: 200, body: fixture.response.chunks.join("") });
-    await x.inFlight.idle();
+    await x.tracker.idle();
     expect(x.settled).toHaveLength(1);
     // 39 prompt tokens at 1000 µ₽ and 8 completion tokens at 2000 µ₽ are 55 000 µ₽: beyond the 50 000
     // reserved, so the reservation is charged and the rest reported as overage.
@@ -131,8 +116,8 @@ describe("Exchange", () => {
     expect(x.finished).toMatchObject([
       { outcome: "completed", status: 200, estimated: false, overage: 5_000 },
     ]);
-    expect(x.tracked.size).toBe(0);
-    expect(x.running.size).toBe(0);
+    expect([...x.tracker.reservations()]).toEqual([]);
+    expect(x.tracker.size).toBe(0);
   });
 
   it("answers 504 when the upstream sends nothing in time, stops it, and charges nothing", async () => {
@@ -149,7 +134,7 @@ describe("Exchange", () => {
     const res = await get(`${x.url}/v1/chat/completions`);
     expect(res.status).toBe(504);
     expect(JSON.parse(res.body).error.code).toBe("upstream_timeout");
-    await x.inFlight.idle();
+    await x.tracker.idle();
     expect(x.settled[0]?.input).toMatchObject({ cost: 0, failed: true });
     expect(x.finished[0]).toMatchObject({ outcome: "upstream_timeout", status: 504 });
     await waitUntil(() => upstreamClosed, "the upstream request to be stopped");
@@ -165,7 +150,7 @@ describe("Exchange", () => {
       type: "error",
       error: { type: "api_error", code: "upstream_unavailable" },
     });
-    await x.inFlight.idle();
+    await x.tracker.idle();
     expect(x.settled[0]?.input.cost).toBe(0);
   });
 
@@ -188,7 +173,7 @@ describe("Exchange", () => {
       seen += chunk;
       if (seen.includes('"b"')) req.destroy();
     });
-    await x.inFlight.idle();
+    await x.tracker.idle();
     await waitUntil(() => upstreamAborted, "the upstream to be aborted");
     expect(x.finished).toMatchObject([
       { outcome: "client_aborted", status: 200, estimated: true, completionTokens: 2 },
@@ -203,17 +188,17 @@ describe("Exchange", () => {
       res.write('data: {"choices":[{"delta":{"content":"a"}}]}\n\n', () => res.socket?.destroy());
     });
     await expect(fetch(`${x.url}/v1/chat/completions`).then((r) => r.text())).rejects.toThrow();
-    await x.inFlight.idle();
+    await x.tracker.idle();
     expect(x.finished).toMatchObject([{ outcome: "upstream_reset", estimated: true, completionTokens: 1 }]);
   });
 
   it("answers 503 to a request the end of a shutdown drain stops before the upstream answered, charging nothing", async () => {
     const x = await exchangeServer(() => {});
     const answer = get(`${x.url}/v1/chat/completions`);
-    await waitUntil(() => x.running.size === 1, "the request to be running");
-    for (const exchange of x.running) exchange.abortForShutdown();
+    await waitUntil(() => x.tracker.size === 1, "the request to be running");
+    x.tracker.abortAll();
     expect((await answer).status).toBe(503);
-    await x.inFlight.idle();
+    await x.tracker.idle();
     expect(x.finished).toMatchObject([{ outcome: "shutdown", cost: 0 }]);
   });
 
@@ -222,11 +207,11 @@ describe("Exchange", () => {
     const x = await exchangeServer((_req, res) => void replayFixture(fixture, res), {
       maxCompletionTokens: 100,
     });
-    x.deps.finished = () => {
+    x.ctx.observer.finished = () => {
       throw new Error("a metric broke");
     };
     expect((await get(`${x.url}/v1/chat/completions`)).status).toBe(200);
-    await x.inFlight.idle();
+    await x.tracker.idle();
     expect(x.settled).toHaveLength(1);
     expect(x.logs.at(-1)).toMatchObject({ msg: "reporting a finished request failed" });
   });
@@ -241,7 +226,7 @@ describe("Exchange", () => {
     );
     const res = await get(`${x.url}/v1/models`);
     expect(JSON.parse(res.body).data).toEqual([{ id: "a" }, { id: "c" }]);
-    await x.inFlight.idle();
+    await x.tracker.idle();
     expect(x.settled[0]?.input.cost).toBe(0);
   });
 });

@@ -6,16 +6,10 @@ import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { Authenticator } from "../../src/auth/authenticator.js";
-import { Pricing } from "../../src/billing/pricing.js";
-import type { ReservationKeeper } from "../../src/billing/reservation-keeper.js";
 import { SettlementQueue } from "../../src/billing/settlement-queue.js";
-import { configSchema } from "../../src/config/schema.js";
-import { createLogger } from "../../src/observability/logger.js";
-import { EndpointTable } from "../../src/proxy/endpoints.js";
 import { createForwarder, type ForwardingProxy } from "../../src/proxy/forwarder.js";
-import { InFlight } from "../../src/proxy/in-flight.js";
 import { ACTOR } from "../helpers/actor.js";
+import { testContext } from "../helpers/context.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 import { type StubUpstream, startStubUpstream } from "../helpers/upstream.js";
 
@@ -38,34 +32,22 @@ describe("the forwarder", () => {
     upstream = await startStubUpstream();
     await store.accountService.create({ id: "acme", balance: "100" }, ACTOR);
     const key = await store.keyService.create({ accountId: "acme", name: "k" }, ACTOR);
-    const config = configSchema.parse({ upstream: { url: upstream.url } });
-    const logs: Record<string, unknown>[] = [];
-    const inFlight = new InFlight();
     const settlements = new SettlementQueue(store.billing);
+    const { ctx, logs } = testContext(store, { upstream: { url: upstream.url } }, settlements);
+    // A bug in the request path, with the reservation made: the exchange cannot take the request over.
     let reservedWhenItFailed = -1;
-    forwarder = createForwarder({
-      config,
-      inFlight,
-      now: store.clock.now,
-      calendar: store.calendar,
-      settlements,
-      keeper: {
-        track() {
-          // A bug in the request path, with the reservation made.
+    const begin = ctx.tracker.begin.bind(ctx.tracker);
+    ctx.tracker.begin = () => {
+      const tracked = begin();
+      Object.defineProperty(tracked, "abort", {
+        set() {
           reservedWhenItFailed = 1;
           throw new Error("a planted bug");
         },
-        untrack() {},
-      } as unknown as ReservationKeeper,
-      logger: createLogger("info", { write: (line: string) => void logs.push(JSON.parse(line)) }),
-      finished: () => {},
-      authenticator: new Authenticator(store.keys),
-      billing: store.billing,
-      pricing: new Pricing(config.pricing),
-      endpoints: new EndpointTable(),
-      refused: () => {},
-      expiredReservations: () => {},
-    });
+      });
+      return tracked;
+    };
+    forwarder = createForwarder(ctx);
     server = createServer((req, res) => forwarder.forward(req, res, "req-1", performance.now(), false));
     server.listen(0, "127.0.0.1");
     await once(server, "listening");
@@ -81,7 +63,7 @@ describe("the forwarder", () => {
     expect(res.status).toBe(500);
     expect(((await res.json()) as any).error.code).toBe("internal_error");
     expect(reservedWhenItFailed).toBe(1);
-    await inFlight.idle();
+    await ctx.tracker.idle();
     expect(await settlements.flush(5000)).toBe(0);
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
     expect((await store.accounts.require("acme")).balance).toBe(100_000_000);

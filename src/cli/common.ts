@@ -1,0 +1,60 @@
+// What every command of the CLI shares: the common options, the exit codes, the actor its changes are
+// recorded as, and the refusals of a command line (usage errors, exit 2, found before anything is loaded).
+
+import { readFileSync } from "node:fs";
+import { type Command, CommanderError } from "commander";
+import type { Actor } from "../store/audit-store.js";
+
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+/** Changes made with the CLI are recorded in the audit log as made by "cli". */
+export const CLI: Actor = { kind: "cli" };
+
+export function common(command: Command): Command {
+  return command
+    .option("--config <file>", "configuration file (default: config/default.yaml, or $TUNNEL_CONFIG)")
+    .option("--redis <url>", "Redis URL (overrides the configuration and $TUNNEL_REDIS_URL)")
+    .option("--json", "print one JSON document instead of text");
+}
+
+/** The package's version, for --version. */
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+/**
+ * Makes giving one setting twice a usage error on every command — `--budget 5 --no-budget`,
+ * `--log-bodies --no-log-bodies`, `--budget 5 --budget 6` — rather than letting the last one win silently.
+ */
+export function refuseRepeatedOptions(command: Command): void {
+  const given = new Map<string, string>();
+  for (const option of command.options) {
+    const name = option.name();
+    command.on(`option:${name}`, () => {
+      const earlier = given.get(option.attributeName());
+      if (earlier !== undefined) {
+        const twice =
+          earlier === option.flags ? "may be given only once" : `cannot be used with option '${earlier}'`;
+        command.error(`error: option '${option.flags}' ${twice}`, {
+          exitCode: EXIT_USAGE,
+          code: "usage.repeated",
+        });
+      }
+      given.set(option.attributeName(), option.flags);
+    });
+  }
+  for (const sub of command.commands) refuseRepeatedOptions(sub);
+}
+
+/** Refuses the command line as commander does its own usage errors: exit 2, before anything is loaded. */
+export function usageError(message: string): never {
+  throw new CommanderError(EXIT_USAGE, "usage", `error: ${message}`);
+}
+
+/** A number when the text is one, else the text, for the configuration schema to refuse with its name. */
+export function numeric(text: string): number | string {
+  return text.trim() !== "" && Number.isFinite(Number(text)) ? Number(text) : text;
+}

@@ -1,0 +1,156 @@
+// `tunnel-gateway keys …`: API keys, created (the only time a value is shown), listed, changed, revoked.
+
+import { type Command, Option } from "commander";
+import { keyListView, keyState, keyView } from "../services/views.js";
+import { CLI, common, usageError } from "./common.js";
+import { describeKey, keyTable, printJson, printLines } from "./output.js";
+import { type CommonOptions, withSession } from "./session.js";
+
+export function keysCommands(program: Command): void {
+  const keys = program.command("keys").description("manage API keys");
+
+  common(keys.command("create"))
+    .description("create an API key (its value is printed once and never again)")
+    .requiredOption("--account <accountId>", "account the key belongs to")
+    .requiredOption("--name <name>", "name of the key, e.g. the environment it is for")
+    .option("--budget <rubles>", "budget in rubles per period (default: no budget)")
+    .addOption(
+      new Option("--period <period>", "budget period (default: month)").choices(["day", "week", "month"]),
+    )
+    .option("--ttl <duration>", "lifetime: 15m, 2h, 30d, 1w, … or never", "never")
+    .option("--models <a,b,…>", "comma-separated models the key may use (default: all)")
+    .option("--no-log-bodies", "never keep request and response bodies in logs for this key")
+    .action(
+      (
+        options: CommonOptions & {
+          account: string;
+          name: string;
+          budget?: string;
+          period?: string;
+          ttl: string;
+          models?: string;
+          logBodies: boolean;
+        },
+      ) => {
+        if (options.period !== undefined && options.budget === undefined)
+          usageError("--period needs --budget");
+        return withSession(options, async ({ keys, context }) => {
+          const created = await keys.create(
+            {
+              accountId: options.account,
+              name: options.name,
+              budget: options.budget,
+              period: options.period,
+              ttl: options.ttl,
+              models: options.models?.split(","),
+              logBodies: options.logBodies,
+            },
+            CLI,
+          );
+          const view = keyView(created.record, context.now(), context.calendar);
+          if (options.json) {
+            printJson({ ...view, key: created.value });
+          } else {
+            printLines(
+              `Created key ${view.id} for account ${view.account_id}:`,
+              "",
+              `  ${created.value}`,
+              "",
+              "This is the only time the key is shown. Store it now: it cannot be recovered.",
+              "",
+              ...describeKey(view),
+            );
+          }
+        });
+      },
+    );
+
+  common(keys.command("list"))
+    .description("list an account's keys, one line each: id, hint, name, state, budget, expiry")
+    .requiredOption("--account <accountId>", "account whose keys to list")
+    .action((options: CommonOptions & { account: string }) =>
+      withSession(options, async ({ keys, context }) => {
+        const records = await keys.list(options.account);
+        const now = context.now();
+        if (options.json) printJson(records.map((key) => keyListView(key, now, context.calendar)));
+        else if (records.length === 0) printLines(`account ${options.account} has no keys`);
+        else printLines(...keyTable(records, now, context.calendar));
+      }),
+    );
+
+  common(keys.command("show <keyId>"))
+    .description("show a key")
+    .action((keyId: string, options: CommonOptions) =>
+      withSession(options, async ({ keys, context }) => {
+        const record = await keys.show(keyId);
+        const now = context.now();
+        const view = keyListView(record, now, context.calendar);
+        if (options.json) printJson(view);
+        else printLines(...describeKey(view, { hint: record.hint, state: keyState(record, now) }));
+      }),
+    );
+
+  common(keys.command("update <keyId>"))
+    .description("change a key's name, budget, period, allowed models, privacy switch or lifetime")
+    .option("--name <name>", "new name")
+    .option("--budget <rubles>", "new budget per period")
+    .option("--no-budget", "remove the budget")
+    .addOption(new Option("--period <period>", "new budget period").choices(["day", "week", "month"]))
+    .option("--models <a,b,…>", "allow only these models")
+    .addOption(new Option("--all-models", "allow every model").conflicts("models"))
+    .option("--log-bodies", "allow request and response bodies in logs")
+    .option("--no-log-bodies", "keep bodies out of logs")
+    .option("--ttl <duration>", "new lifetime counted from now: 15m, 2h, 30d, 1w, … or never")
+    .action(
+      (
+        keyId: string,
+        options: CommonOptions & {
+          name?: string;
+          budget?: string | false;
+          period?: string;
+          models?: string;
+          allModels?: boolean;
+          logBodies?: boolean;
+          ttl?: string;
+        },
+      ) =>
+        withSession(options, async ({ keys, context }) => {
+          const record = await keys.update(
+            keyId,
+            {
+              name: options.name,
+              budget: options.budget === false ? null : options.budget,
+              period: options.period,
+              models: options.allModels ? null : options.models?.split(","),
+              logBodies: options.logBodies,
+              ttl: options.ttl,
+            },
+            CLI,
+          );
+          const now = context.now();
+          const view = keyListView(record, now, context.calendar);
+          if (options.json) printJson(view);
+          else
+            printLines(
+              `Updated key ${view.id}.`,
+              ...describeKey(view, { hint: record.hint, state: keyState(record, now) }),
+            );
+        }),
+    );
+
+  common(keys.command("revoke <keyId>"))
+    .description("revoke a key: every gateway replica refuses it from the next request on")
+    .action((keyId: string, options: CommonOptions) =>
+      withSession(options, async ({ keys, context }) => {
+        const { record, alreadyRevoked } = await keys.revoke(keyId, CLI);
+        const view = keyListView(record, context.now(), context.calendar);
+        if (options.json) printJson(view);
+        else
+          printLines(
+            alreadyRevoked
+              ? `Key ${view.id} was already revoked at ${view.revoked_at}.`
+              : `Revoked key ${view.id}.`,
+          );
+      }),
+    );
+}

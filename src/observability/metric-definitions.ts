@@ -1,0 +1,158 @@
+// Every Prometheus metric the gateway exports, declared as data: name, type, help, labels, buckets. Names
+// follow the Prometheus conventions (base units, _total for counters, _seconds, _rubles); metrics.ts builds
+// them into one registry, and docs/metrics-and-alerts.md lists the same table (a test keeps the two equal).
+
+export const METRIC_PREFIX = "tunnel_gateway_";
+
+export interface MetricDefinition {
+  name: string;
+  type: "counter" | "gauge" | "histogram";
+  help: string;
+  labels?: readonly string[];
+  buckets?: readonly number[];
+}
+
+export const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+export const TTFB_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+export const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1];
+export const REDIS_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5];
+/** Coarser buckets for the per-key histogram: its series count is multiplied by the number of keys. */
+export const KEY_DURATION_BUCKETS = [0.1, 0.5, 1, 5, 30, 120];
+
+const KEY_LABELS = ["account", "key_id", "key_name"] as const;
+
+export const METRICS = {
+  requests: {
+    name: "requests_total",
+    type: "counter",
+    help: "Requests forwarded or refused by the gateway, by model and HTTP status (499: the client went away first).",
+    labels: ["model", "status"],
+  },
+  duration: {
+    name: "request_duration_seconds",
+    type: "histogram",
+    help: "End-to-end duration of forwarded requests, from arrival to the last byte, by model.",
+    labels: ["model"],
+    buckets: DURATION_BUCKETS,
+  },
+  ttfb: {
+    name: "upstream_ttfb_seconds",
+    type: "histogram",
+    help: "Time from forwarding a request to the upstream's response headers, by model.",
+    labels: ["model"],
+    buckets: TTFB_BUCKETS,
+  },
+  overhead: {
+    name: "overhead_seconds",
+    type: "histogram",
+    help: "Time the gateway adds before forwarding: authentication, reading the body, the reservation.",
+    buckets: OVERHEAD_BUCKETS,
+  },
+  tokens: {
+    name: "tokens_total",
+    type: "counter",
+    help: "Tokens billed, by model and kind (prompt or completion).",
+    labels: ["model", "kind"],
+  },
+  spend: {
+    name: "spend_rubles_total",
+    type: "counter",
+    help: "Rubles charged, by model and account.",
+    labels: ["model", "account"],
+  },
+  estimated: {
+    name: "usage_estimated_total",
+    type: "counter",
+    help: "Requests billed on estimated usage because the upstream reported none (or the client hung up).",
+    labels: ["model"],
+  },
+  usageRejected: {
+    name: "usage_rejected_total",
+    type: "counter",
+    help: "Usage reports not believed, by reason (not_a_count, completion_above_cap, prompt_above_limit): the request was billed by estimate.",
+    labels: ["reason"],
+  },
+  overage: {
+    name: "overage_rubles_total",
+    type: "counter",
+    help: "What credible usage reports cost beyond their requests' reservations, by model: absorbed, unless billing.overage is charge.",
+    labels: ["model"],
+  },
+  refusals: {
+    name: "refusals_total",
+    type: "counter",
+    help: "Requests refused by the gateway, by error code.",
+    labels: ["code"],
+  },
+  upstreamFailures: {
+    name: "upstream_failures_total",
+    type: "counter",
+    help: "Upstream failures by kind: refused (connection), reset (mid-response), timeout, 5xx (status).",
+    labels: ["kind"],
+  },
+  redisDuration: {
+    name: "redis_operation_duration_seconds",
+    type: "histogram",
+    help: "Duration of Redis operations on the request path, by operation.",
+    labels: ["operation"],
+    buckets: REDIS_BUCKETS,
+  },
+  redisUp: {
+    name: "redis_up",
+    type: "gauge",
+    help: "1 while the gateway's Redis connection is ready, 0 otherwise.",
+  },
+  settlementsPending: {
+    name: "settlements_pending",
+    type: "gauge",
+    help: "Settlements waiting to be retried because Redis could not be reached.",
+  },
+  settlementsFailed: {
+    name: "settlements_failed_total",
+    type: "counter",
+    help: "Settlements Redis refused repeatedly and that were dropped; each is logged in full for reconciliation.",
+  },
+  reservationsExpired: {
+    name: "reservations_expired_total",
+    type: "counter",
+    help: "Reservations released because they expired unsettled (a replica died mid-request).",
+  },
+  inFlight: {
+    name: "requests_in_flight",
+    type: "gauge",
+    help: "Forwarded requests in progress.",
+  },
+  keyDuration: {
+    name: "key_request_duration_seconds",
+    type: "histogram",
+    help: 'End-to-end duration of forwarded requests per key (keys beyond metrics.maxKeySeries fold into key_id="other").',
+    labels: KEY_LABELS,
+    buckets: KEY_DURATION_BUCKETS,
+  },
+  keySpend: {
+    name: "key_spend_rubles_total",
+    type: "counter",
+    help: 'Rubles charged per key (keys beyond metrics.maxKeySeries fold into key_id="other").',
+    labels: KEY_LABELS,
+  },
+  keyBudget: {
+    name: "key_budget_rubles",
+    type: "gauge",
+    help: "A key's budget per period, for keys that have one.",
+    labels: KEY_LABELS,
+  },
+  keyBudgetRemaining: {
+    name: "key_budget_remaining_rubles",
+    type: "gauge",
+    help: "What remains of a key's budget in the current period (the whole budget once a period has ended).",
+    labels: KEY_LABELS,
+  },
+  accountBalance: {
+    name: "account_balance_rubles",
+    type: "gauge",
+    help: "An account's balance, as of its last settled request.",
+    labels: ["account"],
+  },
+} as const satisfies Record<string, MetricDefinition>;
+
+export type MetricKey = keyof typeof METRICS;

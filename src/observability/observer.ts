@@ -1,0 +1,97 @@
+// The one place finished and refused requests, and settlements, are reported: it writes their log lines and
+// counts them in the metrics, from the request's record (request-record.ts). What it calls can throw (a
+// metric, a log write); it never lets that reach the request path, which has already answered.
+
+import type { Settlement } from "../billing/settlement-queue.js";
+import type { Settled } from "../store/billing-store.js";
+import type { Logger } from "./logger.js";
+import type { GatewayMetrics } from "./metrics.js";
+import { logFields, type RequestRecord } from "./request-record.js";
+
+export interface RequestObserver {
+  /** A forwarded request ended (completed or not); its settlement has been handed over. */
+  finished(record: RequestRecord): void;
+  /** The gateway refused a request itself, with a code of the error table. */
+  refused(record: RequestRecord): void;
+  /** Reservations of an account were found expired (never settled) while reserving. */
+  expiredReservations(count: number): void;
+}
+
+export interface SettlementObserver {
+  settled(settlement: Settlement, result: Settled): void;
+  retrying(settlement: Settlement, error: unknown): void;
+  failed(settlement: Settlement, error: unknown): void;
+  hookFailed(hook: string, error: unknown): void;
+}
+
+export interface ObserverOptions {
+  /** Request and response bodies on log lines, cut to this many bytes; null keeps them out (logging.bodies). */
+  logBodies: number | null;
+}
+
+export function createObserver(
+  logger: Logger,
+  metrics: GatewayMetrics,
+  options: ObserverOptions,
+): RequestObserver & SettlementObserver {
+  const guarded = (what: string, report: () => void) => {
+    try {
+      report();
+    } catch (error) {
+      logger.error({ err: error }, `reporting ${what} failed`);
+    }
+  };
+  return {
+    finished(record) {
+      guarded("a finished request", () => {
+        logger.info(logFields(record, options.logBodies), "request");
+        metrics.request(record);
+      });
+    },
+    refused(record) {
+      guarded("a refused request", () => {
+        logger.info(logFields(record, null), "request refused");
+        metrics.request(record);
+      });
+    },
+    expiredReservations(count) {
+      guarded("expired reservations", () => {
+        metrics.expiredReservations(count);
+        logger.warn({ count }, "released reservations that expired unsettled");
+      });
+    },
+    settled(settlement, result) {
+      if (result.balance === undefined) return;
+      const { ref, keyName, input } = settlement;
+      const resetAt = input.periods[result.period ?? "month"].end;
+      metrics.settled(
+        ref.accountId,
+        ref.keyId,
+        keyName,
+        result.balance,
+        result.budget ?? null,
+        result.spent ?? 0,
+        resetAt,
+      );
+    },
+    retrying(settlement, error) {
+      logger.warn(
+        { reservation_id: settlement.input.reservationId, err: (error as Error).message },
+        "settlement delayed; will retry",
+      );
+    },
+    failed(settlement, error) {
+      metrics.settlementFailed();
+      // Everything reconciliation needs, but not the request-log entry with bodies: that copy exists for the
+      // key's recent-requests list, and bodies reach stdout only under logging.bodies (the request line).
+      const { logEntryWithBodies: _, ...input } = settlement.input;
+      logger.error(
+        { settlement: { ...input, ...settlement.ref }, err: error },
+        "settlement refused by Redis; recorded here for reconciliation",
+      );
+    },
+    hookFailed(hook, error) {
+      logger.error({ hook, err: error }, "a settlement hook failed");
+    },
+  };
+}

@@ -1,0 +1,53 @@
+// What is in flight: every forwarded request from its arrival until its settlement is handed over. One
+// owner for that state, read by the shutdown (wait until idle, then abort what is left), the reservation
+// keeper (which reservations of running requests to keep alive) and the in-flight gauge.
+
+export interface Tracked {
+  /** Aborts the request at the end of a shutdown drain; set once it is forwarded. */
+  abort: (() => void) | null;
+  /** The running request's reservation, while it holds one (the keeper extends it). */
+  reservationId: string | null;
+  accountId: string | null;
+  /** When the reservation was made (ms). */
+  reservedAt: number;
+}
+
+export class RequestTracker {
+  private readonly running = new Set<Tracked>();
+  private waiters: (() => void)[] = [];
+
+  get size(): number {
+    return this.running.size;
+  }
+
+  /** A request arrived for forwarding. */
+  begin(): Tracked {
+    const tracked: Tracked = { abort: null, reservationId: null, accountId: null, reservedAt: 0 };
+    this.running.add(tracked);
+    return tracked;
+  }
+
+  /** The request is over: refused, or its settlement handed over. Ending it twice changes nothing. */
+  end(tracked: Tracked): void {
+    if (!this.running.delete(tracked)) return;
+    tracked.reservationId = null;
+    if (this.running.size === 0) for (const resolve of this.waiters.splice(0)) resolve();
+  }
+
+  /** Resolves when no request is in flight. */
+  idle(): Promise<void> {
+    return this.running.size === 0 ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** The end of a shutdown drain: aborts every forwarded request still running. */
+  abortAll(): void {
+    for (const tracked of [...this.running]) tracked.abort?.();
+  }
+
+  /** The reservations of running requests, for the keeper. */
+  *reservations(): Iterable<{ reservationId: string; accountId: string; reservedAt: number }> {
+    for (const { reservationId, accountId, reservedAt } of this.running) {
+      if (reservationId !== null && accountId !== null) yield { reservationId, accountId, reservedAt };
+    }
+  }
+}
