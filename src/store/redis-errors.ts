@@ -64,7 +64,7 @@ export function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error.name === "ReplyError") return RETRYABLE_REPLY.test(error.message);
   if (CONNECTION_ERROR_NAMES.has(error.name)) return true;
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = (error as { code?: unknown }).code;
   return (typeof code === "string" && CONNECTION_CODES.has(code)) || CONNECTION_FAILURE.test(error.message);
 }
 
