@@ -10,6 +10,10 @@
 //   - and, once the servers have stopped, the CPU time metrics add to a request, measured in-process.
 // Results are medians over the rounds. They are printed, and written into docs/benchmarks.md (between its
 // generated-section markers, with the machine, the date and the command) unless BENCH_WRITE=0.
+//
+// BENCH_BASELINE=<another checkout>/dist/cli.js adds that build's gateway (metrics on) as one more path,
+// measured interleaved with the others, for an A/B comparison of two versions; its figures are printed
+// beside the gateway's, and the page is not written.
 
 import { type ChildProcess, execFileSync, fork, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -40,7 +44,8 @@ import {
 const DEFAULTS = { rounds: 4, seconds: 5 };
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? DEFAULTS.rounds);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? DEFAULTS.seconds);
-const WRITE_PAGE = process.env.BENCH_WRITE !== "0";
+const BASELINE = process.env.BENCH_BASELINE;
+const WRITE_PAGE = process.env.BENCH_WRITE !== "0" && BASELINE === undefined;
 const PAGE = join(import.meta.dirname, "../docs/benchmarks.md");
 const loadAtStart = loadavg()[0] ?? 0;
 // A page without its markers would be found out only after the whole run: check it first.
@@ -95,7 +100,11 @@ const upstream = `http://127.0.0.1:${upstreamPort}`;
 const upstreamProcess = await forkServer("upstream.ts", [String(upstreamPort)]);
 const bareProcess = await forkServer("bare-proxy.ts", [String(barePort), upstream]);
 
-async function spawnGateway(port: number, metricsEnabled: boolean): Promise<ChildProcess> {
+async function spawnGateway(
+  port: number,
+  metricsEnabled: boolean,
+  cli = join(here, "../dist/cli.js"),
+): Promise<ChildProcess> {
   const file = join(mkdtempSync(join(tmpdir(), "tunnel-bench-")), "config.yaml");
   writeFileSync(
     file,
@@ -108,7 +117,7 @@ async function spawnGateway(port: number, metricsEnabled: boolean): Promise<Chil
     }),
   );
   // The gateway runs with the Node flags its container image sets (see Dockerfile).
-  const gateway = spawn(process.execPath, [join(here, "../dist/cli.js"), "serve", "--config", file], {
+  const gateway = spawn(process.execPath, [cli, "serve", "--config", file], {
     stdio: ["ignore", "ignore", "inherit"],
     env: { ...process.env, TUNNEL_CONFIG: "", NODE_OPTIONS: "--max-semi-space-size=64" },
   });
@@ -121,6 +130,8 @@ const plainPort = await freePort();
 const gateway = await spawnGateway(gatewayPort, true);
 const plainGateway = await spawnGateway(plainPort, false);
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+const baselinePort = await freePort();
+const baseline = BASELINE ? await spawnGateway(baselinePort, true, BASELINE) : null;
 
 const admin = createRedis({ url: redis.url }, "cli");
 await connectRedis(admin, { url: redis.url });
@@ -141,6 +152,16 @@ const targets: Array<Target & { server: ChildProcess }> = [
     headers: { authorization: `Bearer ${key}` },
     server: plainGateway,
   },
+  ...(baseline
+    ? [
+        {
+          name: "baseline gateway",
+          url: `http://127.0.0.1:${baselinePort}`,
+          headers: { authorization: `Bearer ${key}` },
+          server: baseline,
+        },
+      ]
+    : []),
 ];
 
 const results = new Map(
@@ -241,6 +262,19 @@ const report: BenchReport = {
 };
 const figures = renderFigures(report);
 console.log(`\n${figures}\n`);
+if (baseline) {
+  const a = row("baseline gateway");
+  const b = report.gateway;
+  const change = (x: number, y: number) => `${y >= x ? "+" : ""}${(((y - x) / x) * 100).toFixed(1)} %`;
+  console.log(
+    `A/B, baseline ${BASELINE} → this build (gateway, metrics on):\n` +
+      `  CPU per request  ${a.cpu.toFixed(0)} → ${b.cpu.toFixed(0)} µs (${change(a.cpu, b.cpu)})\n` +
+      `  p50              ${a.p50.toFixed(2)} → ${b.p50.toFixed(2)} ms\n` +
+      `  p99              ${a.p99.toFixed(2)} → ${b.p99.toFixed(2)} ms\n` +
+      `  max req/s        ${a.rps.toFixed(0)} → ${b.rps.toFixed(0)} (${change(a.rps, b.rps)})\n` +
+      `  stream TTFB      ${a.ttfb.toFixed(2)} → ${b.ttfb.toFixed(2)} ms`,
+  );
+}
 if (WRITE_PAGE) {
   writeFileSync(PAGE, replaceGenerated(readFileSync(PAGE, "utf8"), figures));
   console.log(`written to ${PAGE}`);
