@@ -1,0 +1,599 @@
+// A stub model server that answers every endpoint the official client libraries call, in the shapes the
+// real servers send: vLLM's for chat and text completions, embeddings, Anthropic messages, token counting
+// and the model list; Ollama's for the Responses API (vLLM's is not reproduced in the fixtures) and for
+// embeddings of the models in OLLAMA_MODELS. Every body is built on a fixture of test/fixtures/upstreams,
+// parsed and refilled, so field names and order stay those of the server.
+//
+// Its usage is computed from the request, so a test knows what each request must be billed: prompt tokens
+// are the words of the request's text (at least one), completion tokens min(the output cap it was given,
+// COMPLETION_TOKENS). It honours `stream`, `stream_options.include_usage` and each API's cap field. A word of
+// HOSTILE in the prompt makes it misbehave. Every answer is recorded under the gateway's X-Request-Id.
+
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import type { AddressInfo } from "node:net";
+import { readRequestBody } from "../../src/demo/demo-upstream.js";
+import { fixtureNamed, type UpstreamFixture } from "../fixtures/upstreams/index.js";
+
+/** Completion tokens a generation produces when its cap allows. */
+export const COMPLETION_TOKENS = 12;
+/** Prompt tokens the server reports for a request that says HOSTILE.overage. */
+export const OVERAGE_PROMPT_TOKENS = 100_000;
+/** Embedding models answered as Ollama's OpenAI layer answers (no completion_tokens in the usage). */
+export const OLLAMA_MODELS = new Set(["embeddinggemma"]);
+
+/** Words that, anywhere in a request's text, make the server misbehave. */
+export const HOSTILE = {
+  /** Report Number.MAX_SAFE_INTEGER prompt and completion tokens. */
+  overflow: "OVERFLOW",
+  /** Report a credible prompt (OVERAGE_PROMPT_TOKENS) far beyond the request's text, so beyond its reservation. */
+  overage: "VERBOSE",
+  /** Send the headers and a few tokens, then cut the connection. */
+  reset: "RESET",
+  /** Send a few tokens of a stream (or nothing of a JSON answer, not even its headers), then wait until the
+   * client goes away. */
+  hold: "HOLD",
+} as const;
+
+export type Behaviour = "normal" | keyof typeof HOSTILE;
+
+/** Tokens sent before a `reset` or `hold` stops the answer. */
+const TOKENS_BEFORE_STOP = 3;
+
+export interface Answer {
+  /** The gateway's X-Request-Id, which its log line carries as request_id. */
+  requestId: string;
+  /** The X-Case header the test sent, to tell requests apart. */
+  testCase: string | undefined;
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Record<string, any> | null;
+  behaviour: Behaviour;
+  stream: boolean;
+  /** Whether the body the server received asked for the usage in the stream. */
+  includeUsage: boolean;
+  /** The counts the server reported (hostile ones included), or null when it reports none. */
+  usage: { promptTokens: number; completionTokens: number } | null;
+}
+
+export interface ModelServer {
+  url: string;
+  server: Server;
+  /** Every request the gateway forwarded, in order of arrival. */
+  answers: Answer[];
+  answerFor(requestId: string): Answer | undefined;
+  /** Resolves once the request sent with the header X-Hold: `id` is being held (HOSTILE.hold). */
+  held(id: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startModelServer(): Promise<ModelServer> {
+  const answers: Answer[] = [];
+  const holding = new Map<string, { promise: Promise<void>; resolve: () => void }>();
+  const holdOf = (id: string) => {
+    let hold = holding.get(id);
+    if (!hold) {
+      let resolve = () => {};
+      const promise = new Promise<void>((done) => {
+        resolve = done;
+      });
+      hold = { promise, resolve };
+      holding.set(id, hold);
+    }
+    return hold;
+  };
+  const server = createServer((req, res) => {
+    const id = req.headers["x-hold"];
+    const onHold = typeof id === "string" ? () => holdOf(id).resolve() : () => {};
+    readRequestBody(req)
+      .then((body) => answer(req, res, body, answers, onHold))
+      .catch(() => res.destroy());
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    server,
+    answers,
+    answerFor: (requestId) => answers.find((a) => a.requestId === requestId),
+    held: (id) => holdOf(id).promise,
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      await once(server, "close");
+    },
+  };
+}
+
+async function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  raw: Buffer,
+  answers: Answer[],
+  onHold: () => void,
+) {
+  const path = (req.url ?? "/").split("?")[0] as string;
+  const method = req.method ?? "GET";
+  let body: Record<string, any> | null = null;
+  if (raw.length > 0) {
+    try {
+      body = JSON.parse(raw.toString("utf8"));
+    } catch {
+      return send(res, 400, "application/json", JSON.stringify({ detail: "body is not JSON" }));
+    }
+  }
+  const words = promptWords(body);
+  const behaviour = behaviourOf(words);
+  const record: Answer = {
+    requestId: String(req.headers["x-request-id"] ?? ""),
+    testCase: req.headers["x-case"] as string | undefined,
+    method,
+    path,
+    headers: req.headers,
+    body,
+    behaviour,
+    stream: body?.stream === true,
+    includeUsage: body?.stream_options?.include_usage === true,
+    usage: null,
+  };
+  // The gateway's start-up probe (GET /v1/models) carries no request id: it is not a request of the test.
+  if (record.requestId !== "") answers.push(record);
+  const route = `${method} ${path}`;
+  if (route === "GET /v1/models") return send(res, 200, "application/json", modelList());
+  if (method !== "POST" || body === null) return notFound(res);
+
+  const prompt = Math.max(1, words.length);
+  if (route === "POST /v1/messages/count_tokens") {
+    return send(res, 200, contentTypeOf("vllm", "count-tokens"), countTokens(prompt));
+  }
+  if (route === "POST /v1/embeddings") {
+    const usage = { promptTokens: reported(behaviour, prompt), completionTokens: 0 };
+    record.usage = usage;
+    return embeddings(res, body, usage.promptTokens);
+  }
+  const generation = GENERATIONS[path];
+  if (generation === undefined) return notFound(res);
+  const cap = generation.cap(body);
+  const completion = Math.min(cap ?? COMPLETION_TOKENS, COMPLETION_TOKENS);
+  const usage = {
+    promptTokens: reported(behaviour, prompt),
+    completionTokens: behaviour === "overflow" ? Number.MAX_SAFE_INTEGER : completion,
+  };
+  record.usage = behaviour === "reset" || behaviour === "hold" ? null : usage;
+  const reply: Reply = {
+    model: String(body.model),
+    words: completionText(completion).split(" ").filter(Boolean),
+    stopped: cap !== null && completion === cap,
+    maxOutputTokens: cap,
+    usage,
+  };
+  if (body.stream === true) {
+    const events = generation.stream(reply, record.includeUsage);
+    return streamEvents(res, generation.streamType, events, behaviour, onHold);
+  }
+  if (behaviour === "reset") return resetMidBody(res, generation.json(reply));
+  if (behaviour === "hold") return holdUntilClosed(res, onHold);
+  return send(res, 200, generation.jsonType, generation.json(reply));
+}
+
+// --- Usage ---------------------------------------------------------------------------------------------
+
+/** The words of everything a request asks the model to read: messages, prompt, input, system, instructions. */
+export function promptWords(body: Record<string, any> | null): string[] {
+  if (body === null) return [];
+  const texts: string[] = [];
+  const collect = (node: unknown): void => {
+    if (typeof node === "string") texts.push(node);
+    else if (Array.isArray(node)) for (const item of node) collect(item);
+    else if (typeof node === "object" && node !== null) {
+      const record = node as Record<string, unknown>;
+      for (const field of ["content", "text", "input"]) collect(record[field]);
+    }
+  };
+  for (const field of ["system", "instructions", "messages", "prompt", "input"]) collect(body[field]);
+  return texts.join(" ").split(/\s+/).filter(Boolean);
+}
+
+function behaviourOf(words: string[]): Behaviour {
+  for (const [behaviour, word] of Object.entries(HOSTILE)) {
+    if (words.includes(word)) return behaviour as Behaviour;
+  }
+  return "normal";
+}
+
+function reported(behaviour: Behaviour, prompt: number): number {
+  if (behaviour === "overflow") return Number.MAX_SAFE_INTEGER;
+  if (behaviour === "overage") return OVERAGE_PROMPT_TOKENS;
+  return prompt;
+}
+
+// --- Generations ---------------------------------------------------------------------------------------
+
+const WORDS = ["the", "gateway", "meters", "every", "token", "and", "bills", "it", "in", "rubles"];
+
+/** The text of a generation of `tokens` tokens, as the server writes it: one word per token. */
+export function completionText(tokens: number): string {
+  return Array.from({ length: tokens }, (_, i) => WORDS[i % WORDS.length]).join(" ");
+}
+
+interface Reply {
+  model: string;
+  words: string[];
+  /** The answer ended because it reached its cap. */
+  stopped: boolean;
+  maxOutputTokens: number | null;
+  usage: { promptTokens: number; completionTokens: number };
+}
+
+interface Generation {
+  /** The output cap the body sets in the field this API reads, or null. */
+  cap(body: Record<string, any>): number | null;
+  json(reply: Reply): string;
+  jsonType: string;
+  /** The stream's events, each as the server writes it (one write each). */
+  stream(reply: Reply, includeUsage: boolean): string[];
+  streamType: string;
+}
+
+const capOf =
+  (...fields: string[]) =>
+  (body: Record<string, any>): number | null => {
+    for (const field of fields) if (typeof body[field] === "number") return body[field];
+    return null;
+  };
+
+const GENERATIONS: Record<string, Generation> = {
+  "/v1/chat/completions": {
+    cap: capOf("max_completion_tokens", "max_tokens"),
+    json: chatJson,
+    jsonType: contentTypeOf("vllm", "chat"),
+    stream: chatStream,
+    streamType: contentTypeOf("vllm", "chat-stream"),
+  },
+  "/v1/completions": {
+    cap: capOf("max_tokens"),
+    json: completionJson,
+    jsonType: contentTypeOf("vllm", "completions"),
+    stream: completionStream,
+    streamType: contentTypeOf("vllm", "completions-stream"),
+  },
+  "/v1/responses": {
+    cap: capOf("max_output_tokens"),
+    json: responseJson,
+    jsonType: contentTypeOf("ollama", "responses"),
+    stream: responseStream,
+    streamType: contentTypeOf("ollama", "responses-stream"),
+  },
+  "/v1/messages": {
+    cap: capOf("max_tokens"),
+    json: messageJson,
+    jsonType: contentTypeOf("vllm", "messages"),
+    stream: messageStream,
+    streamType: contentTypeOf("vllm", "messages-stream"),
+  },
+};
+
+const openAiUsage = (u: Reply["usage"]) => ({
+  prompt_tokens: u.promptTokens,
+  total_tokens: u.promptTokens + u.completionTokens,
+  completion_tokens: u.completionTokens,
+});
+
+function chatJson(reply: Reply): string {
+  const body = template("vllm", "chat");
+  Object.assign(body, { id: chatId(), created: now(), model: reply.model });
+  body.choices[0].message.content = reply.words.join(" ");
+  body.choices[0].finish_reason = reply.stopped ? "length" : "stop";
+  body.usage = { ...openAiUsage(reply.usage), prompt_tokens_details: null };
+  return JSON.stringify(body);
+}
+
+function chatStream(reply: Reply, includeUsage: boolean): string[] {
+  const id = chatId();
+  const created = now();
+  const chunk = (index: number, fill: (c: any) => void) => {
+    const c = template("vllm", "chat-stream-include-usage", index);
+    Object.assign(c, { id, created, model: reply.model });
+    fill(c);
+    return data(c);
+  };
+  const events = [chunk(0, () => {})];
+  reply.words.forEach((word, i) => {
+    events.push(chunk(1, (c) => (c.choices[0].delta.content = i === 0 ? word : ` ${word}`)));
+  });
+  events.push(chunk(8, (c) => (c.choices[0].finish_reason = reply.stopped ? "length" : "stop")));
+  if (includeUsage) events.push(chunk(9, (c) => (c.usage = openAiUsage(reply.usage))));
+  events.push("data: [DONE]\n\n");
+  return events;
+}
+
+function completionJson(reply: Reply): string {
+  const body = template("vllm", "completions");
+  Object.assign(body, { id: completionId(), created: now(), model: reply.model });
+  body.choices[0].text = reply.words.join(" ");
+  body.choices[0].finish_reason = reply.stopped ? "length" : "stop";
+  body.usage = { ...openAiUsage(reply.usage), prompt_tokens_details: null };
+  return JSON.stringify(body);
+}
+
+function completionStream(reply: Reply, includeUsage: boolean): string[] {
+  const id = completionId();
+  const created = now();
+  const events = reply.words.map((word, i) => {
+    const c = template("vllm", "completions-stream-include-usage", 0);
+    Object.assign(c, { id, created, model: reply.model });
+    c.choices[0].text = i === 0 ? word : ` ${word}`;
+    if (i === reply.words.length - 1) c.choices[0].finish_reason = reply.stopped ? "length" : "stop";
+    return data(c);
+  });
+  if (includeUsage) {
+    const c = template("vllm", "completions-stream-include-usage", 5);
+    Object.assign(c, { id, created, model: reply.model, usage: openAiUsage(reply.usage) });
+    events.push(data(c));
+  }
+  events.push("data: [DONE]\n\n");
+  return events;
+}
+
+const responsesUsage = (u: Reply["usage"]) => ({
+  input_tokens: u.promptTokens,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: u.completionTokens,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: u.promptTokens + u.completionTokens,
+});
+
+function responseJson(reply: Reply): string {
+  const body = template("ollama", "responses");
+  const created = now();
+  Object.assign(body, {
+    id: `resp_${serial()}`,
+    created_at: created,
+    completed_at: created,
+    model: reply.model,
+    max_output_tokens: reply.maxOutputTokens,
+  });
+  body.output[0].id = `msg_${serial()}`;
+  body.output[0].content[0].text = reply.words.join(" ");
+  // Ollama's non-stream Response struct keeps its own field order for the usage.
+  const u = reply.usage;
+  body.usage = {
+    input_tokens: u.promptTokens,
+    output_tokens: u.completionTokens,
+    total_tokens: u.promptTokens + u.completionTokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: 0 },
+  };
+  return `${JSON.stringify(body)}\n`;
+}
+
+function responseStream(reply: Reply): string[] {
+  const responseId = `resp_${serial()}`;
+  const itemId = `msg_${serial()}`;
+  const created = now();
+  const text = reply.words.join(" ");
+  let sequence = 0;
+  const event = (index: number, fill: (e: any) => void) => {
+    const e = template("ollama", "responses-stream", index);
+    if (e.response) {
+      Object.assign(e.response, {
+        id: responseId,
+        created_at: created,
+        model: reply.model,
+        max_output_tokens: reply.maxOutputTokens,
+      });
+    }
+    if (e.item_id) e.item_id = itemId;
+    if (e.item) e.item.id = itemId;
+    e.sequence_number = sequence++;
+    fill(e);
+    return `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+  };
+  const events = [event(0, () => {}), event(1, () => {}), event(2, () => {}), event(3, () => {})];
+  reply.words.forEach((word, i) => {
+    events.push(event(4, (e) => (e.delta = i === 0 ? word : ` ${word}`)));
+  });
+  events.push(event(11, (e) => (e.text = text)));
+  events.push(event(12, (e) => (e.part.text = text)));
+  events.push(event(13, (e) => (e.item.content[0].text = text)));
+  events.push(
+    event(14, (e) => {
+      e.response.completed_at = created;
+      e.response.output[0].id = itemId;
+      e.response.output[0].content[0].text = text;
+      e.response.usage = responsesUsage(reply.usage);
+    }),
+  );
+  return events;
+}
+
+function messageJson(reply: Reply): string {
+  const body = template("vllm", "messages");
+  Object.assign(body, { id: chatId(), model: reply.model });
+  body.content[0].text = reply.words.join(" ");
+  body.stop_reason = reply.stopped ? "max_tokens" : "end_turn";
+  body.usage = { input_tokens: reply.usage.promptTokens, output_tokens: reply.usage.completionTokens };
+  return JSON.stringify(body);
+}
+
+function messageStream(reply: Reply): string[] {
+  const event = (index: number, fill: (e: any) => void = () => {}) => {
+    const e = template("vllm", "messages-stream", index);
+    fill(e);
+    return `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+  };
+  const usage = { input_tokens: reply.usage.promptTokens, output_tokens: reply.usage.completionTokens };
+  const events = [
+    event(0, (e) => {
+      Object.assign(e.message, { id: chatId(), model: reply.model });
+      e.message.usage = { input_tokens: reply.usage.promptTokens, output_tokens: 0 };
+    }),
+    event(1),
+  ];
+  reply.words.forEach((word, i) => {
+    events.push(event(2, (e) => (e.delta.text = i === 0 ? word : ` ${word}`)));
+  });
+  events.push(event(9));
+  events.push(
+    event(10, (e) => {
+      e.delta.stop_reason = reply.stopped ? "max_tokens" : "end_turn";
+      e.usage = usage;
+    }),
+  );
+  events.push(event(11));
+  // vLLM ends its Anthropic stream with the OpenAI terminator as well.
+  events.push("data: [DONE]\n\n");
+  return events;
+}
+
+// --- Other endpoints -----------------------------------------------------------------------------------
+
+function countTokens(prompt: number): string {
+  const body = template("vllm", "count-tokens");
+  body.input_tokens = prompt;
+  body.context_management.original_input_tokens = prompt;
+  return JSON.stringify(body);
+}
+
+/** One small vector per input; base64 of little-endian float32 when asked, as vLLM and OpenAI encode it. */
+function embeddings(res: ServerResponse, body: Record<string, any>, promptTokens: number): void {
+  const inputs: unknown[] = Array.isArray(body.input) ? body.input : [body.input];
+  const vectors = inputs.map((_, i) => [0.015625 * (i + 1), -0.03125, 0.0078125, -0.046875]);
+  const encode = (vector: number[]) =>
+    body.encoding_format === "base64"
+      ? Buffer.from(new Float32Array(vector).buffer).toString("base64")
+      : vector;
+  if (OLLAMA_MODELS.has(String(body.model))) {
+    const reply = template("ollama", "embeddings");
+    reply.model = body.model;
+    reply.data = vectors.map((vector, index) => ({ object: "embedding", embedding: encode(vector), index }));
+    reply.usage = { prompt_tokens: promptTokens, total_tokens: promptTokens };
+    send(res, 200, contentTypeOf("ollama", "embeddings"), `${JSON.stringify(reply)}\n`);
+    return;
+  }
+  const reply = template("vllm", "embeddings");
+  Object.assign(reply, { id: `embd-${randomBytes(16).toString("hex")}`, created: now(), model: body.model });
+  reply.data = vectors.map((vector, index) => ({ index, object: "embedding", embedding: encode(vector) }));
+  reply.usage = {
+    prompt_tokens: promptTokens,
+    total_tokens: promptTokens,
+    completion_tokens: 0,
+    prompt_tokens_details: null,
+  };
+  send(res, 200, contentTypeOf("vllm", "embeddings"), JSON.stringify(reply));
+}
+
+/** vLLM's model list (ModelCard with its permission record), for the models the tests name. */
+function modelList(): string {
+  const created = now();
+  return JSON.stringify({
+    object: "list",
+    data: ["demo-small", "embed-small", "embeddinggemma"].map((id) => ({
+      id,
+      object: "model",
+      created,
+      owned_by: "vllm",
+      root: id,
+      parent: null,
+      max_model_len: 131072,
+      permission: [
+        {
+          id: `modelperm-${randomBytes(16).toString("hex")}`,
+          object: "model_permission",
+          created,
+          allow_create_engine: false,
+          allow_sampling: true,
+          allow_logprobs: true,
+          allow_search_indices: false,
+          allow_view: true,
+          allow_fine_tuning: false,
+          organization: "*",
+          group: null,
+          is_blocking: false,
+        },
+      ],
+    })),
+  });
+}
+
+/** FastAPI's answer to a route it does not have. */
+function notFound(res: ServerResponse): void {
+  send(res, 404, "application/json", JSON.stringify({ detail: "Not Found" }));
+}
+
+// --- Writing -------------------------------------------------------------------------------------------
+
+function send(res: ServerResponse, status: number, contentType: string, body: string): void {
+  res.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+async function streamEvents(
+  res: ServerResponse,
+  contentType: string,
+  events: string[],
+  behaviour: Behaviour,
+  onHold: () => void,
+): Promise<void> {
+  res.writeHead(200, { "content-type": contentType });
+  res.flushHeaders();
+  const stopAt = behaviour === "reset" || behaviour === "hold" ? TOKENS_BEFORE_STOP + 1 : events.length;
+  for (const event of events.slice(0, stopAt)) {
+    if (res.destroyed) return;
+    await write(res, event);
+  }
+  if (behaviour === "reset") res.destroy();
+  else if (behaviour === "hold") await holdUntilClosed(res, onHold);
+  else res.end();
+}
+
+/** Declares the whole body, sends half of it, and cuts the connection. */
+async function resetMidBody(res: ServerResponse, body: string): Promise<void> {
+  res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  await write(res, body.slice(0, body.length >> 1));
+  res.destroy();
+}
+
+/** Keeps the response open, sending nothing more, until the other side closes it. */
+async function holdUntilClosed(res: ServerResponse, onHold: () => void): Promise<void> {
+  if (res.destroyed) return;
+  const closed = once(res, "close");
+  onHold();
+  await closed;
+}
+
+/** Writes a chunk and waits until it has been handed to the socket, so that it is sent on its own. */
+function write(res: ServerResponse, chunk: string): Promise<void> {
+  return new Promise((resolve) => res.write(chunk, () => resolve()));
+}
+
+// --- Templates -----------------------------------------------------------------------------------------
+
+/** The JSON of a fixture's chunk (a JSON body, or the data line of an SSE event), to be refilled. */
+function template(server: UpstreamFixture["server"], name: string, index = 0): any {
+  const chunk = fixtureNamed(server, name).response.chunks[index] as string;
+  const data = /^data: (.*)$/m.exec(chunk)?.[1] ?? chunk;
+  return JSON.parse(data);
+}
+
+function contentTypeOf(server: UpstreamFixture["server"], name: string): string {
+  return fixtureNamed(server, name).response.headers["content-type"] as string;
+}
+
+function data(value: unknown): string {
+  return `data: ${JSON.stringify(value)}\n\n`;
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+const chatId = () => `chatcmpl-${randomBytes(16).toString("hex")}`;
+const completionId = () => `cmpl-${randomBytes(16).toString("hex")}`;
+let counter = 0;
+const serial = () => 100_000 + (counter++ % 900_000);
