@@ -1,7 +1,7 @@
 // A stub model server that answers every endpoint the official client libraries call, in the shapes the
 // real servers send: vLLM's for chat and text completions, embeddings, Anthropic messages, token counting
-// and the model list; Ollama's for the Responses API (vLLM's is not reproduced in the fixtures) and for
-// embeddings of the models in OLLAMA_MODELS. Every body is built on a fixture of test/fixtures/upstreams,
+// and the model list; Ollama's for the Responses API (vLLM's is not reproduced in the fixtures); Ollama's
+// or llama.cpp's for the embeddings and messages of the models in SHAPES. Every body is built on a fixture of test/fixtures/upstreams,
 // parsed and refilled, so field names and order stay those of the server.
 //
 // Its usage is computed from the request, so a test knows what each request must be billed: prompt tokens
@@ -20,14 +20,30 @@ import {
 } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readRequestBody } from "../../src/demo/demo-upstream.js";
-import { fixtureNamed, type UpstreamFixture } from "../fixtures/upstreams/index.js";
+import { fixtureNamed } from "../fixtures/upstreams/index.js";
 
 /** Completion tokens a generation produces when its cap allows. */
 export const COMPLETION_TOKENS = 12;
 /** Prompt tokens the server reports for a request that says HOSTILE.overage. */
 export const OVERAGE_PROMPT_TOKENS = 100_000;
-/** Embedding models answered as Ollama's OpenAI layer answers (no completion_tokens in the usage). */
-export const OLLAMA_MODELS = new Set(["embeddinggemma"]);
+type Shape = "vllm" | "ollama" | "llama.cpp";
+
+/**
+ * Models answered in the shapes of another server than vLLM: their embeddings and messages as Ollama's
+ * OpenAI and Anthropic layers answer them, their messages as llama.cpp's Anthropic layer does.
+ */
+export const SHAPES: Readonly<Record<string, Shape>> = {
+  embeddinggemma: "ollama",
+  "llama3.2": "ollama",
+  "Llama-3.2-3B-Instruct-Q4_K_M": "llama.cpp",
+};
+
+/** The models the server lists (the test's own names are answered as any other). */
+export const MODELS = ["demo-small", "embed-small", ...Object.keys(SHAPES)];
+
+function serverOf(model: unknown): Shape {
+  return (typeof model === "string" && SHAPES[model]) || "vllm";
+}
 
 /** Words that, anywhere in a request's text, make the server misbehave. */
 export const HOSTILE = {
@@ -159,7 +175,7 @@ async function answer(
     record.usage = usage;
     return embeddings(res, body, usage.promptTokens);
   }
-  const generation = GENERATIONS[path];
+  const generation = path === "/v1/messages" ? MESSAGES[serverOf(body.model)] : GENERATIONS[path];
   if (generation === undefined) return notFound(res);
   const cap = generation.cap(body);
   const completion = Math.min(cap ?? COMPLETION_TOKENS, COMPLETION_TOKENS);
@@ -169,6 +185,7 @@ async function answer(
   };
   record.usage = behaviour === "reset" || behaviour === "hold" ? null : usage;
   const reply: Reply = {
+    request: body,
     model: String(body.model),
     words: completionText(completion).split(" ").filter(Boolean),
     stopped: cap !== null && completion === cap,
@@ -225,6 +242,7 @@ export function completionText(tokens: number): string {
 }
 
 interface Reply {
+  request: Record<string, any>;
   model: string;
   words: string[];
   /** The answer ended because it reached its cap. */
@@ -271,13 +289,6 @@ const GENERATIONS: Record<string, Generation> = {
     jsonType: contentTypeOf("ollama", "responses"),
     stream: responseStream,
     streamType: contentTypeOf("ollama", "responses-stream"),
-  },
-  "/v1/messages": {
-    cap: capOf("max_tokens"),
-    json: messageJson,
-    jsonType: contentTypeOf("vllm", "messages"),
-    stream: messageStream,
-    streamType: contentTypeOf("vllm", "messages-stream"),
   },
 };
 
@@ -415,43 +426,128 @@ function responseStream(reply: Reply): string[] {
   return events;
 }
 
-function messageJson(reply: Reply): string {
-  const body = template("vllm", "messages");
-  Object.assign(body, { id: chatId(), model: reply.model });
+/** The Anthropic Messages API as each server shapes it, by the model's server (SHAPES). */
+const MESSAGES: Record<Shape, Generation> = {
+  vllm: {
+    cap: capOf("max_tokens"),
+    json: (reply) =>
+      messageJson("vllm", reply, (u) => ({
+        input_tokens: u.promptTokens,
+        output_tokens: u.completionTokens,
+      })),
+    jsonType: contentTypeOf("vllm", "messages"),
+    stream: vllmMessageStream,
+    streamType: contentTypeOf("vllm", "messages-stream"),
+  },
+  // Ollama's message_start carries an estimate of the prompt; the real counts come with message_delta.
+  ollama: {
+    cap: capOf("max_tokens"),
+    json: (reply) =>
+      `${messageJson("ollama", reply, (u) => ({ input_tokens: u.promptTokens, output_tokens: u.completionTokens }))}\n`,
+    jsonType: contentTypeOf("ollama", "messages"),
+    stream: ollamaMessageStream,
+    streamType: contentTypeOf("ollama", "messages-stream"),
+  },
+  // llama.cpp counts the cached part of the prompt apart, and its message_delta has only the output tokens.
+  "llama.cpp": {
+    cap: capOf("max_tokens"),
+    json: (reply) => messageJson("llama.cpp", reply, llamaCppUsage),
+    jsonType: contentTypeOf("llama.cpp", "messages"),
+    stream: llamaCppMessageStream,
+    streamType: contentTypeOf("llama.cpp", "messages-stream"),
+  },
+};
+
+/** The cached half of the prompt as cache_read_input_tokens, the rest as input_tokens. */
+function llamaCppUsage(u: Reply["usage"]) {
+  const cached = Math.floor(u.promptTokens / 2);
+  return {
+    cache_read_input_tokens: cached,
+    input_tokens: u.promptTokens - cached,
+    output_tokens: u.completionTokens,
+  };
+}
+
+function messageJson(server: Shape, reply: Reply, usage: (u: Reply["usage"]) => object): string {
+  const body = template(server, "messages");
+  Object.assign(body, { id: server === "ollama" ? messageId() : chatId(), model: reply.model });
   body.content[0].text = reply.words.join(" ");
   body.stop_reason = reply.stopped ? "max_tokens" : "end_turn";
-  body.usage = { input_tokens: reply.usage.promptTokens, output_tokens: reply.usage.completionTokens };
+  body.usage = usage(reply.usage);
   return JSON.stringify(body);
 }
 
-function messageStream(reply: Reply): string[] {
-  const event = (index: number, fill: (e: any) => void = () => {}) => {
-    const e = template("vllm", "messages-stream", index);
+/**
+ * The events of a message stream from the server's fixture: message_start, content_block_start, one text
+ * delta per word, content_block_stop, message_delta, message_stop, each refilled by `fill`.
+ */
+function messageEvents(server: Shape, reply: Reply, fill: (e: any) => void): string[] {
+  const templates = eventsOf(server, "messages-stream");
+  const named = (type: string) => structuredClone(templates.find((e) => e.type === type));
+  const event = (e: any) => {
     fill(e);
     return `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
   };
-  const usage = { input_tokens: reply.usage.promptTokens, output_tokens: reply.usage.completionTokens };
-  const events = [
-    event(0, (e) => {
-      Object.assign(e.message, { id: chatId(), model: reply.model });
-      e.message.usage = { input_tokens: reply.usage.promptTokens, output_tokens: 0 };
-    }),
-    event(1),
-  ];
+  const events = [event(named("message_start")), event(named("content_block_start"))];
   reply.words.forEach((word, i) => {
-    events.push(event(2, (e) => (e.delta.text = i === 0 ? word : ` ${word}`)));
+    const delta = named("content_block_delta");
+    delta.delta.text = i === 0 ? word : ` ${word}`;
+    events.push(event(delta));
   });
-  events.push(event(9));
-  events.push(
-    event(10, (e) => {
-      e.delta.stop_reason = reply.stopped ? "max_tokens" : "end_turn";
-      e.usage = usage;
-    }),
-  );
-  events.push(event(11));
-  // vLLM ends its Anthropic stream with the OpenAI terminator as well.
-  events.push("data: [DONE]\n\n");
+  const end = named("message_delta");
+  end.delta.stop_reason = reply.stopped ? "max_tokens" : "end_turn";
+  events.push(event(named("content_block_stop")), event(end), event(named("message_stop")));
   return events;
+}
+
+function vllmMessageStream(reply: Reply): string[] {
+  const id = chatId();
+  const events = messageEvents("vllm", reply, (e) => {
+    if (e.type === "message_start") {
+      Object.assign(e.message, { id, model: reply.model });
+      e.message.usage = { input_tokens: reply.usage.promptTokens, output_tokens: 0 };
+    }
+    if (e.type === "message_delta") {
+      e.usage = { input_tokens: reply.usage.promptTokens, output_tokens: reply.usage.completionTokens };
+    }
+  });
+  // vLLM ends its Anthropic stream with the OpenAI terminator as well.
+  return [...events, "data: [DONE]\n\n"];
+}
+
+function ollamaMessageStream(reply: Reply): string[] {
+  const id = messageId();
+  return messageEvents("ollama", reply, (e) => {
+    if (e.type === "message_start") {
+      Object.assign(e.message, { id, model: reply.model });
+      e.message.usage = { input_tokens: ollamaEstimate(reply.request), output_tokens: 0 };
+    }
+    if (e.type === "message_delta") {
+      e.usage = { input_tokens: reply.usage.promptTokens, output_tokens: reply.usage.completionTokens };
+    }
+  });
+}
+
+/** Ollama's EstimateInputTokens: the characters of each message's role and text, over 4. */
+function ollamaEstimate(request: Record<string, any>): number {
+  let chars = typeof request.system === "string" ? request.system.length : 0;
+  for (const message of request.messages ?? []) {
+    chars += String(message.role).length;
+    chars +=
+      typeof message.content === "string" ? message.content.length : JSON.stringify(message.content).length;
+  }
+  return Math.floor(chars / 4);
+}
+
+function llamaCppMessageStream(reply: Reply): string[] {
+  const id = chatId();
+  return messageEvents("llama.cpp", reply, (e) => {
+    if (e.type === "message_start") {
+      Object.assign(e.message, { id, model: reply.model });
+      e.message.usage = { ...llamaCppUsage(reply.usage), output_tokens: 0 };
+    }
+    if (e.type === "message_delta") e.usage = { output_tokens: reply.usage.completionTokens };
+  });
 }
 
 // --- Other endpoints -----------------------------------------------------------------------------------
@@ -471,7 +567,7 @@ function embeddings(res: ServerResponse, body: Record<string, any>, promptTokens
     body.encoding_format === "base64"
       ? Buffer.from(new Float32Array(vector).buffer).toString("base64")
       : vector;
-  if (OLLAMA_MODELS.has(String(body.model))) {
+  if (serverOf(body.model) === "ollama") {
     const reply = template("ollama", "embeddings");
     reply.model = body.model;
     reply.data = vectors.map((vector, index) => ({ object: "embedding", embedding: encode(vector), index }));
@@ -496,7 +592,7 @@ function modelList(): string {
   const created = now();
   return JSON.stringify({
     object: "list",
-    data: ["demo-small", "embed-small", "embeddinggemma"].map((id) => ({
+    data: MODELS.map((id) => ({
       id,
       object: "model",
       created,
@@ -578,13 +674,21 @@ function write(res: ServerResponse, chunk: string): Promise<void> {
 // --- Templates -----------------------------------------------------------------------------------------
 
 /** The JSON of a fixture's chunk (a JSON body, or the data line of an SSE event), to be refilled. */
-function template(server: UpstreamFixture["server"], name: string, index = 0): any {
+function template(server: Shape, name: string, index = 0): any {
   const chunk = fixtureNamed(server, name).response.chunks[index] as string;
   const data = /^data: (.*)$/m.exec(chunk)?.[1] ?? chunk;
   return JSON.parse(data);
 }
 
-function contentTypeOf(server: UpstreamFixture["server"], name: string): string {
+/** Every event's data of a fixture's stream, in order (a chunk may hold several, as llama.cpp writes them). */
+function eventsOf(server: Shape, name: string): any[] {
+  const body = fixtureNamed(server, name).response.chunks.join("");
+  return [...body.matchAll(/^data: (.*)$/gm)].flatMap(([, data]) =>
+    data === "[DONE]" ? [] : [JSON.parse(data as string)],
+  );
+}
+
+function contentTypeOf(server: Shape, name: string): string {
   return fixtureNamed(server, name).response.headers["content-type"] as string;
 }
 
@@ -595,5 +699,6 @@ function data(value: unknown): string {
 const now = () => Math.floor(Date.now() / 1000);
 const chatId = () => `chatcmpl-${randomBytes(16).toString("hex")}`;
 const completionId = () => `cmpl-${randomBytes(16).toString("hex")}`;
+const messageId = () => `msg_${randomBytes(12).toString("hex")}`;
 let counter = 0;
 const serial = () => 100_000 + (counter++ % 900_000);

@@ -7,7 +7,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import Anthropic0 from "anthropic-sdk-0";
 import { expect } from "vitest";
 import { COMPLETION_TOKENS, completionText, HOSTILE } from "../../helpers/model-server.js";
-import { type Case, exact, failure, MODEL, user, WRONG_KEY } from "./case.js";
+import { type Case, exact, failure, LLAMA_CPP_MODEL, MODEL, OLLAMA_MODEL, user, WRONG_KEY } from "./case.js";
 
 /** Anthropic clients take the server's root: they add /v1/messages themselves. */
 const anthropic0 = (base: string, key: string, headers: Record<string, string>) =>
@@ -64,6 +64,40 @@ export const ANTHROPIC_CASES: Case[] = [
         input_tokens: Number.MAX_SAFE_INTEGER,
         output_tokens: Number.MAX_SAFE_INTEGER,
       });
+    },
+  },
+  {
+    name: "anthropic 0.x messages (Ollama's shape)",
+    library: "anthropic0",
+    billing: exact(),
+    async run({ base, key, headers }) {
+      const message = await anthropic0(base, key, headers).messages.create({
+        model: OLLAMA_MODEL,
+        max_tokens: 30,
+        messages: user("what does Ollama say"),
+      });
+      expect(message.content).toEqual([{ type: "text", text: completionText(COMPLETION_TOKENS) }]);
+      expect(message.usage).toMatchObject({ input_tokens: 4, output_tokens: COMPLETION_TOKENS });
+    },
+  },
+  {
+    name: "anthropic 0.x messages stream (Ollama's shape: an estimate first, the prompt at the end)",
+    library: "anthropic0",
+    billing: exact(),
+    async run({ base, key, headers }) {
+      const events: Anthropic0.MessageStreamEvent[] = [];
+      const stream = anthropic0(base, key, headers).messages.stream({
+        model: OLLAMA_MODEL,
+        max_tokens: 5,
+        messages: user("stream it please now"),
+      });
+      // A copy: the client builds its message on the message_start event's own object.
+      stream.on("streamEvent", (event) => events.push(structuredClone(event)));
+      const message = await stream.finalMessage();
+      // Ollama's estimate: (4 characters of "user" + 20 of the text) / 4.
+      const start = events.find((event) => event.type === "message_start");
+      expect(start?.type === "message_start" && start.message.usage.input_tokens).toBe(6);
+      expect(message.usage).toMatchObject({ input_tokens: 4, output_tokens: 5 });
     },
   },
   {
@@ -163,6 +197,23 @@ export const ANTHROPIC_CASES: Case[] = [
       const message = await stream.finalMessage();
       expect(message.content).toEqual([{ type: "text", text: completionText(6) }]);
       expect(message.usage).toMatchObject({ input_tokens: 2, output_tokens: 6 });
+    },
+  },
+  {
+    name: "anthropic 1.x messages stream (llama.cpp's shape: the cached prompt apart)",
+    library: "anthropic1",
+    billing: exact(),
+    async run({ base, key, headers }) {
+      const message = await anthropic1(base, key, headers)
+        .messages.stream({
+          model: LLAMA_CPP_MODEL,
+          max_tokens: 7,
+          messages: user("five words of cached prompt"),
+        })
+        .finalMessage();
+      expect(message.content).toEqual([{ type: "text", text: completionText(7) }]);
+      // The prompt is input_tokens + cache_read_input_tokens, and is billed whole.
+      expect(message.usage).toMatchObject({ input_tokens: 3, cache_read_input_tokens: 2, output_tokens: 7 });
     },
   },
   {

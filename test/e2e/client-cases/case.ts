@@ -6,8 +6,11 @@ import type { Answer, ModelServer } from "../../helpers/model-server.js";
 
 export const MODEL = "demo-small";
 export const EMBEDDINGS_MODEL = "embed-small";
-/** Answered in Ollama's shape by the stub model server (OLLAMA_MODELS). */
+/** Answered in Ollama's shape by the stub model server (SHAPES). */
 export const OLLAMA_EMBEDDINGS_MODEL = "embeddinggemma";
+/** Answered in Ollama's and llama.cpp's shapes of the Anthropic API by the stub model server (SHAPES). */
+export const OLLAMA_MODEL = "llama3.2";
+export const LLAMA_CPP_MODEL = "Llama-3.2-3B-Instruct-Q4_K_M";
 /** A well-formed key that no account has. */
 export const WRONG_KEY = `sk-tunnel-${"0".repeat(64)}`;
 /** The stub model server's embedding of the first input; the n-th has its first component times n. */

@@ -7,7 +7,7 @@ import type { AIMessageChunk } from "@langchain/core/messages";
 import { ChatOpenAI, OpenAIEmbeddings } from "@langchain/openai";
 import { expect } from "vitest";
 import { completionText, HOSTILE, OVERAGE_PROMPT_TOKENS } from "../../helpers/model-server.js";
-import { type Case, EMBEDDINGS_MODEL, exact, MODEL, VECTOR } from "./case.js";
+import { type Case, EMBEDDINGS_MODEL, exact, LLAMA_CPP_MODEL, MODEL, VECTOR } from "./case.js";
 
 export const LANGCHAIN_CASES: Case[] = [
   {
@@ -84,6 +84,29 @@ export const LANGCHAIN_CASES: Case[] = [
       const message = await chat.invoke("hi there");
       expect(message.content).toBe(completionText(6));
       expect(message.usage_metadata).toMatchObject({ input_tokens: 2, output_tokens: 6 });
+    },
+  },
+  {
+    name: "langchain ChatAnthropic.invoke (llama.cpp's shape)",
+    library: "langchain",
+    billing: exact(),
+    async run({ base, key, headers }) {
+      const chat = new ChatAnthropic({
+        model: LLAMA_CPP_MODEL,
+        apiKey: key,
+        anthropicApiUrl: base,
+        clientOptions: { defaultHeaders: headers },
+        maxRetries: 0,
+        maxTokens: 4,
+      });
+      const message = await chat.invoke("six words with a cached part");
+      expect(message.content).toBe(completionText(4));
+      // LangChain shows the cached part apart; the gateway bills the whole prompt, 6 tokens.
+      expect(message.usage_metadata).toMatchObject({
+        input_tokens: 3,
+        output_tokens: 4,
+        input_token_details: { cache_read: 3 },
+      });
     },
   },
   {

@@ -6,18 +6,8 @@
 import { randomUUID } from "node:crypto";
 import OpenAI from "openai";
 import { expect } from "vitest";
-import { completionText, HOSTILE, OVERAGE_PROMPT_TOKENS } from "../../helpers/model-server.js";
-import {
-  type Case,
-  EMBEDDINGS_MODEL,
-  exact,
-  failure,
-  MODEL,
-  OLLAMA_EMBEDDINGS_MODEL,
-  user,
-  VECTOR,
-  WRONG_KEY,
-} from "./case.js";
+import { completionText, HOSTILE, MODELS, OVERAGE_PROMPT_TOKENS } from "../../helpers/model-server.js";
+import { type Case, EMBEDDINGS_MODEL, exact, failure, MODEL, user, VECTOR, WRONG_KEY } from "./case.js";
 
 /** OpenAI clients take the base URL with /v1; `root` "" reaches paths outside it. */
 const openai = (base: string, key: string, headers: Record<string, string>, root = "/v1") =>
@@ -173,7 +163,7 @@ export const OPENAI_CASES: Case[] = [
     billing: exact("free"),
     async run({ base, key, headers }) {
       const page = await openai(base, key, headers).models.list();
-      expect(page.data.map((model) => model.id)).toEqual([MODEL, EMBEDDINGS_MODEL, OLLAMA_EMBEDDINGS_MODEL]);
+      expect(page.data.map((model) => model.id)).toEqual(MODELS);
     },
   },
   {
