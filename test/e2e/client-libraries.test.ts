@@ -153,7 +153,7 @@ describe("the official client libraries through two replicas", () => {
       }
       const reported = answer.usage!;
       expect(line, what).toMatchObject({
-        endpoint_class: c.billing.kind === "exact" ? c.billing.endpointClass : "generation",
+        endpoint_class: c.billing.endpointClass,
         prompt_tokens: reported.promptTokens,
         completion_tokens: reported.completionTokens,
       });
@@ -169,11 +169,21 @@ describe("the official client libraries through two replicas", () => {
     }
   });
 
-  it("bills hostile requests by estimate within their reservation, and says why", () => {
+  it("bills hostile requests by estimate within their reservation, says why, and nothing unanswered", () => {
     const pricing = new Pricing(t.config.pricing);
     for (const line of allRequestLines()) {
       const { c, answer } = caseOf(line);
       const what = `${c.name}: ${JSON.stringify(line)}`;
+      if (c.billing.kind === "upstream_unavailable") {
+        expect(line, what).toMatchObject({
+          status: 502,
+          outcome: "upstream_unavailable",
+          prompt_tokens: 0,
+          completion_tokens: 0,
+          cost_rub: 0,
+        });
+        continue;
+      }
       if (c.billing.kind === "rejected") {
         expect(line, what).toMatchObject({
           status: 200,
@@ -189,9 +199,10 @@ describe("the official client libraries through two replicas", () => {
       } else {
         continue;
       }
-      // The reservation is at most the forwarded body's bytes as prompt tokens plus the cap's completion.
+      // The reservation is at most the forwarded body's bytes as prompt tokens plus the cap's completion
+      // (none for an input-only request).
       const body = answer.body as Record<string, number>;
-      const cap = body.max_tokens ?? body.max_completion_tokens ?? (body.max_output_tokens as number);
+      const cap = body.max_tokens ?? body.max_completion_tokens ?? body.max_output_tokens ?? 0;
       const bound = costOf(
         { promptTokens: Buffer.byteLength(JSON.stringify(answer.body)), completionTokens: cap },
         pricing.priceFor(MODEL),

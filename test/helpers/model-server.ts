@@ -53,6 +53,8 @@ export const HOSTILE = {
   overage: "VERBOSE",
   /** Send the headers and a few tokens, then cut the connection. */
   reset: "RESET",
+  /** Cut the connection without answering at all. */
+  drop: "DROP",
   /** Send a few tokens of a stream (or nothing of a JSON answer, not even its headers), then wait until the
    * client goes away. */
   hold: "HOLD",
@@ -162,6 +164,10 @@ async function answer(
   };
   // The gateway's start-up probe (GET /v1/models) carries no request id: it is not a request of the test.
   if (record.requestId !== "") answers.push(record);
+  if (behaviour === "drop") {
+    res.destroy();
+    return;
+  }
   const route = `${method} ${path}`;
   if (route === "GET /v1/models") return send(res, 200, "application/json", modelList());
   if (method !== "POST" || body === null) return notFound(res);

@@ -264,6 +264,26 @@ export const ANTHROPIC_CASES: Case[] = [
     },
   },
   {
+    name: "anthropic 1.x messages the upstream drops unanswered",
+    library: "anthropic1",
+    billing: { kind: "upstream_unavailable" },
+    async run({ base, key, headers }) {
+      const error = await failure(
+        anthropic1(base, key, headers).messages.create({
+          model: MODEL,
+          max_tokens: 5,
+          messages: user(`then ${HOSTILE.drop}`),
+        }),
+      );
+      expect(error).toBeInstanceOf(Anthropic.InternalServerError);
+      expect(error).toMatchObject({
+        status: 502,
+        type: "api_error",
+        error: { type: "error", error: { type: "api_error", code: "upstream_unavailable" } },
+      });
+    },
+  },
+  {
     name: "anthropic 1.x wrong key",
     library: "anthropic1",
     billing: { kind: "refused", status: 401, code: "invalid_api_key" },

@@ -26,8 +26,10 @@ export type Billing =
   /** A report that was not believed: billed by estimate within the reservation, the reason logged. */
   | { kind: "rejected"; reason: "not_a_count" | "prompt_above_limit" }
   /** A credible report beyond the reservation: the reservation charged, the rest logged as overage. */
-  | { kind: "overage" }
+  | { kind: "overage"; endpointClass: EndpointClass }
   | { kind: "upstream_reset" }
+  /** The model server closed the connection without an answer: 502, and nothing charged. */
+  | { kind: "upstream_unavailable" }
   /** Status 200 when the client left in the middle of the answer, 499 when before it began. */
   | { kind: "client_aborted"; status: 200 | 499 }
   /** Refused by the gateway before anything was forwarded. */

@@ -52,7 +52,7 @@ export const LANGCHAIN_CASES: Case[] = [
   {
     name: "langchain ChatOpenAI.stream reporting more than was reserved",
     library: "langchain",
-    billing: { kind: "overage" },
+    billing: { kind: "overage", endpointClass: "generation" },
     async run({ base, key, headers }) {
       const chat = new ChatOpenAI({
         model: MODEL,

@@ -225,6 +225,62 @@ export const OPENAI_CASES: Case[] = [
     },
   },
   {
+    name: "openai chat the upstream resets mid-body",
+    library: "openai",
+    billing: { kind: "upstream_reset" },
+    async run({ base, key, headers }) {
+      const error = await failure(
+        openai(base, key, headers).chat.completions.create({
+          model: MODEL,
+          messages: user(`then ${HOSTILE.reset}`),
+          max_tokens: 10,
+        }),
+      );
+      expect(error).toBeInstanceOf(TypeError);
+      expect(error).toMatchObject({ message: "terminated", cause: { code: "UND_ERR_SOCKET" } });
+    },
+  },
+  {
+    name: "openai chat the upstream drops unanswered",
+    library: "openai",
+    billing: { kind: "upstream_unavailable" },
+    async run({ base, key, headers }) {
+      const error = await failure(
+        openai(base, key, headers).chat.completions.create({
+          model: MODEL,
+          messages: user(`then ${HOSTILE.drop}`),
+          max_tokens: 10,
+        }),
+      );
+      expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+      expect(error).toMatchObject({ status: 502, code: "upstream_unavailable" });
+    },
+  },
+  {
+    name: "openai embeddings reporting MAX_SAFE_INTEGER tokens",
+    library: "openai",
+    billing: { kind: "rejected", reason: "prompt_above_limit" },
+    async run({ base, key, headers }) {
+      const result = await openai(base, key, headers).embeddings.create({
+        model: EMBEDDINGS_MODEL,
+        input: `embed ${HOSTILE.overflow}`,
+      });
+      expect(result.usage.prompt_tokens).toBe(Number.MAX_SAFE_INTEGER);
+    },
+  },
+  {
+    name: "openai embeddings reporting more than was reserved",
+    library: "openai",
+    billing: { kind: "overage", endpointClass: "input-only" },
+    async run({ base, key, headers }) {
+      const result = await openai(base, key, headers).embeddings.create({
+        model: EMBEDDINGS_MODEL,
+        input: `embed ${HOSTILE.overage}`,
+      });
+      expect(result.usage.prompt_tokens).toBe(OVERAGE_PROMPT_TOKENS);
+    },
+  },
+  {
     name: "openai chat stream the client aborts",
     library: "openai",
     billing: { kind: "client_aborted", status: 200 },
@@ -281,7 +337,7 @@ export const OPENAI_CASES: Case[] = [
   {
     name: "openai completion reporting more than was reserved",
     library: "openai",
-    billing: { kind: "overage" },
+    billing: { kind: "overage", endpointClass: "generation" },
     async run({ base, key, headers }) {
       const completion = await openai(base, key, headers).completions.create({
         model: MODEL,
