@@ -185,13 +185,16 @@ async function answer(
   if (generation === undefined) return notFound(res);
   const cap = generation.cap(body);
   const completion = Math.min(cap ?? COMPLETION_TOKENS, COMPLETION_TOKENS);
+  // Chat completions honour n: each choice is as long, and the usage counts them all.
+  const choices = path === "/v1/chat/completions" && typeof body.n === "number" ? body.n : 1;
   const usage = {
     promptTokens: reported(behaviour, prompt),
-    completionTokens: behaviour === "overflow" ? Number.MAX_SAFE_INTEGER : completion,
+    completionTokens: behaviour === "overflow" ? Number.MAX_SAFE_INTEGER : completion * choices,
   };
   record.usage = behaviour === "reset" || behaviour === "hold" ? null : usage;
   const reply: Reply = {
     request: body,
+    choices,
     model: String(body.model),
     words: completionText(completion).split(" ").filter(Boolean),
     stopped: cap !== null && completion === cap,
@@ -249,6 +252,8 @@ export function completionText(tokens: number): string {
 
 interface Reply {
   request: Record<string, any>;
+  /** Choices asked for (n); each has `words`. */
+  choices: number;
   model: string;
   words: string[];
   /** The answer ended because it reached its cap. */
@@ -307,8 +312,10 @@ const openAiUsage = (u: Reply["usage"]) => ({
 function chatJson(reply: Reply): string {
   const body = template("vllm", "chat");
   Object.assign(body, { id: chatId(), created: now(), model: reply.model });
-  body.choices[0].message.content = reply.words.join(" ");
-  body.choices[0].finish_reason = reply.stopped ? "length" : "stop";
+  const [choice] = body.choices;
+  choice.message.content = reply.words.join(" ");
+  choice.finish_reason = reply.stopped ? "length" : "stop";
+  body.choices = Array.from({ length: reply.choices }, (_, index) => ({ ...structuredClone(choice), index }));
   body.usage = { ...openAiUsage(reply.usage), prompt_tokens_details: null };
   return JSON.stringify(body);
 }
@@ -322,11 +329,25 @@ function chatStream(reply: Reply, includeUsage: boolean): string[] {
     fill(c);
     return data(c);
   };
-  const events = [chunk(0, () => {})];
+  // As vLLM streams n choices: each event carries one choice, told apart by its index.
+  const indices = Array.from({ length: reply.choices }, (_, index) => index);
+  const events = indices.map((index) => chunk(0, (c) => (c.choices[0].index = index)));
   reply.words.forEach((word, i) => {
-    events.push(chunk(1, (c) => (c.choices[0].delta.content = i === 0 ? word : ` ${word}`)));
+    for (const index of indices) {
+      events.push(
+        chunk(1, (c) =>
+          Object.assign(c.choices[0], { index, delta: { content: i === 0 ? word : ` ${word}` } }),
+        ),
+      );
+    }
   });
-  events.push(chunk(8, (c) => (c.choices[0].finish_reason = reply.stopped ? "length" : "stop")));
+  for (const index of indices) {
+    events.push(
+      chunk(8, (c) =>
+        Object.assign(c.choices[0], { index, finish_reason: reply.stopped ? "length" : "stop" }),
+      ),
+    );
+  }
   if (includeUsage) events.push(chunk(9, (c) => (c.usage = openAiUsage(reply.usage))));
   events.push("data: [DONE]\n\n");
   return events;

@@ -73,6 +73,28 @@ export const OPENAI_CASES: Case[] = [
     },
   },
   {
+    name: "openai chat stream of two choices",
+    library: "openai",
+    billing: exact(),
+    async run({ base, key, headers }) {
+      const stream = await openai(base, key, headers).chat.completions.create({
+        model: MODEL,
+        messages: user("two answers please"),
+        max_tokens: 3,
+        n: 2,
+        stream: true,
+      });
+      const texts = ["", ""];
+      for await (const chunk of stream) {
+        const choice = chunk.choices[0]!;
+        texts[choice.index] += choice.delta.content ?? "";
+        expect(chunk.usage ?? null).toBeNull();
+      }
+      expect(texts).toEqual([completionText(3), completionText(3)]);
+    },
+    received: (answer) => expect(answer.usage).toEqual({ promptTokens: 3, completionTokens: 6 }),
+  },
+  {
     name: "openai completions",
     library: "openai",
     billing: exact(),
