@@ -13,7 +13,13 @@ const ITERATIONS = 500_000;
 export function metricsMicrosPerRequest(): number {
   const metrics = new Metrics(
     { perKey: true, maxKeySeries: 1000, maxModelSeries: 100, defaultMetrics: true },
-    { inFlight: () => 0, settlementsPending: () => 0, redisUp: () => true, now: Date.now },
+    {
+      inFlight: () => 0,
+      runningKeys: () => [],
+      settlementsPending: () => 0,
+      redisUp: () => true,
+      now: Date.now,
+    },
   );
   const record = emptyRecord({
     requestId: "bench",

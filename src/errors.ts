@@ -27,6 +27,11 @@ export const ERRORS = {
     type: "authentication_error",
     message: "This API key has expired. Create a new key.",
   },
+  key_rotated: {
+    status: 401,
+    type: "authentication_error",
+    message: "This key was replaced by a new value; use the new one.",
+  },
   admin_unauthorized: {
     status: 401,
     type: "authentication_error",
@@ -52,6 +57,11 @@ export const ERRORS = {
     status: 403,
     type: "permission_error",
     message: "This credential may not do that.",
+  },
+  key_disabled: {
+    status: 403,
+    type: "permission_error",
+    message: "This key is disabled for now. Ask the account's owner to enable it.",
   },
   path_not_allowed: {
     status: 403,
@@ -88,6 +98,17 @@ export const ERRORS = {
     status: 431,
     type: "invalid_request_error",
     message: "The request's headers are too large.",
+  },
+  // Rate and concurrency limits (public port)
+  rate_limit_exceeded: {
+    status: 429,
+    type: "rate_limit_error",
+    message: "This key's rate limit is reached. Retry after the time in Retry-After.",
+  },
+  concurrency_limit_exceeded: {
+    status: 429,
+    type: "rate_limit_error",
+    message: "This key has as many requests in flight as it may. Retry when one has finished.",
   },
   // Management (CLI and admin API)
   account_not_found: {
@@ -138,13 +159,16 @@ export class GatewayError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly type: string;
+  /** Milliseconds the client should wait before retrying (a rate limit), for Retry-After. */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown; retryAfterMs?: number }) {
     super(message ?? ERRORS[code].message, options);
     this.name = "GatewayError";
     this.code = code;
     this.status = ERRORS[code].status;
     this.type = ERRORS[code].type;
+    this.retryAfterMs = options?.retryAfterMs;
   }
 }
 

@@ -104,6 +104,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const metrics: GatewayMetrics = config.metrics.enabled
     ? new Metrics(config.metrics, {
         inFlight: () => tracker.size,
+        runningKeys: () => tracker.keys(),
         settlementsPending: () => settlements?.waitingForRetry ?? 0,
         redisUp: () => redis.status === "ready",
         now,

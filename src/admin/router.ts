@@ -96,6 +96,10 @@ function compile(route: Route): CompiledRoute {
 }
 
 async function jsonBody(req: IncomingMessage): Promise<unknown> {
+  // No body at all is an empty object: `POST …/rotate` needs nothing, and a route that does need fields
+  // names the missing ones.
+  const length = req.headers["content-length"];
+  if (length === "0" || (length === undefined && req.headers["transfer-encoding"] === undefined)) return {};
   const type = req.headers["content-type"] ?? "";
   if (!type.toLowerCase().startsWith("application/json")) {
     throw new GatewayError("invalid_request", "Send the body as JSON with Content-Type: application/json.");

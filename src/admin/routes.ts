@@ -213,6 +213,9 @@ export const ROUTES: readonly Route[] = [
           ttl: input.ttl,
           models: input.models,
           logBodies: input.log_bodies,
+          rpm: input.rpm,
+          tpm: input.tpm,
+          maxParallel: input.max_parallel,
         },
         actorOf(principal),
       );
@@ -235,7 +238,7 @@ export const ROUTES: readonly Route[] = [
     method: "PATCH",
     path: KEY,
     operationId: "updateKey",
-    summary: "Change a key's name, budget, period, allowed models or privacy switch",
+    summary: "Change a key's name, budget, period, allowed models, privacy switch, lifetime or limits",
     access: "account",
     body: S.UpdateKeyBody,
     status: 200,
@@ -251,9 +254,58 @@ export const ROUTES: readonly Route[] = [
           period: input.period,
           models: input.models,
           logBodies: input.log_bodies,
+          ttl: input.ttl,
+          rpm: input.rpm,
+          tpm: input.tpm,
+          maxParallel: input.max_parallel,
         },
         actorOf(call.principal),
       );
+      return adminKeyView(record, call.services.now(), call.services.calendar);
+    },
+  },
+  {
+    method: "POST",
+    path: `${KEY}/rotate`,
+    operationId: "rotateKey",
+    summary:
+      "Give a key a new value, in this response and never again; the old one works until the grace period ends",
+    access: "account",
+    body: S.RotateKeyBody,
+    status: 200,
+    response: S.CreatedKey,
+    async handle(call) {
+      const key = await keyOf(call);
+      const input = call.body as z.infer<typeof S.RotateKeyBody>;
+      const { record, value } = await call.services.keys.rotate(key.id, input.grace, actorOf(call.principal));
+      return { ...adminKeyView(record, call.services.now(), call.services.calendar), key: value };
+    },
+  },
+  {
+    method: "POST",
+    path: `${KEY}/disable`,
+    operationId: "disableKey",
+    summary: "Disable a key for a while: refused with key_disabled, everything else kept, until enabled",
+    access: "account",
+    status: 200,
+    response: S.Key,
+    async handle(call) {
+      const key = await keyOf(call);
+      const { record } = await call.services.keys.setDisabled(key.id, true, actorOf(call.principal));
+      return adminKeyView(record, call.services.now(), call.services.calendar);
+    },
+  },
+  {
+    method: "POST",
+    path: `${KEY}/enable`,
+    operationId: "enableKey",
+    summary: "Enable a disabled key again",
+    access: "account",
+    status: 200,
+    response: S.Key,
+    async handle(call) {
+      const key = await keyOf(call);
+      const { record } = await call.services.keys.setDisabled(key.id, false, actorOf(call.principal));
       return adminKeyView(record, call.services.now(), call.services.calendar);
     },
   },

@@ -3,6 +3,7 @@
 // by the service layer (the same rules as the CLI); these schemas refuse unknown fields and wrong types.
 
 import { z } from "zod";
+import { KEY_STATES } from "../services/views.js";
 
 const amount = z.union([z.number(), z.string()]).meta({
   description: "Rubles, a number or a decimal string with at most six decimals",
@@ -10,6 +11,17 @@ const amount = z.union([z.number(), z.string()]).meta({
 });
 const period = z.enum(["day", "week", "month"]);
 const isoTime = z.string().meta({ format: "date-time" });
+const limit = (what: string) =>
+  z
+    .number()
+    .nullable()
+    .optional()
+    .meta({ description: `${what}: a whole number from 1 on; omit to keep, null for no limit` });
+const limitFields = {
+  rpm: limit("Requests per minute"),
+  tpm: limit("Tokens (prompt + completion) per minute"),
+  max_parallel: limit("Requests in flight at once"),
+};
 
 export const AccountIdParam = z.string().meta({ description: "Account id", examples: ["acme"] });
 export const KeyIdParam = z.string().meta({ description: "Key id", examples: ["key_5m2x8q0c7w1r9t4z6b3n"] });
@@ -42,6 +54,7 @@ export const CreateKeyBody = z
       .optional()
       .meta({ description: "Allowed models; omit or null for all" }),
     log_bodies: z.boolean().optional().meta({ description: "Whether bodies may be logged (default true)" }),
+    ...limitFields,
   })
   .meta({ id: "CreateKey" });
 
@@ -56,8 +69,22 @@ export const UpdateKeyBody = z
       .optional()
       .meta({ description: "New model list; null allows all" }),
     log_bodies: z.boolean().optional(),
+    ttl: z
+      .string()
+      .optional()
+      .meta({ description: "A new lifetime counted from now (15m, 2h, 30d, …) or never" }),
+    ...limitFields,
   })
   .meta({ id: "UpdateKey" });
+
+export const RotateKeyBody = z
+  .strictObject({
+    grace: z.string().optional().meta({
+      description:
+        "How long the old value keeps working: 0 (the default), or a duration such as 30m, 24h, 7d; at most 7 days",
+    }),
+  })
+  .meta({ id: "RotateKey" });
 
 export const UsageQuery = z.strictObject({
   from: z
@@ -83,6 +110,10 @@ export const AuditQuery = z.strictObject({
     .optional()
     .meta({ description: "How many, newest first (default 100, at most 1000)" }),
 });
+
+const Limits = z
+  .object({ rpm: z.number().nullable(), tpm: z.number().nullable(), max_parallel: z.number().nullable() })
+  .meta({ id: "Limits", description: "The key's limits; null where it has none" });
 
 const Budget = z
   .object({ period, initial: z.number(), spent: z.number(), remaining: z.number(), reset_at: isoTime })
@@ -111,11 +142,19 @@ export const Key = z
     created_at: isoTime,
     expires_at: isoTime.nullable(),
     revoked_at: isoTime.nullable(),
-    state: z.enum(["active", "expired", "revoked"]),
+    state: z.enum(KEY_STATES).meta({
+      description:
+        "active; rotating (its previous value works until grace_until); disabled (can be enabled); expired; revoked",
+    }),
+    grace_until: isoTime
+      .nullable()
+      .meta({ description: "While rotating: when the previous value stops working" }),
+    disabled_at: isoTime.nullable(),
     allowed_models: z.array(z.string()).nullable(),
     log_bodies: z.boolean(),
     budget: Budget.nullable(),
     period: period,
+    limits: Limits,
     currency: z.literal("RUB"),
   })
   .meta({ id: "Key" });
@@ -184,6 +223,9 @@ export const AuditEntry = z
       "account.token.revoke",
       "key.create",
       "key.update",
+      "key.rotate",
+      "key.disable",
+      "key.enable",
       "key.revoke",
     ]),
     account_id: z.string(),

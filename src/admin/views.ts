@@ -1,8 +1,8 @@
 // How the admin API shows accounts and keys: the client's view plus what only owners and operators see
-// (the key's hint, its state, its revocation time; whether the account has a dashboard token).
+// (the key's hint, its revocation time; whether the account has a dashboard token).
 
 import type { PeriodCalendar } from "../billing/periods.js";
-import { accountView, iso, keyState, keyView } from "../services/views.js";
+import { accountView, isoOrNull, keyView } from "../services/views.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
 
 export function adminAccountView(account: AccountRecord) {
@@ -18,12 +18,15 @@ export function adminKeyView(key: KeyRecord, now: number, calendar: PeriodCalend
     hint: key.hint,
     created_at: view.created_at,
     expires_at: view.expires_at,
-    revoked_at: key.revokedAt === null ? null : iso(key.revokedAt),
-    state: keyState(key, now),
+    revoked_at: isoOrNull(key.revokedAt),
+    state: view.state,
+    grace_until: view.grace_until,
+    disabled_at: view.disabled_at,
     allowed_models: view.allowed_models,
     log_bodies: view.log_bodies,
     budget: view.budget,
     period: key.period,
+    limits: view.limits,
     currency: view.currency,
   };
 }

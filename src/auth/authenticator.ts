@@ -25,6 +25,8 @@ export interface Credential {
   ref: KeyRef;
   /** The key value as sent; never to be logged, stored or forwarded. */
   token: string;
+  /** Its SHA-256: the reserve script refuses a value the key no longer has (a rotation replaced it). */
+  hash: string;
 }
 
 export class Authenticator {
@@ -55,7 +57,7 @@ export class Authenticator {
     if (!isWellFormedApiKey(token)) throw new GatewayError("invalid_api_key");
     const hash = hashApiKey(token);
     const cached = this.known.get(hash);
-    if (cached) return { ref: cached, token };
+    if (cached) return { ref: cached, token, hash };
     if (this.unknown.has(hash)) throw new GatewayError("invalid_api_key");
     const ref = await this.keys.lookup(hash);
     if (!ref) {
@@ -63,7 +65,7 @@ export class Authenticator {
       throw new GatewayError("invalid_api_key");
     }
     this.known.set(hash, ref);
-    return { ref, token };
+    return { ref, token, hash };
   }
 }
 

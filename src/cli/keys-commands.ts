@@ -1,7 +1,8 @@
-// `tunnel-gateway keys …`: API keys, created (the only time a value is shown), listed, changed, revoked.
+// `tunnel-gateway keys …`: API keys, created and rotated (the only times a value is shown), listed, changed,
+// disabled and enabled, revoked.
 
 import { type Command, Option } from "commander";
-import { keyListView, keyState, keyView } from "../services/views.js";
+import { keyListView, keyView } from "../services/views.js";
 import { CLI, common, usageError } from "./common.js";
 import { describeKey, keyTable, printJson, printLines } from "./output.js";
 import { type CommonOptions, withSession } from "./session.js";
@@ -20,6 +21,9 @@ export function keysCommands(program: Command): void {
     .option("--ttl <duration>", "lifetime: 15m, 2h, 30d, 1w, … or never", "never")
     .option("--models <a,b,…>", "comma-separated models the key may use (default: all)")
     .option("--no-log-bodies", "never keep request and response bodies in logs for this key")
+    .option("--rpm <n>", "at most n requests per minute (default: no limit)")
+    .option("--tpm <n>", "at most n tokens (prompt + completion) per minute (default: no limit)")
+    .option("--max-parallel <n>", "at most n requests in flight at once (default: no limit)")
     .action(
       (
         options: CommonOptions & {
@@ -30,7 +34,7 @@ export function keysCommands(program: Command): void {
           ttl: string;
           models?: string;
           logBodies: boolean;
-        },
+        } & LimitOptions,
       ) => {
         if (options.period !== undefined && options.budget === undefined)
           usageError("--period needs --budget");
@@ -44,6 +48,7 @@ export function keysCommands(program: Command): void {
               ttl: options.ttl,
               models: options.models?.split(","),
               logBodies: options.logBodies,
+              ...limitInputs(options),
             },
             CLI,
           );
@@ -58,7 +63,7 @@ export function keysCommands(program: Command): void {
               "",
               "This is the only time the key is shown. Store it now: it cannot be recovered.",
               "",
-              ...describeKey(view),
+              ...describeKey(view, created.record.hint),
             );
           }
         });
@@ -86,12 +91,12 @@ export function keysCommands(program: Command): void {
         const now = context.now();
         const view = keyListView(record, now, context.calendar);
         if (options.json) printJson(view);
-        else printLines(...describeKey(view, { hint: record.hint, state: keyState(record, now) }));
+        else printLines(...describeKey(view, record.hint));
       }),
     );
 
   common(keys.command("update <keyId>"))
-    .description("change a key's name, budget, period, allowed models, privacy switch or lifetime")
+    .description("change a key's name, budget, period, allowed models, privacy switch, lifetime or limits")
     .option("--name <name>", "new name")
     .option("--budget <rubles>", "new budget per period")
     .option("--no-budget", "remove the budget")
@@ -101,6 +106,12 @@ export function keysCommands(program: Command): void {
     .option("--log-bodies", "allow request and response bodies in logs")
     .option("--no-log-bodies", "keep bodies out of logs")
     .option("--ttl <duration>", "new lifetime counted from now: 15m, 2h, 30d, 1w, … or never")
+    .option("--rpm <n>", "new limit of requests per minute")
+    .option("--no-rpm", "remove the limit of requests per minute")
+    .option("--tpm <n>", "new limit of tokens per minute")
+    .option("--no-tpm", "remove the limit of tokens per minute")
+    .option("--max-parallel <n>", "new limit of requests in flight at once")
+    .option("--no-max-parallel", "remove the limit of requests in flight")
     .action(
       (
         keyId: string,
@@ -112,7 +123,7 @@ export function keysCommands(program: Command): void {
           allModels?: boolean;
           logBodies?: boolean;
           ttl?: string;
-        },
+        } & LimitOptions,
       ) =>
         withSession(options, async ({ keys, context }) => {
           const record = await keys.update(
@@ -124,19 +135,66 @@ export function keysCommands(program: Command): void {
               models: options.allModels ? null : options.models?.split(","),
               logBodies: options.logBodies,
               ttl: options.ttl,
+              ...limitInputs(options),
             },
             CLI,
           );
-          const now = context.now();
-          const view = keyListView(record, now, context.calendar);
+          const view = keyListView(record, context.now(), context.calendar);
           if (options.json) printJson(view);
-          else
-            printLines(
-              `Updated key ${view.id}.`,
-              ...describeKey(view, { hint: record.hint, state: keyState(record, now) }),
-            );
+          else printLines(`Updated key ${view.id}.`, ...describeKey(view, record.hint));
         }),
     );
+
+  common(keys.command("rotate <keyId>"))
+    .description("give a key a new value (printed once); the old one keeps working for the grace period")
+    .option("--grace <duration>", "how long the old value keeps working: 0, or 30m, 24h, … up to 7d", "0")
+    .action((keyId: string, options: CommonOptions & { grace: string }) =>
+      withSession(options, async ({ keys, context }) => {
+        const rotated = await keys.rotate(keyId, options.grace, CLI);
+        const view = keyListView(rotated.record, context.now(), context.calendar);
+        if (options.json) {
+          printJson({ ...view, key: rotated.value });
+        } else {
+          printLines(
+            `Rotated key ${view.id}; its new value:`,
+            "",
+            `  ${rotated.value}`,
+            "",
+            "This is the only time the value is shown. Store it now: it cannot be recovered.",
+            view.grace_until === null
+              ? "The old value stopped working now."
+              : `The old value keeps working until ${view.grace_until}.`,
+            "",
+            ...describeKey(view, rotated.record.hint),
+          );
+        }
+      }),
+    );
+
+  for (const [command, disable] of [
+    ["disable", true],
+    ["enable", false],
+  ] as const) {
+    common(keys.command(`${command} <keyId>`))
+      .description(
+        disable
+          ? "disable a key for a while: refused with key_disabled, everything else kept (unlike revoke)"
+          : "enable a disabled key again",
+      )
+      .action((keyId: string, options: CommonOptions) =>
+        withSession(options, async ({ keys, context }) => {
+          const { record, changed } = await keys.setDisabled(keyId, disable, CLI);
+          const view = keyListView(record, context.now(), context.calendar);
+          if (options.json) printJson(view);
+          else if (!changed) printLines(`Key ${view.id} was already ${command}d.`);
+          else
+            printLines(
+              `${disable ? "Disabled" : "Enabled"} key ${view.id}.`,
+              ...describeKey(view, record.hint),
+            );
+        }),
+      );
+  }
 
   common(keys.command("revoke <keyId>"))
     .description("revoke a key: every gateway replica refuses it from the next request on")
@@ -153,4 +211,17 @@ export function keysCommands(program: Command): void {
           );
       }),
     );
+}
+
+/** The limit flags of `keys create` and `keys update`; false where --no-<limit> removes one. */
+interface LimitOptions {
+  rpm?: string | false;
+  tpm?: string | false;
+  maxParallel?: string | false;
+}
+
+/** The limit flags as the key service takes them: text to validate, null to remove, undefined to keep. */
+function limitInputs(options: LimitOptions) {
+  const input = (value: string | false | undefined) => (value === false ? null : value);
+  return { rpm: input(options.rpm), tpm: input(options.tpm), maxParallel: input(options.maxParallel) };
 }

@@ -11,9 +11,10 @@ import {
   type AccountView,
   CURRENCY,
   currentSpent,
-  type KeyState,
   type KeyView,
   keyState,
+  type LimitsView,
+  limitsView,
   requestsOf,
 } from "../services/views.js";
 import type { KeyRecord } from "../store/records.js";
@@ -82,12 +83,13 @@ export function keyTable(keys: readonly KeyRecord[], now: number, calendar: Peri
     `…${key.hint}`,
     key.name.length > TABLE_NAME_LENGTH ? `${key.name.slice(0, TABLE_NAME_LENGTH - 1)}…` : key.name,
     keyState(key, now),
+    limitsText(limitsView(key), "short"),
     key.budget === null
       ? "none"
       : `${formatRubles(currentSpent(key, now, calendar))}/${formatRubles(key.budget)} ${CURRENCY} a ${key.period}`,
     key.expiresAt === null ? "never" : minute(key.expiresAt),
   ]);
-  return formatTable(["ID", "HINT", "NAME", "STATE", "BUDGET SPENT/LIMIT", "EXPIRES"], rows);
+  return formatTable(["ID", "HINT", "NAME", "STATE", "LIMITS", "BUDGET SPENT/LIMIT", "EXPIRES"], rows);
 }
 
 const USAGE_COLUMNS = ["date", "requests", "prompt_tokens", "completion_tokens", "cost_rub", "errors"];
@@ -122,25 +124,43 @@ function minute(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
-export function describeKey(
-  key: KeyView & { revoked_at?: string | null },
-  record?: { hint: string; state: KeyState },
-): string[] {
+export function describeKey(key: KeyView & { revoked_at?: string | null }, hint?: string): string[] {
   const budget = key.budget
     ? `${key.budget.spent} of ${key.budget.initial} ${key.currency} spent this ${key.budget.period}, ` +
       `${key.budget.remaining} left, resets ${key.budget.reset_at}`
     : "none";
   const lines = [
-    `key      ${key.id}${record ? ` (…${record.hint})` : ""}`,
+    `key      ${key.id}${hint === undefined ? "" : ` (…${hint})`}`,
     `name     ${key.name}`,
-    ...(record ? [`state    ${record.state}`] : []),
+    `state    ${stateText(key)}`,
     `account  ${key.account_id}`,
     `created  ${key.created_at}`,
     `expires  ${key.expires_at ?? "never"}`,
     `budget   ${budget}`,
+    `limits   ${limitsText(key.limits, "long")}`,
     `models   ${key.allowed_models ? key.allowed_models.join(", ") : "all"}`,
     `bodies   ${key.log_bodies ? "may be logged" : "never logged"}`,
   ];
   if (key.revoked_at) lines.push(`revoked  ${key.revoked_at}`);
   return lines;
+}
+
+function stateText(key: KeyView): string {
+  if (key.state === "rotating") return `rotating: the previous value works until ${key.grace_until}`;
+  if (key.state === "disabled")
+    return `disabled since ${key.disabled_at} (keys enable ${key.id} restores it)`;
+  return key.state;
+}
+
+/** `rpm 10, tpm 100000, max_parallel 3` (long) or `10 rpm 100000 tpm 3 par` (short, for the table); "none". */
+export function limitsText(limits: LimitsView, form: "long" | "short"): string {
+  const parts: string[] = [];
+  for (const [name, short, value] of [
+    ["rpm", "rpm", limits.rpm],
+    ["tpm", "tpm", limits.tpm],
+    ["max_parallel", "par", limits.max_parallel],
+  ] as const) {
+    if (value !== null) parts.push(form === "long" ? `${name} ${value}` : `${value} ${short}`);
+  }
+  return parts.length === 0 ? "none" : parts.join(form === "long" ? ", " : " ");
 }

@@ -135,6 +135,12 @@ export const METRICS = {
     help: 'Rubles charged per key (keys beyond metrics.maxKeySeries fold into key_id="other").',
     labels: KEY_LABELS,
   },
+  keyInFlight: {
+    name: "key_requests_in_flight",
+    type: "gauge",
+    help: "Forwarded requests in progress on this replica per key, for keys with max_parallel (sum over replicas to compare with it).",
+    labels: KEY_LABELS,
+  },
   keyBudget: {
     name: "key_budget_rubles",
     type: "gauge",

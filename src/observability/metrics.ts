@@ -60,11 +60,21 @@ export interface GatewayMetrics {
 /** Values read at scrape time rather than updated on every request. */
 export interface MetricsProbes {
   inFlight(): number;
+  /** The keys of the requests in flight, one entry per request. */
+  runningKeys(): Iterable<RunningKey>;
   /** Settlements waiting to be retried because Redis was away. */
   settlementsPending(): number;
   redisUp(): boolean;
   /** Wall clock (ms), to tell whether a budget period has ended since a key's last request. */
   now(): number;
+}
+
+/** A running request's key, as the request tracker knows it. */
+export interface RunningKey {
+  accountId: string;
+  keyId: string;
+  keyName: string;
+  maxParallel: number | null;
 }
 
 export interface MetricsOptions {
@@ -108,6 +118,8 @@ export class Metrics implements GatewayMetrics {
   private readonly budgets: KeyBudgets;
   /** The name each key's per-key series carry (keys folded into "other" are not tracked). */
   private readonly keyNames = new Map<string, string>();
+  /** Keys last seen with a max_parallel, by id: their in-flight gauge reads 0 while none of theirs runs. */
+  private readonly parallelKeys = new Map<string, [account: string, keyId: string, keyName: string]>();
   private readonly series = {
     requests: new Map<string, CounterSeries>(),
     duration: new Map<string, HistogramSeries>(),
@@ -134,6 +146,7 @@ export class Metrics implements GatewayMetrics {
       redisUp: (gauge) => gauge.set(probes.redisUp() ? 1 : 0),
       settlementsPending: (gauge) => gauge.set(probes.settlementsPending()),
       inFlight: (gauge) => gauge.set(probes.inFlight()),
+      keyInFlight: (gauge) => this.collectKeyInFlight(gauge, probes.runningKeys()),
       keyBudget: (gauge) => budgets.collectBudget(gauge),
       keyBudgetRemaining: (gauge) => budgets.collectRemaining(gauge),
     };
@@ -247,6 +260,25 @@ export class Metrics implements GatewayMetrics {
     // Folded keys share a series; a budget gauge of "other" would mean nothing.
     if (keyName === null || !this.options.perKey || this.keys.label(keyId) === OTHER) return;
     this.budgets.set(accountId, keyId, keyName, budget, spent, resetAt);
+  }
+
+  /**
+   * Fills the per-key in-flight gauge (collect-time) from the requests running now: a key is followed from
+   * its first request with a max_parallel until one runs without (the limit was removed).
+   */
+  private collectKeyInFlight(gauge: Gauge<string>, running: Iterable<RunningKey>): void {
+    const counts = new Map<string, number>();
+    for (const key of running) {
+      if (key.maxParallel === null) {
+        this.parallelKeys.delete(key.keyId);
+        continue;
+      }
+      if (!this.options.perKey || this.keys.label(key.keyId) === OTHER) continue;
+      this.parallelKeys.set(key.keyId, [key.accountId, key.keyId, key.keyName]);
+      counts.set(key.keyId, (counts.get(key.keyId) ?? 0) + 1);
+    }
+    gauge.reset();
+    for (const [keyId, labels] of this.parallelKeys) gauge.labels(...labels).set(counts.get(keyId) ?? 0);
   }
 
   balance(accountId: string, balance: Micros): void {

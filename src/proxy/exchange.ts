@@ -6,7 +6,7 @@
 // Event handlers are module-level functions that find their exchange through a symbol on the request and
 // response objects, so the per-request cost is one object, not a bundle of closures.
 
-import type { ClientRequest, IncomingMessage, ServerResponse } from "node:http";
+import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import type { Readable, Writable } from "node:stream";
 import type { ProxyServer } from "http-proxy-3";
@@ -54,11 +54,11 @@ export class Exchange {
   start(proxy: ProxyServer): void {
     const { tracked } = this.init;
     tracked.abort = () => this.abortForShutdown();
-    if (this.init.reserved > 0) {
-      tracked.reservationId = this.init.reservationId;
-      tracked.accountId = this.init.ref.accountId;
-      tracked.reservedAt = this.ctx.services.now();
-    }
+    // Every reservation is kept alive while its request runs, a free one too: it holds a request in flight
+    // against the key's max_parallel, which its expiry would give back too early.
+    tracked.reservationId = this.init.reservationId;
+    tracked.accountId = this.init.ref.accountId;
+    tracked.reservedAt = this.ctx.services.now();
     (this.req as Tagged)[EXCHANGE] = this;
     (this.res as Tagged)[EXCHANGE] = this;
     this.res.on("close", onClientClose);
@@ -95,7 +95,7 @@ export class Exchange {
     if (this.init.filterModels && this.status === 200 && identity) {
       this.held = new HeldModelList(this.init.filterModels);
     } else {
-      this.res.writeHead(this.status, clientResponseHeaders(response.headers, meter.stripping));
+      this.res.writeHead(this.status, this.headers(response, meter.stripping));
     }
     response.on("data", onUpstreamData);
     response.on("end", onUpstreamEnd);
@@ -113,7 +113,7 @@ export class Exchange {
     if (this.held) {
       const filtered = this.held.filtered();
       this.held = null;
-      const headers = clientResponseHeaders(response.headers, true);
+      const headers = this.headers(response, true);
       headers["content-length"] = filtered.length;
       this.res.writeHead(this.status, headers);
       this.capture?.add(filtered);
@@ -220,8 +220,16 @@ export class Exchange {
   private releaseHeld(response: IncomingMessage): void {
     const held = (this.held as HeldModelList).release();
     this.held = null;
-    this.res.writeHead(this.status, clientResponseHeaders(response.headers, false));
+    this.res.writeHead(this.status, this.headers(response, false));
     this.send(response, held);
+  }
+
+  /** The upstream's headers as the client gets them, with the key's rate-limit headers when it has limits. */
+  private headers(response: IncomingMessage, rewritten: boolean): OutgoingHttpHeaders {
+    const headers = clientResponseHeaders(response.headers, rewritten);
+    const limits = this.init.rateLimitHeaders;
+    if (limits !== null) for (const name in limits) headers[name] = limits[name];
+    return headers;
   }
 
   /** Ends the request exactly once; what it cost and where that goes is request-end.ts's to work out. */

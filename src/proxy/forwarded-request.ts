@@ -1,6 +1,7 @@
 // A request as the forwarder hands it to its Exchange — what it determined before forwarding — and how it
 // ended, as the exchange hands it to request-end.ts.
 
+import type { OutgoingHttpHeaders } from "node:http";
 import type { UsageClass } from "../billing/charge.js";
 import type { Micros } from "../billing/money.js";
 import type { ModelPrice } from "../billing/pricing.js";
@@ -44,6 +45,8 @@ export interface ForwardedRequest {
   maxCompletionTokens: number | null;
   /** The most prompt tokens a credible report may claim. */
   maxPromptTokens: number;
+  /** The key's rate-limit headers for the client's response, when it has per-minute limits. */
+  rateLimitHeaders: OutgoingHttpHeaders | null;
   tracked: Tracked;
 }
 

@@ -22,6 +22,7 @@ import { type Endpoint, type FieldPath, pathNotAllowed } from "./endpoints.js";
 import { Exchange } from "./exchange.js";
 import { prepareUpstreamHeaders } from "./headers.js";
 import { modelOfPath } from "./model-list.js";
+import { rateLimitHeaders } from "./rate-limit-headers.js";
 import { refusalError } from "./refusals.js";
 import { submitRelease } from "./release.js";
 import { inspectRequest, type RequestFacts, valueAt } from "./request-facts.js";
@@ -82,6 +83,8 @@ export function createForwarder(ctx: GatewayContext): ForwardingProxy {
         .reserve(ref, {
           reservationId,
           amount: worst.amount,
+          tokens: worst.promptTokens + worst.completionTokens,
+          keyHash: credential.hash,
           now,
           periods,
           expiresAt: now + reservationTtlMs,
@@ -106,6 +109,12 @@ export function createForwarder(ctx: GatewayContext): ForwardingProxy {
         });
       if (reservation.expired > 0) ctx.observer.expiredReservations(reservation.expired);
       if (!reservation.ok) throw refusalError(reservation, worst, price, check, periods);
+      tracked.key = {
+        accountId: ref.accountId,
+        keyId: ref.keyId,
+        keyName: reservation.keyName,
+        maxParallel: reservation.maxParallel,
+      };
 
       // From here on the reservation exists: whatever fails before the exchange takes over releases it.
       try {
@@ -148,6 +157,7 @@ export function createForwarder(ctx: GatewayContext): ForwardingProxy {
           maxCompletionTokens:
             usageClass === "generation" ? cap * facts.choices : usageClass === "input-only" ? 0 : null,
           maxPromptTokens: price.contextTokens ?? config.billing.maxPromptTokens,
+          rateLimitHeaders: rateLimitHeaders(reservation.rpm, reservation.tpm),
           tracked,
         }).start(upstream.proxy);
       } catch (error) {

@@ -25,6 +25,33 @@ export function refusalError(
           : `This key is limited to the models ${allowed}, and the request does not name one; set the "model" field.`,
       );
     }
+    case "rate_limit_exceeded": {
+      const { kind, value, waitMs } = refusal.limit ?? { kind: "rpm", value: 0, waitMs: 1000 };
+      if (kind === "rpm") {
+        return new GatewayError(
+          "rate_limit_exceeded",
+          `This key may make ${value} requests a minute and has made them; the next one fits in ${seconds(waitMs)}.`,
+          { retryAfterMs: waitMs },
+        );
+      }
+      const tokens = worst.promptTokens + worst.completionTokens;
+      // A worst case above a minute's allowance is counted as the whole allowance: it waits until all is free.
+      const fits =
+        tokens > value
+          ? `more than the whole allowance, so it waits until all of it is free, in ${seconds(waitMs)} (a lower max_tokens lets it in sooner)`
+          : `which fits in ${seconds(waitMs)}`;
+      return new GatewayError(
+        "rate_limit_exceeded",
+        `This key may use ${value} tokens a minute; this request could use up to ${tokens}, ${fits}.`,
+        { retryAfterMs: waitMs },
+      );
+    }
+    case "concurrency_limit_exceeded":
+      return new GatewayError(
+        "concurrency_limit_exceeded",
+        `This key may have ${refusal.maxParallel} requests in flight at once and has ${refusal.inFlight}; retry when one has finished.`,
+        { retryAfterMs: 1000 },
+      );
     case "budget_exceeded": {
       const budget = refusal.budget ?? 0;
       const spent = refusal.spent ?? 0;
@@ -65,6 +92,11 @@ export function refusalError(
     default:
       return new GatewayError(refusal.code);
   }
+}
+
+/** A wait as people read it: "3 s", "0.2 s", rounded up to a tenth of a second. */
+function seconds(ms: number): string {
+  return `${Math.ceil(ms / 100) / 10} s`;
 }
 
 const ADJECTIVE: Record<Period, string> = { day: "daily", week: "weekly", month: "monthly" };

@@ -59,6 +59,7 @@ export function submitRelease(deps: ReleaseDeps, request: Released): void {
       latencyMs,
       periods: deps.services.calendar.at(now),
       day: deps.services.calendar.dayOf(now),
+      now,
     },
   });
 }

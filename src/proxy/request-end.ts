@@ -51,6 +51,7 @@ export function endRequest(ctx: GatewayContext, init: ForwardedRequest, ending: 
         latencyMs: record.latencyMs,
         periods: ctx.services.calendar.at(now),
         day: ctx.services.calendar.dayOf(now),
+        now,
       },
     });
   } catch (error) {

@@ -1,6 +1,8 @@
 // What is in flight: every forwarded request from its arrival until its settlement is handed over. One
 // owner for that state, read by the shutdown (wait until idle, then abort what is left), the reservation
-// keeper (which reservations of running requests to keep alive) and the in-flight gauge.
+// keeper (which reservations of running requests to keep alive) and the in-flight gauges.
+
+import type { RunningKey } from "../observability/metrics.js";
 
 export interface Tracked {
   /** Aborts the request at the end of a shutdown drain; set once it is forwarded. */
@@ -10,6 +12,8 @@ export interface Tracked {
   accountId: string | null;
   /** When the reservation was made (ms). */
   reservedAt: number;
+  /** The key, once admitted, and its max_parallel (null without one): for the per-key in-flight gauge. */
+  key: RunningKey | null;
 }
 
 export class RequestTracker {
@@ -22,7 +26,7 @@ export class RequestTracker {
 
   /** A request arrived for forwarding. */
   begin(): Tracked {
-    const tracked: Tracked = { abort: null, reservationId: null, accountId: null, reservedAt: 0 };
+    const tracked: Tracked = { abort: null, reservationId: null, accountId: null, reservedAt: 0, key: null };
     this.running.add(tracked);
     return tracked;
   }
@@ -42,6 +46,11 @@ export class RequestTracker {
   /** The end of a shutdown drain: aborts every forwarded request still running. */
   abortAll(): void {
     for (const tracked of [...this.running]) tracked.abort?.();
+  }
+
+  /** The keys of running requests, one entry per request. */
+  *keys(): Iterable<RunningKey> {
+    for (const { key } of this.running) if (key !== null) yield key;
   }
 
   /** The reservations of running requests, for the keeper. */

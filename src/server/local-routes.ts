@@ -1,12 +1,13 @@
 // The endpoints the gateway answers itself on the public port. /healthz and /readyz need no key; /v1/key
-// and /v1/balance need a key that is known, not revoked and not expired, but cost nothing and answer even
-// when the budget or the balance is used up, so that a client can always read where it stands.
+// and /v1/balance need a key that is known, not revoked, not expired and presented with a value it still
+// has, but cost nothing and answer even when the key is disabled or its budget or the balance is used up,
+// so that a client can always read where it stands and why.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { assertUsable } from "../auth/key-status.js";
 import { rublesForJson } from "../billing/money.js";
 import { GatewayError } from "../errors.js";
-import { budgetView, CURRENCY, keyView } from "../services/views.js";
+import { budgetView, CURRENCY, keyState, keyView, limitsView } from "../services/views.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
 import type { GatewayContext } from "./context.js";
 import { sendJson } from "./respond.js";
@@ -40,11 +41,18 @@ async function key(req: IncomingMessage, res: ServerResponse, ctx: GatewayContex
 
 async function balance(req: IncomingMessage, res: ServerResponse, ctx: GatewayContext): Promise<void> {
   const { key, account } = await usableKey(req, ctx);
+  const now = ctx.services.now();
   sendJson(res, 200, {
     account_id: account.id,
     balance: rublesForJson(account.balance),
     currency: CURRENCY,
-    key: { id: key.id, name: key.name, budget: budgetView(key, ctx.services.now(), ctx.services.calendar) },
+    key: {
+      id: key.id,
+      name: key.name,
+      state: keyState(key, now),
+      budget: budgetView(key, now, ctx.services.calendar),
+      limits: limitsView(key),
+    },
   });
 }
 
@@ -52,9 +60,9 @@ async function usableKey(
   req: IncomingMessage,
   ctx: GatewayContext,
 ): Promise<{ key: KeyRecord; account: AccountRecord }> {
-  const { ref } = await ctx.authenticator.resolve(req.headers);
+  const { ref, hash } = await ctx.authenticator.resolve(req.headers);
   const { key, account } = await ctx.services.keys.getWithAccount(ref);
   if (!key || !account) throw new GatewayError("invalid_api_key");
-  assertUsable(key, ctx.services.now());
+  assertUsable(key, ctx.services.now(), hash);
   return { key, account };
 }

@@ -19,7 +19,10 @@ export interface ErrorOptions {
   format?: ErrorFormat;
 }
 
-/** Writes an error of the table: WWW-Authenticate on 401, Retry-After on 503, Allow on 405. */
+/**
+ * Writes an error of the table: WWW-Authenticate on 401, Allow on 405, Retry-After on 503 and on a rate
+ * limit (in whole seconds, at least 1; with retry-after-ms too, which OpenAI's SDKs read first).
+ */
 export function sendError(res: ServerResponse, error: GatewayError, options: ErrorOptions = {}): void {
   if (res.headersSent) {
     res.destroy();
@@ -32,7 +35,12 @@ export function sendError(res: ServerResponse, error: GatewayError, options: Err
     "cache-control": "no-store",
   };
   if (error.status === 401) headers["www-authenticate"] = 'Bearer realm="tunnel-gateway"';
-  if (error.status === 503) headers["retry-after"] = String(RETRY_AFTER_SECONDS);
+  if (error.retryAfterMs !== undefined) {
+    headers["retry-after"] = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
+    headers["retry-after-ms"] = String(Math.max(1, Math.ceil(error.retryAfterMs)));
+  } else if (error.status === 503) {
+    headers["retry-after"] = String(RETRY_AFTER_SECONDS);
+  }
   if (options.allow) headers.allow = options.allow;
   res.writeHead(error.status, headers);
   res.end(text);

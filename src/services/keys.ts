@@ -1,5 +1,5 @@
-// API key management: create (the only time a key value exists outside the caller's hands), list, show,
-// change, revoke, and read a key's usage and recent requests. Used by the CLI and the admin API alike, so
+// API key management: create and rotate (the only times a key value exists outside the caller's hands),
+// list, show, change, disable and enable, revoke, and read a key's usage and recent requests. Used by the CLI and the admin API alike, so
 // both apply the same rules; every change names its actor and is recorded in the audit log.
 
 import { generateApiKey, generateKeyId, hashApiKey, keyHint } from "../auth/api-key.js";
@@ -8,13 +8,13 @@ import { dayStamp, isPeriod, type Period } from "../billing/periods.js";
 import { GatewayError } from "../errors.js";
 import { type Actor, auditEntry } from "../store/audit-store.js";
 import type { KeyChanges } from "../store/key-store.js";
-import type { KeyRecord } from "../store/records.js";
+import type { KeyLimits, KeyRecord } from "../store/records.js";
 import type { RequestLogEntry } from "../store/request-log-store.js";
 import { amountText } from "./accounts.js";
 import type { ServiceContext } from "./context.js";
-import { parseLifetime } from "./lifetime.js";
+import { parseGrace, parseLifetime } from "./lifetime.js";
 import { UsageService } from "./usage.js";
-import { validateAccountId, validateKeyId, validateModels, validateName } from "./validate.js";
+import { validateAccountId, validateKeyId, validateLimit, validateModels, validateName } from "./validate.js";
 import { type DailyUsage, dailyUsageView } from "./views.js";
 
 export interface CreateKeyInput {
@@ -30,6 +30,10 @@ export interface CreateKeyInput {
   models?: unknown;
   /** Whether request and response bodies may be logged; on by default. */
   logBodies?: unknown;
+  /** Limits: requests and tokens per minute, requests in flight; none when omitted. */
+  rpm?: unknown;
+  tpm?: unknown;
+  maxParallel?: unknown;
 }
 
 /** Changes to a key: a field left undefined stays as it is; null budget/models remove the limit. */
@@ -41,6 +45,10 @@ export interface UpdateKeyInput {
   logBodies?: unknown;
   /** A new lifetime counted from now (a duration such as 30d), or "never". */
   ttl?: unknown;
+  /** New limits; null removes one. */
+  rpm?: unknown;
+  tpm?: unknown;
+  maxParallel?: unknown;
 }
 
 export interface CreatedKey {
@@ -67,9 +75,15 @@ export class KeyService {
     const lifetime = present(input.ttl) ? lifetimeInput(input.ttl) : null;
     const allowedModels = present(input.models) ? validateModels(input.models) : null;
     const logBodies = booleanInput(input.logBodies, "log_bodies") ?? true;
+    const limits: KeyLimits = {
+      rpm: present(input.rpm) ? validateLimit(input.rpm, "rpm") : null,
+      tpm: present(input.tpm) ? validateLimit(input.tpm, "tpm") : null,
+      maxParallel: present(input.maxParallel) ? validateLimit(input.maxParallel, "max_parallel") : null,
+    };
 
     const now = this.ctx.now();
     const value = generateApiKey();
+    const hash = hashApiKey(value);
     const record: KeyRecord = {
       id: generateKeyId(),
       accountId,
@@ -84,6 +98,11 @@ export class KeyService {
       allowedModels,
       logBodies,
       revokedAt: null,
+      disabledAt: null,
+      limits,
+      hash,
+      previousHash: null,
+      previousUntil: null,
     };
     const audit = auditEntry(
       actor,
@@ -97,10 +116,11 @@ export class KeyService {
         expires_at: record.expiresAt === null ? null : new Date(record.expiresAt).toISOString(),
         allowed_models: allowedModels,
         log_bodies: logBodies,
+        ...limitDetails(limits),
       },
       record.id,
     );
-    await this.ctx.keys.create({ ...record, hash: hashApiKey(value) }, audit);
+    await this.ctx.keys.create({ ...record, hash }, audit);
     return { record, value };
   }
 
@@ -139,6 +159,16 @@ export class KeyService {
       changes.log_bodies = logBodies ? "1" : "0";
       details.log_bodies = logBodies;
     }
+    for (const [name, value] of [
+      ["rpm", input.rpm],
+      ["tpm", input.tpm],
+      ["max_parallel", input.maxParallel],
+    ] as const) {
+      if (value === undefined) continue;
+      const limit = value === null ? null : validateLimit(value, name);
+      changes[name] = limit === null ? "" : String(limit);
+      details[name] = limit;
+    }
     const lifetime = input.ttl === undefined ? undefined : lifetimeInput(input.ttl);
     if (input.period !== undefined && !isPeriod(input.period)) {
       throw new GatewayError(
@@ -149,7 +179,7 @@ export class KeyService {
     if (Object.keys(details).length === 0 && lifetime === undefined && input.period === undefined) {
       throw new GatewayError(
         "invalid_request",
-        "nothing to change: give name, budget, period, models, log_bodies or ttl",
+        "nothing to change: give name, budget, period, models, log_bodies, ttl, rpm, tpm or max_parallel",
       );
     }
 
@@ -207,6 +237,54 @@ export class KeyService {
     return { record: { ...key, revokedAt }, alreadyRevoked };
   }
 
+  /**
+   * Gives the key a new value, shown in the answer once; the old value keeps working for `grace` (a duration,
+   * 0 by default, at most 7 days). Rotating again during a grace period ends that grace at once.
+   */
+  async rotate(keyId: unknown, grace: unknown, actor: Actor): Promise<CreatedKey> {
+    const id = validateKeyId(keyId);
+    const graceMs = grace === undefined || grace === null ? 0 : graceInput(grace);
+    const key = await this.show(id);
+    const now = this.ctx.now();
+    const value = generateApiKey();
+    const hint = keyHint(value);
+    const previousUntil = now + graceMs;
+    const audit = auditEntry(
+      actor,
+      now,
+      "key.rotate",
+      key.accountId,
+      {
+        name: key.name,
+        previous_hint: key.hint,
+        hint,
+        grace_until: graceMs === 0 ? null : new Date(previousUntil).toISOString(),
+      },
+      key.id,
+    );
+    const ref = { accountId: key.accountId, keyId: key.id };
+    await this.ctx.keys.rotate(ref, { hash: hashApiKey(value), hint }, previousUntil, audit);
+    return { record: await this.show(key.id), value };
+  }
+
+  /**
+   * Disables a key (refused with key_disabled, everything else kept) or enables it again. Doing what is
+   * already done changes and records nothing; `changed` says which happened.
+   */
+  async setDisabled(
+    keyId: unknown,
+    disabled: boolean,
+    actor: Actor,
+  ): Promise<{ record: KeyRecord; changed: boolean }> {
+    const key = await this.show(keyId);
+    const now = this.ctx.now();
+    const action = disabled ? "key.disable" : "key.enable";
+    const audit = auditEntry(actor, now, action, key.accountId, { name: key.name }, key.id);
+    const ref = { accountId: key.accountId, keyId: key.id };
+    const changed = await this.ctx.keys.setDisabled(ref, disabled ? now : null, audit);
+    return { record: await this.show(key.id), changed };
+  }
+
   /** The key's usage per day from `from` to `to` (YYYY-MM-DD, inclusive, billing time zone); the last 30 days by default. */
   async usage(keyId: unknown, from?: unknown, to?: unknown): Promise<DailyUsage[]> {
     const id = validateKeyId(keyId);
@@ -253,6 +331,21 @@ function parsePeriod(value: unknown, hasBudget: boolean): Period {
     );
   }
   return value;
+}
+
+function graceInput(value: unknown): number {
+  if (typeof value !== "string") {
+    throw new GatewayError(
+      "invalid_request",
+      `grace must be 0 or a duration such as 24h; got ${JSON.stringify(value)}`,
+    );
+  }
+  return parseGrace(value);
+}
+
+/** A key's limits as its audit entry records them. */
+function limitDetails(limits: KeyLimits): Record<string, number | null> {
+  return { rpm: limits.rpm, tpm: limits.tpm, max_parallel: limits.maxParallel };
 }
 
 function lifetimeInput(value: unknown): number | null {

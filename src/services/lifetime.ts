@@ -1,4 +1,4 @@
-// Key lifetimes: a duration such as `15m`, `2h`, `30d`, `1w` or `1h30m`, or `never`. Units are m, h, d and w,
+// Key lifetimes (and rotation grace periods, in the same units): a duration such as `15m`, `2h`, `30d`, `1w` or `1h30m`, or `never`. Units are m, h, d and w,
 // in lower case only: `30M` could mean minutes or months, and a key that lives a thousand times shorter or
 // longer than intended is worse than a refusal, so anything else is refused with the list of units. Anything
 // shorter than fifteen minutes is refused too, so that a typo cannot mint a key that dies before it is used.
@@ -31,13 +31,20 @@ export type Lifetime = { ok: true; ms: number | null } | { ok: false; problem: L
 export function readLifetime(input: string): Lifetime {
   const text = input.trim();
   if (text === "never") return { ok: true, ms: null };
-  if (!DURATION.test(text)) return { ok: false, problem: "format" };
-  let ms = 0;
-  for (const [, amount, unit] of text.matchAll(PART))
-    ms += Number(amount) * (UNIT_MS[unit as string] as number);
+  const ms = durationMs(text);
+  if (ms === null) return { ok: false, problem: "format" };
   if (ms < MIN_LIFETIME_MS) return { ok: false, problem: "min" };
   if (ms > MAX_LIFETIME_MS) return { ok: false, problem: "max" };
   return { ok: true, ms };
+}
+
+/** Milliseconds of a duration such as 1h30m, or null when the text is not one. */
+function durationMs(text: string): number | null {
+  if (!DURATION.test(text)) return null;
+  let ms = 0;
+  for (const [, amount, unit] of text.matchAll(PART))
+    ms += Number(amount) * (UNIT_MS[unit as string] as number);
+  return ms;
 }
 
 const MESSAGES: Record<LifetimeProblem, (input: string) => string> = {
@@ -52,4 +59,30 @@ export function parseLifetime(input: string): number | null {
   const lifetime = readLifetime(input);
   if (!lifetime.ok) throw new GatewayError("invalid_request", MESSAGES[lifetime.problem](input));
   return lifetime.ms;
+}
+
+/** The longest grace period a rotated-out key value may get: long enough to roll out a secret everywhere. */
+export const MAX_GRACE_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * Milliseconds of a rotation's grace period: `0` (none, the default) or a duration in the same units as a
+ * lifetime, at most seven days. Refuses anything else with a message.
+ */
+export function parseGrace(input: string): number {
+  const text = input.trim();
+  if (text === "0") return 0;
+  const ms = durationMs(text);
+  if (ms === null) {
+    throw new GatewayError(
+      "invalid_request",
+      `grace must be 0 or a duration such as 30m, 24h or 7d, in units ${LIFETIME_UNITS}, lower case; got ${JSON.stringify(input)}`,
+    );
+  }
+  if (ms > MAX_GRACE_MS) {
+    throw new GatewayError(
+      "invalid_request",
+      `grace must be at most 7 days (7d); got ${JSON.stringify(input)}`,
+    );
+  }
+  return ms;
 }

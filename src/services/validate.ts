@@ -76,6 +76,29 @@ export function validateModels(value: unknown): string[] {
   return models as string[];
 }
 
+/**
+ * The largest value each limit takes: far above any real key's (a million requests a minute is more than one
+ * gateway serves), low enough that the limit scripts' integer arithmetic stays exact below 2^53.
+ */
+export const LIMIT_MAX = { rpm: 1_000_000, tpm: 1_000_000_000, max_parallel: 100_000 } as const;
+export type LimitName = keyof typeof LIMIT_MAX;
+const LIMIT_UNITS: Record<LimitName, string> = {
+  rpm: "requests per minute",
+  tpm: "tokens per minute",
+  max_parallel: "requests in flight at once",
+};
+
+/** A limit: a whole number from 1 to its maximum, given as a number or as decimal digits (the CLI's text). */
+export function validateLimit(value: unknown, name: LimitName): number {
+  const number = typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof number !== "number" || !Number.isInteger(number) || number < 1 || number > LIMIT_MAX[name]) {
+    throw invalid(
+      `${name} must be a whole number of ${LIMIT_UNITS[name]} from 1 to ${LIMIT_MAX[name]}; got ${describe(value)}`,
+    );
+  }
+  return number;
+}
+
 function invalid(message: string): GatewayError {
   return new GatewayError("invalid_request", message);
 }

@@ -27,6 +27,18 @@ export interface KeyView {
   log_bodies: boolean;
   budget: BudgetView | null;
   currency: typeof CURRENCY;
+  state: KeyState;
+  /** While the key is rotating: when the value it replaced stops working. */
+  grace_until: string | null;
+  disabled_at: string | null;
+  limits: LimitsView;
+}
+
+/** A key's limits as clients see them; null where the key has none. */
+export interface LimitsView {
+  rpm: number | null;
+  tpm: number | null;
+  max_parallel: number | null;
 }
 
 /** A key's (or an account's) usage on one day, as the admin API and `usage --json` show it. */
@@ -46,15 +58,28 @@ export interface DailyUsage {
 }
 
 /**
- * What a key can do now. Revoked wins over expired: a revoked key stays revoked whatever its expiry. States
- * to come (a key disabled for a while, one being rotated) belong here too, so that every listing agrees.
+ * What a key can do now, the one answer every listing gives. A final state wins over a passing one: revoked
+ * over expired (a revoked key stays revoked whatever its expiry), expired over disabled, and any of them over
+ * rotating (a key whose previous value still works until its grace period ends, otherwise active).
  */
-export type KeyState = "active" | "expired" | "revoked";
+export const KEY_STATES = ["active", "rotating", "disabled", "expired", "revoked"] as const;
+export type KeyState = (typeof KEY_STATES)[number];
 
 export function keyState(key: KeyRecord, now: number): KeyState {
   if (key.revokedAt !== null) return "revoked";
   if (key.expiresAt !== null && now >= key.expiresAt) return "expired";
+  if (key.disabledAt !== null) return "disabled";
+  if (graceUntil(key, now) !== null) return "rotating";
   return "active";
+}
+
+/** When the value a rotation replaced stops working, while it still works; null otherwise. */
+export function graceUntil(key: KeyRecord, now: number): number | null {
+  return key.previousUntil !== null && now < key.previousUntil ? key.previousUntil : null;
+}
+
+export function limitsView(key: KeyRecord): LimitsView {
+  return { rpm: key.limits.rpm, tpm: key.limits.tpm, max_parallel: key.limits.maxParallel };
 }
 
 export interface AccountView {
@@ -91,17 +116,21 @@ export function keyView(key: KeyRecord, now: number, calendar: PeriodCalendar): 
     name: key.name,
     account_id: key.accountId,
     created_at: iso(key.createdAt),
-    expires_at: key.expiresAt === null ? null : iso(key.expiresAt),
+    expires_at: isoOrNull(key.expiresAt),
     allowed_models: key.allowedModels,
     log_bodies: key.logBodies,
     budget: budgetView(key, now, calendar),
     currency: CURRENCY,
+    state: keyState(key, now),
+    grace_until: isoOrNull(graceUntil(key, now)),
+    disabled_at: isoOrNull(key.disabledAt),
+    limits: limitsView(key),
   };
 }
 
 /** A key as listed to its owner or an operator: the client view plus its revocation time. */
 export function keyListView(key: KeyRecord, now: number, calendar: PeriodCalendar) {
-  return { ...keyView(key, now, calendar), revoked_at: key.revokedAt === null ? null : iso(key.revokedAt) };
+  return { ...keyView(key, now, calendar), revoked_at: isoOrNull(key.revokedAt) };
 }
 
 export function accountView(account: AccountRecord): AccountView {
@@ -158,4 +187,8 @@ function quantile(
 
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
+}
+
+export function isoOrNull(ms: number | null): string | null {
+  return ms === null ? null : iso(ms);
 }

@@ -20,6 +20,9 @@ export interface AuditEntry {
     | "account.token.revoke"
     | "key.create"
     | "key.update"
+    | "key.rotate"
+    | "key.disable"
+    | "key.enable"
     | "key.revoke";
   account_id: string;
   key_id?: string;

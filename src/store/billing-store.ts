@@ -33,10 +33,23 @@ export type ModelCheck = { kind: "none" } | { kind: "unknown" } | { kind: "named
 export interface ReserveInput {
   reservationId: string;
   amount: Micros;
+  /** The request's worst case in tokens, counted against the key's tokens-per-minute limit. */
+  tokens: number;
+  /** SHA-256 of the key value the request presented (a rotated-out value is refused). */
+  keyHash: string;
   now: number;
   periods: CurrentPeriods;
   expiresAt: number;
   model: ModelCheck;
+}
+
+/** Where one of a key's per-minute limits stands after an admission. */
+export interface LimitState {
+  limit: number;
+  /** Units (requests or tokens) that would be admitted now. */
+  remaining: number;
+  /** Milliseconds until the whole allowance is back. */
+  resetMs: number;
 }
 
 export interface Reservation {
@@ -51,6 +64,12 @@ export interface Reservation {
   keyReserved: Micros;
   balance: Micros;
   accountReserved: Micros;
+  /** Null for a limit the key does not have. */
+  rpm: LimitState | null;
+  tpm: LimitState | null;
+  maxParallel: number | null;
+  /** The key's requests in flight, this one included. */
+  inFlight: number;
 }
 
 export interface Refusal {
@@ -61,11 +80,20 @@ export interface Refusal {
     | "invalid_api_key"
     | "key_revoked"
     | "key_expired"
+    | "key_rotated"
+    | "key_disabled"
     | "model_not_allowed"
+    | "rate_limit_exceeded"
+    | "concurrency_limit_exceeded"
     | "budget_exceeded"
     | "insufficient_balance"
   >;
   allowedModels?: string[];
+  /** Which per-minute limit refused the request, its value, and milliseconds until the request would fit. */
+  limit?: { kind: "rpm" | "tpm"; value: number; waitMs: number };
+  /** The key's max_parallel and its requests in flight, for a concurrency refusal. */
+  maxParallel?: number;
+  inFlight?: number;
   budget?: Micros;
   spent?: Micros;
   keyReserved?: Micros;
@@ -88,6 +116,8 @@ export interface SettleInput {
   periods: CurrentPeriods;
   /** YYYY-MM-DD of the time the request ended, in the billing time zone. */
   day: string;
+  /** When the request ended (ms): the tokens-per-minute correction is made as of then. */
+  now: number;
 }
 
 export interface Settled {
@@ -143,6 +173,8 @@ export class BillingStore {
           input.model.kind === "named" ? input.model.model : "",
           PURGE_LIMIT,
           this.settings.lateSettlementSeconds * 1000,
+          input.keyHash,
+          input.tokens,
         ],
       ),
     );
@@ -161,6 +193,10 @@ export class BillingStore {
           keyReserved: Number(reply[7]),
           balance: Number(reply[8]),
           accountReserved: Number(reply[9]),
+          rpm: limitState(reply[10], reply[11], reply[12]),
+          tpm: limitState(reply[13], reply[14], reply[15]),
+          maxParallel: reply[16] === "" ? null : Number(reply[16]),
+          inFlight: Number(reply[17]),
         };
       case "model_not_allowed":
         return { ok: false, expired, code, allowedModels: parseModels(String(reply[2])) };
@@ -176,9 +212,24 @@ export class BillingStore {
         };
       case "insufficient_balance":
         return { ok: false, expired, code, balance: Number(reply[2]), accountReserved: Number(reply[3]) };
+      case "rate_limit_exceeded":
+        return {
+          ok: false,
+          expired,
+          code,
+          limit: {
+            kind: reply[2] === "tpm" ? "tpm" : "rpm",
+            value: Number(reply[3]),
+            waitMs: Number(reply[4]),
+          },
+        };
+      case "concurrency_limit_exceeded":
+        return { ok: false, expired, code, maxParallel: Number(reply[2]), inFlight: Number(reply[3]) };
       case "invalid_api_key":
       case "key_revoked":
       case "key_expired":
+      case "key_rotated":
+      case "key_disabled":
         return { ok: false, expired, code };
       default:
         throw new Error(`reserve script answered an unknown code ${JSON.stringify(code)}`);
@@ -233,6 +284,7 @@ export class BillingStore {
         latencyField(input.latencyMs),
         input.logEntry,
         input.logEntryWithBodies,
+        input.now,
       );
     }
     const replies = await timed(this.observe, "settle", () =>
@@ -268,7 +320,28 @@ export class BillingStore {
   async reserved(accountId: string): Promise<{ account: Micros; keys: Record<string, Micros> }> {
     const hash = await this.redis.hgetall(this.keys.reserved(accountId));
     const keys: Record<string, Micros> = {};
-    for (const [field, value] of Object.entries(hash)) if (field !== "*") keys[field] = Number(value);
+    for (const [field, value] of Object.entries(hash)) {
+      if (field !== "*" && !field.endsWith(IN_FLIGHT)) keys[field] = Number(value);
+    }
     return { account: Number(hash["*"] ?? 0), keys };
   }
+
+  /** The account's keys with requests in flight (across every replica), and how many each has. */
+  async inFlight(accountId: string): Promise<Record<string, number>> {
+    const hash = await this.redis.hgetall(this.keys.reserved(accountId));
+    const keys: Record<string, number> = {};
+    for (const [field, value] of Object.entries(hash)) {
+      if (field.endsWith(IN_FLIGHT)) keys[field.slice(0, -IN_FLIGHT.length)] = Number(value);
+    }
+    return keys;
+  }
+}
+
+/** The suffix of a key's count of requests in flight in the reserved-totals hash (next to its µ₽). */
+const IN_FLIGHT = "#n";
+
+/** A per-minute limit's state from the reserve script's reply, or null when the key has no such limit. */
+function limitState(limit: unknown, remaining: unknown, resetMs: unknown): LimitState | null {
+  if (limit === "" || limit === null || limit === undefined) return null;
+  return { limit: Number(limit), remaining: Number(remaining), resetMs: Number(resetMs) };
 }

@@ -7,7 +7,7 @@ import type { Period } from "../billing/periods.js";
 import { GatewayError } from "../errors.js";
 import { accountNotFound } from "./account-store.js";
 import { AUDIT_CAP } from "./audit-store.js";
-import { type AccountRecord, type KeyRecord, parseAccount, parseKey } from "./records.js";
+import { type AccountRecord, type KeyLimits, type KeyRecord, parseAccount, parseKey } from "./records.js";
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
 import { runScript } from "./scripts.js";
@@ -26,6 +26,7 @@ export interface NewKey {
   periodStart: number;
   allowedModels: string[] | null;
   logBodies: boolean;
+  limits: KeyLimits;
 }
 
 /** Where a key hash points: the account and key id. */
@@ -65,6 +66,8 @@ export class KeyStore {
         key.logBodies ? "1" : "0",
         audit,
         AUDIT_CAP,
+        key.hash,
+        JSON.stringify(limitFields(key.limits)),
       ],
     );
     if (code === "account_not_found") throw accountNotFound(key.accountId);
@@ -157,6 +160,46 @@ export class KeyStore {
   }
 
   /**
+   * Gives the key a new value (by its hash and hint); the old one keeps working until `previousUntil`. The
+   * new value's lookup is written first: until the record names it, a request presenting it is refused as
+   * rotated, so no moment exists at which the new value points nowhere. A refused rotation removes it again.
+   */
+  async rotate(
+    ref: KeyRef,
+    value: { hash: string; hint: string },
+    previousUntil: number,
+    audit: string,
+  ): Promise<void> {
+    const lookup = this.keys.keyHash(value.hash);
+    if ((await this.redis.set(lookup, `${ref.accountId}:${ref.keyId}`, "NX")) === null)
+      throw new GatewayError("internal_error", "key value collision; try again");
+    // Should the script fail, whether it ran is unknown; the lookup then stays, harmless either way.
+    const [code] = await runScript(
+      this.redis,
+      "rotateKey",
+      [this.keys.key(ref.accountId, ref.keyId), this.keys.audit(ref.accountId)],
+      [value.hash, value.hint, previousUntil, audit, AUDIT_CAP],
+    );
+    if (code === "ok") return;
+    await this.redis.del(lookup);
+    if (code === "key_not_found") throw new GatewayError("key_not_found", `no key with id ${ref.keyId}`);
+    throw revokedKey(ref.keyId);
+  }
+
+  /** Disables the key (at `disabledAt`) or, with null, enables it; returns whether anything changed. */
+  async setDisabled(ref: KeyRef, disabledAt: number | null, audit: string): Promise<boolean> {
+    const [code, changed] = await runScript(
+      this.redis,
+      "setKeyDisabled",
+      [this.keys.key(ref.accountId, ref.keyId), this.keys.audit(ref.accountId)],
+      [disabledAt ?? "", audit, AUDIT_CAP],
+    );
+    if (code === "key_not_found") throw new GatewayError("key_not_found", `no key with id ${ref.keyId}`);
+    if (code === "key_revoked") throw revokedKey(ref.keyId);
+    return Number(changed) === 1;
+  }
+
+  /**
    * The key's spent amount and period start exactly as stored, and what it was charged on `days` (YYYY-MM-DD,
    * billing time zone) by its daily usage counters, all read at one instant (MULTI): the basis on which a
    * period change computes the new period's spent amount, and what update() checks it against.
@@ -191,8 +234,7 @@ export class KeyStore {
       [JSON.stringify(changes), audit, AUDIT_CAP, read.spent, read.periodStart],
     );
     if (code === "key_not_found") throw new GatewayError("key_not_found", `no key with id ${ref.keyId}`);
-    if (code === "key_revoked")
-      throw new GatewayError("invalid_request", `key ${ref.keyId} is revoked and cannot be changed`);
+    if (code === "key_revoked") throw revokedKey(ref.keyId);
     if (code === "conflict") return "conflict";
     return "ok";
   }
@@ -220,4 +262,21 @@ export interface KeyChanges {
   period_start?: string;
   /** µ₽ spent in the new period so far. */
   spent?: string;
+  /** Limits: a whole number, or "" to remove the limit. */
+  rpm?: string;
+  tpm?: string;
+  max_parallel?: string;
+}
+
+/** The limits a key has, as the createKey script takes them (fields of the key record). */
+function limitFields(limits: KeyLimits): Record<string, string> {
+  const fields: Record<string, string> = {};
+  if (limits.rpm !== null) fields.rpm = String(limits.rpm);
+  if (limits.tpm !== null) fields.tpm = String(limits.tpm);
+  if (limits.maxParallel !== null) fields.max_parallel = String(limits.maxParallel);
+  return fields;
+}
+
+function revokedKey(keyId: string): GatewayError {
+  return new GatewayError("invalid_request", `key ${keyId} is revoked and cannot be changed`);
 }

@@ -31,6 +31,28 @@ export interface KeyRecord {
   allowedModels: string[] | null;
   logBodies: boolean;
   revokedAt: number | null;
+  /** Set while the key is disabled (it can be enabled again). */
+  disabledAt: number | null;
+  limits: KeyLimits;
+  /**
+   * SHA-256 of the value requests must present; null for a key created before values were recorded (every
+   * value that maps to it is its own).
+   */
+  hash: string | null;
+  /** SHA-256 of the value a rotation replaced ("*" for a key that had none recorded); null before any rotation. */
+  previousHash: string | null;
+  /** When the grace period of the value a rotation replaced ends; null before any rotation. */
+  previousUntil: number | null;
+}
+
+/** A key's optional limits; null where it has none. */
+export interface KeyLimits {
+  /** Requests per minute. */
+  rpm: number | null;
+  /** Tokens (prompt + completion) per minute. */
+  tpm: number | null;
+  /** Requests in flight at once. */
+  maxParallel: number | null;
 }
 
 type Hash = Record<string, string>;
@@ -64,6 +86,15 @@ export function parseKey(hash: Hash): KeyRecord | null {
     allowedModels: hash.models ? parseModels(hash.models) : null,
     logBodies: hash.log_bodies !== "0",
     revokedAt: optionalInt(hash.revoked_at),
+    disabledAt: optionalInt(hash.disabled_at),
+    limits: {
+      rpm: optionalInt(hash.rpm),
+      tpm: optionalInt(hash.tpm),
+      maxParallel: optionalInt(hash.max_parallel),
+    },
+    hash: hash.hash ?? null,
+    previousHash: hash.previous_hash ?? null,
+    previousUntil: optionalInt(hash.previous_until),
   };
 }
 

@@ -63,6 +63,8 @@ export type ScriptName =
   | "createKey"
   | "revokeKey"
   | "updateKey"
+  | "rotateKey"
+  | "setKeyDisabled"
   | "setAccountToken"
   | "reserve"
   | "settle"

@@ -13,6 +13,7 @@ const TTL_MS = 60_000;
 
 let store: TestStore;
 let ref: KeyRef;
+let keyHash: string;
 let errors: unknown[];
 let keeper: ReservationKeeper;
 let tracker: RequestTracker;
@@ -22,6 +23,7 @@ beforeEach(async () => {
   await store.accountService.create({ id: "acme", balance: "100" }, ACTOR);
   const { record } = await store.keyService.create({ accountId: "acme", name: "k" }, ACTOR);
   ref = { accountId: "acme", keyId: record.id };
+  keyHash = record.hash as string;
   errors = [];
   tracker = new RequestTracker();
   keeper = new ReservationKeeper(store.billing, tracker, TTL_MS, store.clock.now, (error) =>
@@ -45,6 +47,8 @@ async function reserve(amount: number): Promise<string> {
   const now = store.clock.now();
   const reservationId = randomUUID();
   const result = await store.billing.reserve(ref, {
+    tokens: 0,
+    keyHash: keyHash,
     reservationId,
     amount,
     now,
@@ -81,6 +85,8 @@ describe("ReservationKeeper", () => {
     const now = store.clock.now();
     expect(
       await store.billing.reserve(ref, {
+        tokens: 0,
+        keyHash: keyHash,
         reservationId: randomUUID(),
         amount: 0,
         now,
@@ -91,7 +97,7 @@ describe("ReservationKeeper", () => {
     ).toMatchObject({ ok: true, expired: 1, accountReserved: 7 });
     expect(await store.redis.hget(store.redisKeys.reservationRecords("acme"), orphan)).toBe("expired");
     expect(await store.redis.hget(store.redisKeys.reservationRecords("acme"), longRequest)).toBe(
-      `${ref.keyId} 7`,
+      `${ref.keyId} 7 -`,
     );
   });
 

@@ -76,6 +76,7 @@ function settleInput(reservationId: string, calendar: PeriodCalendar, now: numbe
     latencyMs: 1,
     periods: calendar.at(now),
     day: calendar.dayOf(now),
+    now,
   };
 }
 
@@ -99,6 +100,8 @@ async function reserved(
       const reservationId = randomUUID();
       const now = context.now();
       await billing.reserve(ref, {
+        tokens: 0,
+        keyHash: record.hash as string,
         reservationId,
         amount: 1_000_000,
         now,
@@ -226,6 +229,8 @@ describe("SettlementQueue", () => {
     const reservationId = randomUUID();
     const now = clock.now();
     await billing.reserve(ref, {
+      tokens: 0,
+      keyHash: record.hash as string,
       reservationId,
       amount: 3_000_000,
       now,
@@ -257,6 +262,7 @@ describe("SettlementQueue", () => {
         latencyMs: 10,
         periods: calendar.at(now),
         day: calendar.dayOf(now),
+        now,
       },
     };
     queue.submit(settlement);

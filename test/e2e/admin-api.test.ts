@@ -253,6 +253,10 @@ describe("keys", () => {
       [{ name: 5 }, /name: .*string/],
       [{ name: "k", models: "demo" }, /models: .*array/],
       [{ name: "k", log_bodies: "no" }, /log_bodies: .*boolean/],
+      [{ name: "k", rpm: 0 }, /rpm must be a whole number of requests per minute from 1 to 1000000; got 0/],
+      [{ name: "k", tpm: 2.5 }, /tpm must be a whole number/],
+      [{ name: "k", max_parallel: -3 }, /max_parallel must be a whole number/],
+      [{ name: "k", rpm: "10" }, /rpm: .*number/],
       [{}, /name: .*/],
       ["not json", /not valid JSON/],
     ];
@@ -287,6 +291,23 @@ describe("keys", () => {
       ).toMatch(message);
     }
     expect((await t.store.accounts.require("acme")).balance).toBe(100_000_000);
+    const { record } = await t.store.keyService.create({ accountId: "acme", name: "k", rpm: 5 }, ACTOR);
+    const written = await t.store.allKeys();
+    const path = `/admin/v1/accounts/acme/keys/${record.id}`;
+    for (const [route, body, message] of [
+      ["/rotate", { grace: "8d" }, /grace must be at most 7 days/],
+      ["/rotate", { grace: 3600 }, /grace: .*string/],
+      ["/rotate", { grace: "1h", extra: 1 }, /unknown field extra/],
+      ["", { rpm: 0 }, /rpm must be a whole number/],
+      ["", { max_parallel: 1.5 }, /max_parallel must be a whole number/],
+    ] as const) {
+      const method = route === "" ? "PATCH" : "POST";
+      expect(await refused(path + route, acmeToken, { method, body }, 400, "invalid_request")).toMatch(
+        message,
+      );
+    }
+    expect(await t.store.allKeys()).toEqual(written);
+    expect((await t.store.keyService.show(record.id)).limits.rpm).toBe(5);
     await refused("/admin/v1/accounts/BAD%20ID", ADMIN, {}, 400, "invalid_request");
     await refused("/admin/v1/accounts/acme/keys/not-a-key", acmeToken, {}, 400, "invalid_request");
     await refused("/admin/v1/accounts/ghost", ADMIN, {}, 404, "account_not_found");

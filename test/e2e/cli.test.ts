@@ -144,6 +144,10 @@ describe("keys", () => {
       log_bodies: false,
       budget: { period: "month", initial: 1000, spent: 0, remaining: 1000, reset_at: expect.any(String) },
       currency: "RUB",
+      state: "active",
+      grace_until: null,
+      disabled_at: null,
+      limits: { rpm: null, tpm: null, max_parallel: null },
       key: expect.stringMatching(/^sk-tunnel-[0-9a-f]{64}$/),
     });
     expect(Date.parse(created.expires_at as string) - Date.parse(created.created_at as string)).toBe(
@@ -159,7 +163,7 @@ describe("keys", () => {
     const revoked = (await ok(["keys", "revoke", created.id as string])) as Record<string, unknown>;
     expect(revoked.revoked_at).toEqual(expect.any(String));
     expect(await ok(["keys", "list", "--account", "keyco"])).toEqual([
-      { ...view, revoked_at: revoked.revoked_at },
+      { ...view, state: "revoked", revoked_at: revoked.revoked_at },
     ]);
   });
 
@@ -221,6 +225,68 @@ describe("keys", () => {
       /--period needs --budget/,
       { ...nowhere, TUNNEL_REDIS_PREFIX: "not a prefix" },
     );
+  });
+});
+
+describe("key controls", () => {
+  it("set, change and remove limits with --rpm, --tpm, --max-parallel and --no-*, shown in list and show", async () => {
+    await ok(["accounts", "create", "limitco", "--balance", "10"]);
+    const flags = ["--rpm", "60", "--tpm", "100000", "--max-parallel", "4"];
+    const created = (await ok(["keys", "create", "--account", "limitco", "--name", "k", ...flags])) as any;
+    expect(created.limits).toEqual({ rpm: 60, tpm: 100_000, max_parallel: 4 });
+    const changed = (await ok(["keys", "update", created.id, "--rpm", "120", "--no-max-parallel"])) as any;
+    expect(changed.limits).toEqual({ rpm: 120, tpm: 100_000, max_parallel: null });
+    const shown = await run(["keys", "show", created.id], env);
+    expect(shown.stdout).toMatch(/^limits {3}rpm 120, tpm 100000$/m);
+    const listed = await run(["keys", "list", "--account", "limitco"], env);
+    expect(listed.stdout).toMatch(/^ID .* STATE +LIMITS +BUDGET/);
+    expect(listed.stdout).toMatch(/ active +120 rpm 100000 tpm +none /);
+  });
+
+  it("refuse 0, negative, fractional and conflicting limits with a clear error, writing nothing", async () => {
+    await ok(["accounts", "create", "badlimits", "--balance", "10"]);
+    const create = ["keys", "create", "--account", "badlimits", "--name", "k"];
+    for (const [flag, value] of [
+      ["--rpm", "0"],
+      ["--rpm", "1.5"],
+      ["--tpm", "lots"],
+      ["--max-parallel", "0"],
+      ["--max-parallel", "1e3"],
+    ] as const) {
+      const name = flag === "--max-parallel" ? "max_parallel" : flag.slice(2);
+      await fails([...create, flag, value], 1, new RegExp(`^error: ${name} must be a whole number`));
+    }
+    await fails([...create, "--rpm", "-5"], 1, /^error: rpm must be a whole number .*; got "-5"/);
+    expect(await ok(["keys", "list", "--account", "badlimits"])).toEqual([]);
+    const created = (await ok([...create, "--tpm", "1000"])) as any;
+    await fails(
+      ["keys", "update", created.id, "--tpm", "5", "--no-tpm"],
+      2,
+      /'--no-tpm' cannot be used with option '--tpm/,
+    );
+    await fails(
+      ["keys", "update", created.id, "--max-parallel", "-1"],
+      1,
+      /max_parallel must be a whole number/,
+    );
+    expect(((await ok(["keys", "show", created.id])) as any).limits.tpm).toBe(1000);
+  });
+
+  it("rotate a key (the new value printed once, the old one kept for --grace), disable and enable it", async () => {
+    await ok(["accounts", "create", "rotco", "--balance", "10"]);
+    const created = (await ok(["keys", "create", "--account", "rotco", "--name", "k"])) as any;
+    await fails(["keys", "rotate", created.id, "--grace", "8d"], 1, /grace must be at most 7 days/);
+    const rotated = (await ok(["keys", "rotate", created.id, "--grace", "1h"])) as any;
+    expect(rotated).toMatchObject({ id: created.id, state: "rotating", grace_until: expect.any(String) });
+    expect(rotated.key).toMatch(/^sk-tunnel-[0-9a-f]{64}$/);
+    expect(rotated.key).not.toBe(created.key);
+    const text = await run(["keys", "rotate", created.id], env);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/only time the value is shown/);
+    expect(text.stdout).toMatch(/The old value stopped working now\./);
+    expect(((await ok(["keys", "disable", created.id])) as any).state).toBe("disabled");
+    expect((await run(["keys", "disable", created.id], env)).stdout).toMatch(/already disabled/);
+    expect(((await ok(["keys", "enable", created.id])) as any).state).toBe("active");
   });
 });
 
@@ -552,19 +618,21 @@ describe("keys list and lifetimes", () => {
     const result = await run(["keys", "list", "--account", "tableco"], own);
     expect(result.code).toBe(0);
     const [header, ...lines] = result.stdout.trimEnd().split("\n");
-    expect(header).toMatch(/^ID\s+HINT\s+NAME\s+STATE\s+BUDGET SPENT\/LIMIT\s+EXPIRES$/);
+    expect(header).toMatch(/^ID\s+HINT\s+NAME\s+STATE\s+LIMITS\s+BUDGET SPENT\/LIMIT\s+EXPIRES$/);
     expect(lines).toHaveLength(3);
     const line = (key: { id: string; key: string }) => lines.find((l) => l.startsWith(key.id)) ?? "";
     expect(line(first)).toMatch(
       new RegExp(
-        `^${first.id}\\s+…${first.key.slice(-4)}\\s+production\\s+active\\s+0/100 RUB a month\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC$`,
+        `^${first.id}\\s+…${first.key.slice(-4)}\\s+production\\s+active\\s+none\\s+0/100 RUB a month\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC$`,
       ),
     );
     expect(line(second)).toMatch(
-      new RegExp(`^${second.id}\\s+…${second.key.slice(-4)}\\s+production\\s+revoked\\s+none\\s+never$`),
+      new RegExp(
+        `^${second.id}\\s+…${second.key.slice(-4)}\\s+production\\s+revoked\\s+none\\s+none\\s+never$`,
+      ),
     );
     expect(line(third)).toMatch(
-      new RegExp(`^${third.id}\\s+…${third.key.slice(-4)}\\s+production\\s+expired\\s+none\\s+`),
+      new RegExp(`^${third.id}\\s+…${third.key.slice(-4)}\\s+production\\s+expired\\s+none\\s+none\\s+`),
     );
     expect(result.stdout).not.toContain(first.key);
   });
@@ -587,7 +655,7 @@ describe("keys list and lifetimes", () => {
       expect((await run(["keys", "list", "--account", "ttlco"], own)).stdout).toMatch(/\bexpired\b/);
       expect(await ok(["keys", "update", id, "--ttl", "never"], own)).toMatchObject({ expires_at: null });
       expect((await run(["keys", "list", "--account", "ttlco"], own)).stdout).toMatch(
-        /\bactive\s+none\s+never$/m,
+        /\bactive\s+none\s+none\s+never$/m,
       );
 
       const audit = await store.context.audit.list("ttlco", 10);

@@ -33,6 +33,9 @@ export interface KeyOptions {
   ttl?: string;
   models?: string[];
   logBodies?: boolean;
+  rpm?: number;
+  tpm?: number;
+  maxParallel?: number;
 }
 
 /** A response body as JSON, loosely typed for assertions. */
@@ -46,8 +49,9 @@ export async function startTestGateway(
   options: { config?: DeepPartial<ConfigInput>; clock?: TestClock; upstreamUrl?: string } = {},
 ): Promise<TestGateway> {
   const clock = options.clock ?? new TestClock();
-  const prefix = testPrefix();
   const input = options.config ?? {};
+  // A second replica shares the first one's data by being given its prefix.
+  const prefix = input.redis?.prefix ?? testPrefix();
   const config = configSchema.parse({
     ...input,
     listen: { host: "127.0.0.1", port: 0, ...input.listen },
@@ -93,6 +97,9 @@ export async function startTestGateway(
           ttl: keyOptions.ttl,
           models: keyOptions.models,
           logBodies: keyOptions.logBodies,
+          rpm: keyOptions.rpm,
+          tpm: keyOptions.tpm,
+          maxParallel: keyOptions.maxParallel,
         },
         ACTOR,
       );

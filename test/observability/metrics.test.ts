@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Metrics, NO_METRICS } from "../../src/observability/metrics.js";
+import { Metrics, NO_METRICS, type RunningKey } from "../../src/observability/metrics.js";
 import { emptyRecord, type RequestRecord } from "../../src/observability/request-record.js";
 
 /** A completed request of key_a of account acme for model m. */
@@ -27,7 +27,13 @@ function finished(over: Partial<RequestRecord>): RequestRecord {
 }
 
 describe("Metrics", () => {
-  const probes = { inFlight: () => 3, settlementsPending: () => 2, redisUp: () => false, now: () => 1000 };
+  const probes = {
+    inFlight: () => 3,
+    runningKeys: () => [],
+    settlementsPending: () => 2,
+    redisUp: () => false,
+    now: () => 1000,
+  };
 
   it("reads in-flight requests, pending settlements and Redis availability at scrape time", async () => {
     const metrics = new Metrics(
@@ -57,6 +63,39 @@ describe("Metrics", () => {
     // Removing the key's budget removes its series.
     metrics.settled("acme", "key_a", "prod", 5_000_000, null, 0, 3000);
     expect(await metrics.registry.metrics()).not.toMatch(/key_budget_remaining_rubles\{/);
+  });
+
+  it("shows requests in flight per key only for keys with max_parallel, within the series cap", async () => {
+    let running: RunningKey[] = [];
+    const key = (keyId: string, maxParallel: number | null): RunningKey => ({
+      accountId: "acme",
+      keyId,
+      keyName: keyId,
+      maxParallel,
+    });
+    const metrics = new Metrics(
+      { perKey: true, maxKeySeries: 2, maxModelSeries: 10, defaultMetrics: false },
+      { ...probes, runningKeys: () => running },
+    );
+    const gauge = async () =>
+      (await metrics.registry.metrics()).match(/^tunnel_gateway_key_requests_in_flight\{.*$/gm) ?? [];
+
+    running = [key("key_a", 3), key("key_a", 3), key("key_b", null), key("key_c", 1), key("key_d", 5)];
+    expect(await gauge()).toEqual([
+      'tunnel_gateway_key_requests_in_flight{account="acme",key_id="key_a",key_name="key_a"} 2',
+      'tunnel_gateway_key_requests_in_flight{account="acme",key_id="key_c",key_name="key_c"} 1',
+    ]);
+    // Nothing running: the followed keys read 0 rather than vanish.
+    running = [];
+    expect(await gauge()).toEqual([
+      'tunnel_gateway_key_requests_in_flight{account="acme",key_id="key_a",key_name="key_a"} 0',
+      'tunnel_gateway_key_requests_in_flight{account="acme",key_id="key_c",key_name="key_c"} 0',
+    ]);
+    // key_a's limit was removed: its series goes.
+    running = [key("key_a", null)];
+    expect(await gauge()).toEqual([
+      'tunnel_gateway_key_requests_in_flight{account="acme",key_id="key_c",key_name="key_c"} 0',
+    ]);
   });
 
   it("keeps one set of per-key series per key however often it is renamed", async () => {

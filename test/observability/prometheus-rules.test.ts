@@ -166,7 +166,13 @@ describe("the metric declarations", () => {
   it("are exactly the metrics the Metrics class registers, with their types", async () => {
     const metrics = new Metrics(
       { perKey: true, maxKeySeries: 10, maxModelSeries: 10, defaultMetrics: false },
-      { inFlight: () => 0, settlementsPending: () => 0, redisUp: () => true, now: () => 0 },
+      {
+        inFlight: () => 0,
+        runningKeys: () => [],
+        settlementsPending: () => 0,
+        redisUp: () => true,
+        now: () => 0,
+      },
     );
     const registered = (await metrics.registry.getMetricsAsJSON()).map((m) => [m.name, String(m.type)]);
     expect(sorted([...declaredMetrics()].map(([name, type]) => `${name} ${type}`))).toEqual(

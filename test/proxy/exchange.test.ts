@@ -84,6 +84,7 @@ async function exchangeServer(upstream: Handler, over: Partial<ForwardedRequest>
       promptEstimate: 10,
       maxCompletionTokens: 10,
       maxPromptTokens: 1000,
+      rateLimitHeaders: null,
       tracked,
       ...over,
     }).start(proxy);

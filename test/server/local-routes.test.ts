@@ -19,9 +19,12 @@ async function spend(keyId: string, accountId: string, micros: number): Promise<
   const now = t.clock.now();
   const ref = { accountId, keyId };
   const reservationId = randomUUID();
+  const key = await t.store.keys.get(ref);
   await t.store.billing.reserve(ref, {
     reservationId,
     amount: micros,
+    tokens: 0,
+    keyHash: key?.hash ?? "",
     now,
     periods: t.store.calendar.at(now),
     expiresAt: now + 60_000,
@@ -39,6 +42,7 @@ async function spend(keyId: string, accountId: string, micros: number): Promise<
     latencyMs: 1,
     periods: t.store.calendar.at(now),
     day: t.store.calendar.dayOf(now),
+    now,
   });
 }
 
@@ -82,6 +86,8 @@ describe("GET /v1/key", () => {
       models: ["llama-3-8b"],
       ttl: "30d",
       logBodies: false,
+      rpm: 60,
+      maxParallel: 4,
     });
     await spend(key.id, key.accountId, 12_500_000);
     const res = await t.fetch("/v1/key", { key: key.value });
@@ -103,6 +109,10 @@ describe("GET /v1/key", () => {
         reset_at: "2026-12-01T00:00:00.000Z",
       },
       currency: "RUB",
+      state: "active",
+      grace_until: null,
+      disabled_at: null,
+      limits: { rpm: 60, tpm: null, max_parallel: 4 },
     });
   });
 
@@ -110,7 +120,13 @@ describe("GET /v1/key", () => {
     t = await startTestGateway();
     const key = await t.newKey();
     const body = await (await t.fetch("/v1/key", { key: key.value })).json();
-    expect(body).toMatchObject({ expires_at: null, allowed_models: null, budget: null, log_bodies: true });
+    expect(body).toMatchObject({
+      expires_at: null,
+      allowed_models: null,
+      budget: null,
+      log_bodies: true,
+      limits: { rpm: null, tpm: null, max_parallel: null },
+    });
   });
 
   it("shows a rolled-over period as soon as it has started, before any request touches the key (Europe/Moscow)", async () => {
@@ -158,7 +174,7 @@ describe("GET /v1/key", () => {
 describe("GET /v1/balance", () => {
   it("shows the account balance and the key's budget in the documented shape", async () => {
     t = await startTestGateway();
-    const key = await t.newKey({ balance: "5000.15", budget: "1000", period: "week" });
+    const key = await t.newKey({ balance: "5000.15", budget: "1000", period: "week", tpm: 100_000 });
     await spend(key.id, key.accountId, 12_500_000);
     const res = await t.fetch("/v1/balance", { key: key.value });
     expect(res.status).toBe(200);
@@ -169,6 +185,7 @@ describe("GET /v1/balance", () => {
       key: {
         id: key.id,
         name: "test key",
+        state: "active",
         budget: {
           period: "week",
           initial: 1000,
@@ -176,6 +193,7 @@ describe("GET /v1/balance", () => {
           remaining: 987.5,
           reset_at: "2026-11-23T00:00:00.000Z",
         },
+        limits: { rpm: null, tpm: 100_000, max_parallel: null },
       },
     });
   });

@@ -41,10 +41,22 @@ async function key(
     },
     ACTOR,
   );
+  hashes.set(record.id, record.hash as string);
   return { ref: { accountId: record.accountId, keyId: record.id } satisfies KeyRef, record };
 }
 
-function reserveInput(amount: number, overrides: Partial<ReserveInput> = {}): ReserveInput {
+/** Each key's value hash, as the forwarder presents it with every request. */
+const hashes = new Map<string, string>();
+
+type TestReserve = Omit<ReserveInput, "keyHash" | "tokens"> &
+  Partial<Pick<ReserveInput, "keyHash" | "tokens">>;
+
+/** Reserves as the forwarder does, presenting the key's current value and no tokens unless told. */
+function reserve(ref: KeyRef, input: TestReserve) {
+  return store.billing.reserve(ref, { tokens: 0, keyHash: hashes.get(ref.keyId) ?? "unknown", ...input });
+}
+
+function reserveInput(amount: number, overrides: Partial<ReserveInput> = {}): TestReserve {
   const now = store.clock.now();
   return {
     reservationId: randomUUID(),
@@ -71,6 +83,7 @@ function settleInput(reservationId: string, cost: number, overrides: Partial<Set
     latencyMs: 120,
     periods: store.calendar.at(now),
     day: store.calendar.dayOf(now),
+    now,
     ...overrides,
   };
 }
@@ -79,10 +92,7 @@ describe("reserve", () => {
   it("reserves the amount on the key and the account and returns the key's metadata", async () => {
     await account("100");
     const { ref } = await key({ budget: "50", models: ["llama"] });
-    const result = await store.billing.reserve(
-      ref,
-      reserveInput(rub("10"), { model: { kind: "named", model: "llama" } }),
-    );
+    const result = await reserve(ref, reserveInput(rub("10"), { model: { kind: "named", model: "llama" } }));
     expect(result).toMatchObject({
       ok: true,
       keyName: "test",
@@ -105,7 +115,7 @@ describe("reserve", () => {
     await account();
     const { ref } = await key();
     await store.keys.revoke(ref, store.clock.now(), "{}");
-    expect(await store.billing.reserve(ref, reserveInput(1))).toMatchObject({
+    expect(await reserve(ref, reserveInput(1))).toMatchObject({
       ok: false,
       code: "key_revoked",
     });
@@ -115,9 +125,9 @@ describe("reserve", () => {
     await account();
     const { ref, record } = await key({ ttl: "15m" });
     store.clock.ms = (record.expiresAt as number) - 1;
-    expect(await store.billing.reserve(ref, reserveInput(1))).toMatchObject({ ok: true });
+    expect(await reserve(ref, reserveInput(1))).toMatchObject({ ok: true });
     store.clock.ms = record.expiresAt as number;
-    expect(await store.billing.reserve(ref, reserveInput(1))).toMatchObject({
+    expect(await reserve(ref, reserveInput(1))).toMatchObject({
       ok: false,
       code: "key_expired",
     });
@@ -126,7 +136,7 @@ describe("reserve", () => {
   it("answers invalid_api_key when the key record does not exist", async () => {
     await account();
     expect(
-      await store.billing.reserve({ accountId: "acme", keyId: "key_00000000000000000000" }, reserveInput(1)),
+      await reserve({ accountId: "acme", keyId: "key_00000000000000000000" }, reserveInput(1)),
     ).toMatchObject({
       ok: false,
       code: "invalid_api_key",
@@ -136,21 +146,19 @@ describe("reserve", () => {
   it("refuses a model outside the key's list, and a body without a model, but lets a request without a body pass", async () => {
     await account();
     const { ref } = await key({ models: ["a", "b"] });
-    expect(
-      await store.billing.reserve(ref, reserveInput(1, { model: { kind: "named", model: "c" } })),
-    ).toMatchObject({
+    expect(await reserve(ref, reserveInput(1, { model: { kind: "named", model: "c" } }))).toMatchObject({
       ok: false,
       code: "model_not_allowed",
       allowedModels: ["a", "b"],
     });
-    expect(await store.billing.reserve(ref, reserveInput(1, { model: { kind: "unknown" } }))).toMatchObject({
+    expect(await reserve(ref, reserveInput(1, { model: { kind: "unknown" } }))).toMatchObject({
       ok: false,
       code: "model_not_allowed",
     });
-    expect(
-      await store.billing.reserve(ref, reserveInput(1, { model: { kind: "named", model: "b" } })),
-    ).toMatchObject({ ok: true });
-    expect(await store.billing.reserve(ref, reserveInput(0, { model: { kind: "none" } }))).toMatchObject({
+    expect(await reserve(ref, reserveInput(1, { model: { kind: "named", model: "b" } }))).toMatchObject({
+      ok: true,
+    });
+    expect(await reserve(ref, reserveInput(0, { model: { kind: "none" } }))).toMatchObject({
       ok: true,
     });
   });
@@ -158,18 +166,18 @@ describe("reserve", () => {
   it("lets a key without a model list use any model, or none", async () => {
     await account();
     const { ref } = await key();
-    expect(await store.billing.reserve(ref, reserveInput(1, { model: { kind: "unknown" } }))).toMatchObject({
+    expect(await reserve(ref, reserveInput(1, { model: { kind: "unknown" } }))).toMatchObject({
       ok: true,
     });
-    expect(
-      await store.billing.reserve(ref, reserveInput(1, { model: { kind: "named", model: "x" } })),
-    ).toMatchObject({ ok: true });
+    expect(await reserve(ref, reserveInput(1, { model: { kind: "named", model: "x" } }))).toMatchObject({
+      ok: true,
+    });
   });
 
   it("accepts a worst case that exactly fills the budget and refuses one micro-ruble more", async () => {
     await account("100");
     const { ref } = await key({ budget: "10" });
-    expect(await store.billing.reserve(ref, reserveInput(rub("10") + 1))).toMatchObject({
+    expect(await reserve(ref, reserveInput(rub("10") + 1))).toMatchObject({
       ok: false,
       code: "budget_exceeded",
       budget: rub("10"),
@@ -177,12 +185,12 @@ describe("reserve", () => {
       keyReserved: 0,
       period: "month",
     });
-    expect(await store.billing.reserve(ref, reserveInput(rub("10")))).toMatchObject({
+    expect(await reserve(ref, reserveInput(rub("10")))).toMatchObject({
       ok: true,
       keyReserved: rub("10"),
     });
     // Nothing is left while that reservation is held.
-    expect(await store.billing.reserve(ref, reserveInput(1))).toMatchObject({
+    expect(await reserve(ref, reserveInput(1))).toMatchObject({
       ok: false,
       code: "budget_exceeded",
     });
@@ -192,9 +200,9 @@ describe("reserve", () => {
     await account("100");
     const { ref } = await key({ budget: "1" });
     const first = reserveInput(rub("1"));
-    await store.billing.reserve(ref, first);
+    await reserve(ref, first);
     await store.billing.settle(ref, settleInput(first.reservationId, rub("1")));
-    expect(await store.billing.reserve(ref, reserveInput(0))).toMatchObject({
+    expect(await reserve(ref, reserveInput(0))).toMatchObject({
       ok: false,
       code: "budget_exceeded",
       spent: rub("1"),
@@ -205,9 +213,9 @@ describe("reserve", () => {
     await account("1");
     const { ref } = await key();
     const first = reserveInput(rub("1"));
-    await store.billing.reserve(ref, first);
+    await reserve(ref, first);
     await store.billing.settle(ref, settleInput(first.reservationId, rub("1")));
-    expect(await store.billing.reserve(ref, reserveInput(0))).toMatchObject({
+    expect(await reserve(ref, reserveInput(0))).toMatchObject({
       ok: false,
       code: "insufficient_balance",
       balance: 0,
@@ -217,14 +225,14 @@ describe("reserve", () => {
   it("counts what is reserved by requests in flight against the balance", async () => {
     await account("10");
     const { ref } = await key();
-    expect(await store.billing.reserve(ref, reserveInput(rub("6")))).toMatchObject({ ok: true });
-    expect(await store.billing.reserve(ref, reserveInput(rub("4") + 1))).toMatchObject({
+    expect(await reserve(ref, reserveInput(rub("6")))).toMatchObject({ ok: true });
+    expect(await reserve(ref, reserveInput(rub("4") + 1))).toMatchObject({
       ok: false,
       code: "insufficient_balance",
       balance: rub("10"),
       accountReserved: rub("6"),
     });
-    expect(await store.billing.reserve(ref, reserveInput(rub("4")))).toMatchObject({
+    expect(await reserve(ref, reserveInput(rub("4")))).toMatchObject({
       ok: true,
       accountReserved: rub("10"),
     });
@@ -234,12 +242,12 @@ describe("reserve", () => {
     await account();
     const { ref } = await key();
     const reservation = reserveInput(0);
-    await store.billing.reserve(ref, reservation);
+    await reserve(ref, reservation);
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
     // It still has its record, which makes its settlement exactly-once.
     expect(
       await store.redis.hget(store.redisKeys.reservationRecords("acme"), reservation.reservationId),
-    ).toBe(`${ref.keyId} 0`);
+    ).toBe(`${ref.keyId} 0 -`);
   });
 });
 
@@ -248,7 +256,7 @@ describe("settle", () => {
     await account("100");
     const { ref } = await key({ budget: "50" });
     const reservation = reserveInput(rub("10"));
-    await store.billing.reserve(ref, reservation);
+    await reserve(ref, reservation);
     const settled = await store.billing.settle(
       ref,
       settleInput(reservation.reservationId, rub("2.5"), { estimated: true, failed: true, latencyMs: 300 }),
@@ -284,7 +292,7 @@ describe("settle", () => {
     await account("100");
     const { ref } = await key({ budget: "50" });
     const reservation = reserveInput(rub("10"));
-    await store.billing.reserve(ref, reservation);
+    await reserve(ref, reservation);
     const input = settleInput(reservation.reservationId, rub("3"));
     await store.billing.settle(ref, input);
     expect(await store.billing.settle(ref, input)).toEqual({ duplicate: true });
@@ -297,7 +305,7 @@ describe("settle", () => {
     await account("100");
     const { ref } = await key({ budget: "5" });
     const reservation = reserveInput(rub("5"));
-    await store.billing.reserve(ref, reservation);
+    await reserve(ref, reservation);
     expect(await store.billing.settle(ref, settleInput(reservation.reservationId, rub("7")))).toMatchObject({
       spent: rub("7"),
       balance: rub("93"),
@@ -309,7 +317,7 @@ describe("settle", () => {
     await account("100");
     const { ref } = await key();
     const reservation = reserveInput(rub("10"));
-    await store.billing.reserve(ref, reservation);
+    await reserve(ref, reservation);
     store.clock.advance(120_000); // past its expiry, but no script has released it yet
     const input = settleInput(reservation.reservationId, rub("4"));
     expect(await store.billing.settle(ref, input)).toMatchObject({ duplicate: false, balance: rub("96") });
@@ -319,7 +327,7 @@ describe("settle", () => {
     // The settlement released it; the next purge of expired reservations does not release it again, which
     // would take another request's reservation away.
     const other = reserveInput(rub("3"));
-    expect(await store.billing.reserve(ref, other)).toMatchObject({
+    expect(await reserve(ref, other)).toMatchObject({
       ok: true,
       expired: 0,
       accountReserved: rub("3"),
@@ -334,11 +342,11 @@ describe("settle", () => {
     await account("100");
     const { ref } = await key({ budget: "50" });
     const late = reserveInput(rub("10"));
-    await store.billing.reserve(ref, late);
+    await reserve(ref, late);
     store.clock.advance(60_000);
     // Another request, a long one, releases the expired reservation and holds its own.
     const running = reserveInput(rub("3"), { expiresAt: store.clock.now() + 7_200_000 });
-    expect(await store.billing.reserve(ref, running)).toMatchObject({
+    expect(await reserve(ref, running)).toMatchObject({
       ok: true,
       expired: 1,
       accountReserved: rub("3"),
@@ -364,7 +372,7 @@ describe("settle", () => {
     expect(await store.redis.zscore(store.redisKeys.reservations("acme"), late.reservationId)).toBeNull();
 
     expect(await store.billing.settle(ref, input)).toEqual({ duplicate: true });
-    expect(await store.billing.reserve(ref, reserveInput(0))).toMatchObject({
+    expect(await reserve(ref, reserveInput(0))).toMatchObject({
       ok: true,
       expired: 0,
       accountReserved: rub("3"),
@@ -381,10 +389,10 @@ describe("settle", () => {
     await account("100");
     const { ref } = await key();
     const reservation = reserveInput(rub("10"));
-    await store.billing.reserve(ref, reservation);
+    await reserve(ref, reservation);
     store.clock.advance(60_000);
     const probe = reserveInput(0);
-    expect(await store.billing.reserve(ref, probe)).toMatchObject({ ok: true, expired: 1 });
+    expect(await reserve(ref, probe)).toMatchObject({ ok: true, expired: 1 });
     await store.billing.settle(ref, settleInput(probe.reservationId, 0));
     expect(
       await store.redis.hget(store.redisKeys.reservationRecords("acme"), reservation.reservationId),
@@ -392,7 +400,7 @@ describe("settle", () => {
     // The store under test remembers expired reservations for a day.
     store.clock.advance(86_400_000 + 1);
     const later = reserveInput(0);
-    expect(await store.billing.reserve(ref, later)).toMatchObject({ ok: true, expired: 0 });
+    expect(await reserve(ref, later)).toMatchObject({ ok: true, expired: 0 });
     expect(
       await store.redis.hget(store.redisKeys.reservationRecords("acme"), reservation.reservationId),
     ).toBeNull();
@@ -407,7 +415,7 @@ describe("settle", () => {
     await account("100");
     const { ref } = await key();
     const reservation = reserveInput(0);
-    await store.billing.reserve(ref, reservation);
+    await reserve(ref, reservation);
     expect(await store.billing.settle(ref, settleInput(reservation.reservationId, 0))).toMatchObject({
       balance: rub("100"),
     });
@@ -425,7 +433,7 @@ describe("settle", () => {
     const { ref } = await key();
     for (const amount of [rub("1"), 0]) {
       const reservation = reserveInput(amount);
-      await store.billing.reserve(ref, reservation);
+      await reserve(ref, reservation);
       await store.billing.settle(ref, settleInput(reservation.reservationId, amount));
     }
     expect(await store.redis.hlen(store.redisKeys.reservationRecords("acme"))).toBe(0);
@@ -445,7 +453,7 @@ describe("settle", () => {
     const twoDays = 2 * 86_400_000;
     for (let i = 0; i < 2; i++) {
       const reservation = reserveInput(1);
-      await billing.reserve(ref, reservation);
+      await billing.reserve(ref, { tokens: 0, keyHash: hashes.get(ref.keyId) as string, ...reservation });
       await billing.settle(ref, settleInput(reservation.reservationId, 1));
       const ttl = await store.redis.pttl(list);
       expect(ttl).toBeGreaterThan(twoDays - 60_000);
@@ -468,7 +476,7 @@ describe("settling several requests of an account in one call", () => {
       [a.ref, a2],
       [b.ref, b1],
     ] as const) {
-      await store.billing.reserve(ref, input);
+      await reserve(ref, input);
     }
 
     const results = await store.billing.settleMany("acme", [
@@ -513,7 +521,7 @@ describe("settling several requests of an account in one call", () => {
       reserveInput(rub("10")),
       reserveInput(rub("10")),
     ];
-    for (const input of [first, second, third]) await store.billing.reserve(ref, input);
+    for (const input of [first, second, third]) await reserve(ref, input);
     // The second settlement's day has a usage hash of the wrong type: its script part fails there, after
     // it has released its reservation and charged its cost (Redis does not roll a script back).
     const badDay = "2000-01-01";
@@ -568,13 +576,13 @@ describe("reservations that are never settled", () => {
   it("expire by themselves and give the budget and balance back", async () => {
     await account("10");
     const { ref } = await key({ budget: "10" });
-    await store.billing.reserve(ref, reserveInput(rub("10")));
-    expect(await store.billing.reserve(ref, reserveInput(1))).toMatchObject({
+    await reserve(ref, reserveInput(rub("10")));
+    expect(await reserve(ref, reserveInput(1))).toMatchObject({
       ok: false,
       code: "budget_exceeded",
     });
     store.clock.advance(60_000);
-    expect(await store.billing.reserve(ref, reserveInput(rub("10")))).toMatchObject({
+    expect(await reserve(ref, reserveInput(rub("10")))).toMatchObject({
       ok: true,
       expired: 1,
       keyReserved: rub("10"),
@@ -586,8 +594,8 @@ describe("reservations that are never settled", () => {
     const { ref } = await key();
     const running = reserveInput(rub("4"));
     const released = reserveInput(rub("4"));
-    await store.billing.reserve(ref, running);
-    await store.billing.reserve(ref, released);
+    await reserve(ref, running);
+    await reserve(ref, released);
     await store.billing.settle(ref, settleInput(released.reservationId, rub("1")));
 
     store.clock.advance(50_000);
@@ -602,7 +610,7 @@ describe("reservations that are never settled", () => {
     // An extension to an earlier time does not shorten it.
     expect(await store.billing.extend("acme", [running.reservationId], store.clock.now())).toBe(0);
     store.clock.advance(50_000);
-    expect(await store.billing.reserve(ref, reserveInput(0))).toMatchObject({
+    expect(await reserve(ref, reserveInput(0))).toMatchObject({
       ok: true,
       expired: 0,
       accountReserved: rub("4"),
@@ -612,20 +620,20 @@ describe("reservations that are never settled", () => {
     await account("100");
     const { ref } = await key();
     const count = PURGE_LIMIT + 50;
-    for (let i = 0; i < count; i++) await store.billing.reserve(ref, reserveInput(1));
+    for (let i = 0; i < count; i++) await reserve(ref, reserveInput(1));
     expect((await store.billing.reserved("acme")).account).toBe(count);
     store.clock.advance(60_000);
-    expect(await store.billing.reserve(ref, reserveInput(0))).toMatchObject({
+    expect(await reserve(ref, reserveInput(0))).toMatchObject({
       ok: true,
       expired: PURGE_LIMIT,
       accountReserved: 50,
     });
-    expect(await store.billing.reserve(ref, reserveInput(0))).toMatchObject({
+    expect(await reserve(ref, reserveInput(0))).toMatchObject({
       ok: true,
       expired: 50,
       accountReserved: 0,
     });
-    expect(await store.billing.reserve(ref, reserveInput(0))).toMatchObject({ ok: true, expired: 0 });
+    expect(await reserve(ref, reserveInput(0))).toMatchObject({ ok: true, expired: 0 });
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
     // Each stays an 'expired' marker for the late-settlement window.
     const records = Object.values(await store.redis.hgetall(store.redisKeys.reservationRecords("acme")));
@@ -641,7 +649,7 @@ describe("amounts near the largest the gateway holds", () => {
     expect((await store.accounts.require("acme")).balance).toBe(999_999_999_999_999);
     await expect(store.accounts.topUp("acme", 1, "{}")).rejects.toMatchObject({ code: "invalid_request" });
     const reservation = reserveInput(999_999_999_999_998);
-    expect(await store.billing.reserve(ref, reservation)).toMatchObject({
+    expect(await reserve(ref, reservation)).toMatchObject({
       ok: true,
       accountReserved: 999_999_999_999_998,
     });
@@ -659,7 +667,7 @@ describe("under concurrency", () => {
     await account("1000");
     const { ref } = await key({ budget: "10" });
     const results = await Promise.all(
-      Array.from({ length: 200 }, () => store.billing.reserve(ref, reserveInput(rub("0.3")))),
+      Array.from({ length: 200 }, () => reserve(ref, reserveInput(rub("0.3")))),
     );
     const accepted = results.filter((r) => r.ok).length;
     expect(accepted).toBe(33); // 33 × 0.3 = 9.9 ≤ 10 < 34 × 0.3
@@ -671,8 +679,7 @@ describe("under concurrency", () => {
     await account("1000");
     const { ref } = await key();
     const charges = Array.from({ length: 150 }, (_, i) => ({ id: randomUUID(), cost: 1_000 + i }));
-    for (const charge of charges)
-      await store.billing.reserve(ref, reserveInput(charge.cost, { reservationId: charge.id }));
+    for (const charge of charges) await reserve(ref, reserveInput(charge.cost, { reservationId: charge.id }));
     const topUps = Array.from({ length: 150 }, (_, i) => 7 + i);
     await Promise.all([
       ...charges.map((charge) => store.billing.settle(ref, settleInput(charge.id, charge.cost))),
@@ -696,27 +703,27 @@ describe("budget periods in the scripts", () => {
     await account("100");
     const { ref } = await key({ budget: "10", period: "day" });
     const first = reserveInput(rub("6"));
-    await store.billing.reserve(ref, first);
+    await reserve(ref, first);
     await store.billing.settle(ref, settleInput(first.reservationId, rub("6")));
-    expect(await store.billing.reserve(ref, reserveInput(rub("5")))).toMatchObject({
+    expect(await reserve(ref, reserveInput(rub("5")))).toMatchObject({
       ok: false,
       code: "budget_exceeded",
     });
 
     store.clock.set("2026-11-21T14:00:00.000Z"); // midnight: a new day
     const fresh = reserveInput(rub("5"));
-    expect(await store.billing.reserve(ref, fresh)).toMatchObject({ ok: true, spent: 0 });
+    expect(await reserve(ref, fresh)).toMatchObject({ ok: true, spent: 0 });
     await store.billing.settle(ref, settleInput(fresh.reservationId, rub("5")));
 
     // A replica whose clock is a second behind still computes yesterday; it must not reset today's spending.
     const lagging = reserveInput(rub("5"), { now: Date.parse("2026-11-21T13:59:59.000Z") });
     lagging.periods = store.calendar.at(lagging.now);
-    expect(await store.billing.reserve(ref, lagging)).toMatchObject({
+    expect(await reserve(ref, lagging)).toMatchObject({
       ok: true,
       spent: rub("5"),
       keyReserved: rub("5"),
     });
-    expect(await store.billing.reserve(ref, reserveInput(1))).toMatchObject({
+    expect(await reserve(ref, reserveInput(1))).toMatchObject({
       ok: false,
       code: "budget_exceeded",
     });
@@ -727,7 +734,7 @@ describe("budget periods in the scripts", () => {
     const { ref } = await key({ budget: "10", period: "month" });
     store.clock.set("2026-11-30T23:59:59.000Z");
     const reservation = reserveInput(rub("3"));
-    await store.billing.reserve(ref, reservation);
+    await reserve(ref, reservation);
     store.clock.set("2026-12-01T00:00:01.000Z");
     expect(await store.billing.settle(ref, settleInput(reservation.reservationId, rub("2")))).toMatchObject({
       spent: rub("2"),

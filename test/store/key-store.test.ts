@@ -12,6 +12,7 @@ const rub = (text: string) => parseRubles(text, "test amount");
 
 let store: TestStore;
 let ref: KeyRef;
+let keyHash: string;
 
 beforeEach(async () => {
   store = await openStore();
@@ -21,6 +22,7 @@ beforeEach(async () => {
     ACTOR,
   );
   ref = { accountId: "acme", keyId: record.id };
+  keyHash = record.hash as string;
 });
 afterEach(() => store.close());
 
@@ -30,6 +32,8 @@ async function charge(amount: number): Promise<void> {
   const reservationId = randomUUID();
   const periods = store.calendar.at(now);
   await store.billing.reserve(ref, {
+    tokens: 0,
+    keyHash: keyHash,
     reservationId,
     amount,
     now,
@@ -49,6 +53,7 @@ async function charge(amount: number): Promise<void> {
     latencyMs: 10,
     periods,
     day: store.calendar.dayOf(now),
+    now,
   });
   expect(settled.duplicate).toBe(false);
 }

@@ -113,6 +113,8 @@ type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
 
 interface ModelKey {
   ref: KeyRef;
+  /** The hash of the key value requests present. */
+  hash: string;
   budget: Micros | null;
   period: Period;
   spent: Micros;
@@ -240,6 +242,7 @@ async function setUp(s: Scenario): Promise<MoneyModel> {
     const { record } = await store.keyService.create({ accountId, name: "k", ...limit }, ACTOR);
     keys.push({
       ref: { accountId, keyId: record.id },
+      hash: record.hash as string,
       budget,
       period: record.period,
       spent: record.spent,
@@ -264,6 +267,8 @@ async function reserve(model: MoneyModel, s: Scenario, st: Extract<Step, { op: "
     state: "held",
   };
   const reply = await store.billing.reserve(key.ref, {
+    tokens: 0,
+    keyHash: key.hash,
     reservationId: reservation.id,
     amount: reservation.amount,
     now,
@@ -321,6 +326,7 @@ async function settle(model: MoneyModel, s: Scenario, picks: { r: ModelReservati
       latencyMs: 10,
       periods: store.calendar.at(now),
       day,
+      now,
     },
   }));
   const replies = await store.billing.settleMany(inputs[0]!.ref.accountId, inputs);

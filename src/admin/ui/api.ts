@@ -115,6 +115,10 @@ export const api = {
   updateKey: (accountId: string, keyId: string, body: UpdateKeyBody) =>
     call<Key>("PATCH", key(accountId, keyId), { body }),
   revokeKey: (accountId: string, keyId: string) => call<Key>("POST", `${key(accountId, keyId)}/revoke`),
+  rotateKey: (accountId: string, keyId: string, grace: string) =>
+    call<CreatedKey>("POST", `${key(accountId, keyId)}/rotate`, { body: { grace } }),
+  disableKey: (accountId: string, keyId: string) => call<Key>("POST", `${key(accountId, keyId)}/disable`),
+  enableKey: (accountId: string, keyId: string) => call<Key>("POST", `${key(accountId, keyId)}/enable`),
   usage: (accountId: string, keyId: string) => call<Usage>("GET", `${key(accountId, keyId)}/usage`),
   requests: (accountId: string, keyId: string, limit = 50) =>
     call<RequestLog>("GET", `${key(accountId, keyId)}/requests?limit=${limit}`),

@@ -199,6 +199,8 @@ export function ConfirmDialog({
   children,
   confirm,
   busy,
+  working,
+  danger = true,
   onConfirm,
   onCancel,
 }: {
@@ -206,6 +208,10 @@ export function ConfirmDialog({
   children: ComponentChildren;
   confirm: string;
   busy: boolean;
+  /** The confirm button's text while busy; "Revoking…" by default. */
+  working?: string;
+  /** A red confirm button, for what cannot be undone. */
+  danger?: boolean;
   onConfirm(): void;
   onCancel(): void;
 }) {
@@ -232,8 +238,8 @@ export function ConfirmDialog({
         <button type="button" class="secondary" onClick={onCancel} disabled={busy}>
           {t("common.cancel")}
         </button>
-        <button type="button" class="danger" onClick={onConfirm} disabled={busy}>
-          {busy ? t("revoke.working") : confirm}
+        <button type="button" class={danger ? "danger" : undefined} onClick={onConfirm} disabled={busy}>
+          {busy ? (working ?? t("revoke.working")) : confirm}
         </button>
       </div>
     </dialog>

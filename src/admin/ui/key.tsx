@@ -2,7 +2,7 @@
 // bodies when the key keeps them), the view its client gets from GET /v1/key, and a form to change it.
 
 import { useId, useState } from "preact/hooks";
-import { api, clientKeyView, type Key, type RequestLogEntry } from "./api.js";
+import { api, type CreatedKey, clientKeyView, type Key, type RequestLogEntry } from "./api.js";
 import { UsageCharts } from "./charts.js";
 import { ErrorNote, LoadProblem, PageTitle, RefreshButton, Status, useLoad } from "./components.js";
 import { useUi } from "./context.js";
@@ -10,6 +10,7 @@ import type { MessageKey } from "./i18n.js";
 import { type FormField, KeyFields } from "./key-form.js";
 import { StateBadge } from "./keys-table.js";
 import { RevokeDialog } from "./revoke.js";
+import { RotateDialog, RotatedPanel } from "./rotate.js";
 import { href } from "./route.js";
 import { useAction } from "./use-action.js";
 import { checkKeyChanges, keyFormOf } from "./validate.js";
@@ -26,7 +27,10 @@ export function KeyView({ accountId, keyId }: { accountId: string; keyId: string
   const { t } = useUi();
   const loaded = useLoad(() => loadKey(accountId, keyId), `${accountId}/${keyId}`);
   const [revoking, setRevoking] = useState(false);
-  const [revoked, setRevoked] = useState(false);
+  const [rotating, setRotating] = useState(false);
+  const [rotated, setRotated] = useState<CreatedKey | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const switching = useAction();
   const data = loaded.data;
   const key = data?.key;
   const title = key ? t("key.title", { name: key.name }) : keyId;
@@ -34,6 +38,16 @@ export function KeyView({ accountId, keyId }: { accountId: string; keyId: string
   const replaceKey = (next: Key) => {
     if (data) loaded.set({ ...data, key: next });
   };
+  // Revoked and expired keys are final here; a disabled one can still be enabled, rotated or revoked.
+  const live =
+    key !== undefined && (key.state === "active" || key.state === "rotating" || key.state === "disabled");
+  const setDisabled = (disable: boolean) =>
+    key &&
+    switching.run(async () => {
+      const next = await (disable ? api.disableKey : api.enableKey)(key.account_id, key.id);
+      replaceKey(next);
+      setDone(t(disable ? "key.disabledDone" : "key.enabledDone", { name: next.name }));
+    });
 
   return (
     <>
@@ -45,13 +59,28 @@ export function KeyView({ accountId, keyId }: { accountId: string; keyId: string
         {key && <StateBadge k={key} />}
         <span class="spacer" />
         <RefreshButton loaded={loaded} />
-        {key?.state === "active" && (
-          <button type="button" class="danger" onClick={() => setRevoking(true)}>
-            {t("keys.revoke")}
-          </button>
+        {live && (
+          <>
+            <button type="button" class="secondary" onClick={() => setRotating(true)}>
+              {t("key.rotate")}
+            </button>
+            <button
+              type="button"
+              class="secondary"
+              disabled={switching.busy}
+              onClick={() => setDisabled(key.state !== "disabled")}
+            >
+              {key.state === "disabled" ? t("key.enable") : t("key.disable")}
+            </button>
+            <button type="button" class="danger" onClick={() => setRevoking(true)}>
+              {t("keys.revoke")}
+            </button>
+          </>
         )}
       </div>
-      {revoked && key && <Status>{t("revoke.done", { name: key.name })}</Status>}
+      {done !== null && <Status>{done}</Status>}
+      {switching.error !== null && <ErrorNote error={switching.error} />}
+      {rotated && <RotatedPanel rotated={rotated} onDismiss={() => setRotated(null)} />}
       <LoadProblem loaded={loaded} />
       {data && key && (
         <>
@@ -74,7 +103,7 @@ export function KeyView({ accountId, keyId }: { accountId: string; keyId: string
             </section>
             <section aria-labelledby="edit-heading">
               <h2 id="edit-heading">{t("key.edit")}</h2>
-              {key.state === "active" ? (
+              {live ? (
                 <EditKey k={key} onSaved={replaceKey} />
               ) : (
                 <p class="muted">{t("key.inactive", { state: t(`keys.state.${key.state}`) })}</p>
@@ -89,7 +118,19 @@ export function KeyView({ accountId, keyId }: { accountId: string; keyId: string
           onCancel={() => setRevoking(false)}
           onDone={(next) => {
             setRevoking(false);
-            setRevoked(true);
+            setDone(t("revoke.done", { name: next.name }));
+            replaceKey(next);
+          }}
+        />
+      )}
+      {rotating && key && (
+        <RotateDialog
+          k={key}
+          onCancel={() => setRotating(false)}
+          onDone={(next) => {
+            setRotating(false);
+            setDone(null);
+            setRotated(next);
             replaceKey(next);
           }}
         />
@@ -99,11 +140,20 @@ export function KeyView({ accountId, keyId }: { accountId: string; keyId: string
 }
 
 function Facts({ k }: { k: Key }) {
-  const { t, rub, instant } = useUi();
+  const { t, rub, instant, num } = useUi();
   const budget = k.budget;
+  const limits = [
+    k.limits.rpm !== null && t("key.limit.rpm", { n: num(k.limits.rpm) }),
+    k.limits.tpm !== null && t("key.limit.tpm", { n: num(k.limits.tpm) }),
+    k.limits.max_parallel !== null && t("key.limit.parallel", { n: num(k.limits.max_parallel) }),
+  ].filter((limit): limit is string => limit !== false);
   return (
     <section class="card facts" aria-labelledby="facts-heading">
       <h2 id="facts-heading">{t("key.facts")}</h2>
+      {k.grace_until !== null && <p class="note">{t("key.graceUntil", { date: instant(k.grace_until) })}</p>}
+      {k.state === "disabled" && k.disabled_at !== null && (
+        <p class="note warning">{t("key.disabledSince", { date: instant(k.disabled_at) })}</p>
+      )}
       <dl>
         <dt>{t("keys.col.id")}</dt>
         <dd>
@@ -141,6 +191,8 @@ function Facts({ k }: { k: Key }) {
         </dd>
         <dt>{t("keys.col.reset")}</dt>
         <dd>{budget ? instant(budget.reset_at) : "—"}</dd>
+        <dt>{t("key.limits")}</dt>
+        <dd>{limits.length === 0 ? <span class="muted">{t("key.noLimits")}</span> : limits.join(", ")}</dd>
         <dt>{t("keys.col.models")}</dt>
         <dd>{k.allowed_models === null ? t("keys.allModels") : k.allowed_models.join(", ")}</dd>
         <dt>{t("keys.col.privacy")}</dt>

@@ -1,7 +1,7 @@
 // Creating a key: the form, checked in the page with the server's rules, then the key's value shown this
 // once with a copy button. The value lives only in this view's state and is gone when the view is left.
 
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { api, type CreatedKey } from "./api.js";
 import { ErrorNote, PageTitle } from "./components.js";
 import { useUi } from "./context.js";
@@ -79,49 +79,14 @@ export function NewKeyView({ accountId }: { accountId: string }) {
 function CreatedKeyPanel({ created }: { created: CreatedKey }) {
   const { t } = useUi();
   const heading = useRef<HTMLHeadingElement>(null);
-  const input = useRef<HTMLInputElement>(null);
-  const [copy, setCopy] = useState<"copied" | "failed" | null>(null);
   useEffect(() => heading.current?.focus(), []);
-
-  const copyKey = async () => {
-    try {
-      await navigator.clipboard.writeText(created.key);
-      setCopy("copied");
-    } catch {
-      input.current?.focus();
-      input.current?.select();
-      setCopy("failed");
-    }
-  };
 
   return (
     <section class="card created" aria-labelledby="created-heading">
       <h2 id="created-heading" ref={heading} tabIndex={-1}>
         {t("created.title", { name: created.name })}
       </h2>
-      <p class="note warning" role="alert">
-        {t("created.warning")}
-      </p>
-      <label for="created-key">{t("created.value")}</label>
-      <div class="copy-row">
-        <input
-          id="created-key"
-          ref={input}
-          class="secret"
-          type="text"
-          readOnly
-          value={created.key}
-          spellcheck={false}
-          autoComplete="off"
-          onFocus={(event) => event.currentTarget.select()}
-        />
-        <button type="button" onClick={copyKey}>
-          {t("created.copy")}
-        </button>
-      </div>
-      <p class="copy-status" role="status">
-        {copy === "copied" ? t("created.copied") : copy === "failed" ? t("created.copyFailed") : ""}
-      </p>
+      <SecretValue value={created.key} />
       <div class="actions">
         <a class="button" href={href({ name: "account", accountId: created.account_id })}>
           {t("created.done")}
@@ -134,5 +99,52 @@ function CreatedKeyPanel({ created }: { created: CreatedKey }) {
         </a>
       </div>
     </section>
+  );
+}
+
+/** A key value shown this once: the warning, the value selected on focus, and a copy button. */
+export function SecretValue({ value }: { value: string }) {
+  const { t } = useUi();
+  const input = useRef<HTMLInputElement>(null);
+  const [copy, setCopy] = useState<"copied" | "failed" | null>(null);
+  const id = useId();
+
+  const copyKey = async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      setCopy("copied");
+    } catch {
+      input.current?.focus();
+      input.current?.select();
+      setCopy("failed");
+    }
+  };
+
+  return (
+    <>
+      <p class="note warning" role="alert">
+        {t("created.warning")}
+      </p>
+      <label for={id}>{t("created.value")}</label>
+      <div class="copy-row">
+        <input
+          id={id}
+          ref={input}
+          class="secret"
+          type="text"
+          readOnly
+          value={value}
+          spellcheck={false}
+          autoComplete="off"
+          onFocus={(event) => event.currentTarget.select()}
+        />
+        <button type="button" onClick={copyKey}>
+          {t("created.copy")}
+        </button>
+      </div>
+      <p class="copy-status" role="status">
+        {copy === "copied" ? t("created.copied") : copy === "failed" ? t("created.copyFailed") : ""}
+      </p>
+    </>
   );
 }

@@ -15,7 +15,7 @@ export const COLUMNS: Column[] = [
   "models",
   "privacy",
 ];
-const STATE_ORDER = { active: 0, expired: 1, revoked: 2 } as const;
+const STATE_ORDER = { active: 0, rotating: 1, disabled: 2, expired: 3, revoked: 4 } as const;
 
 /** The value a key is sorted by in a column; null (no budget, no expiry) sorts last either way. */
 function sortValue(key: Key, column: Column): string | number | null {

@@ -26,5 +26,9 @@ export function clientKeyView(k: Key) {
     log_bodies: k.log_bodies,
     budget: k.budget,
     currency: k.currency,
+    state: k.state,
+    grace_until: k.grace_until,
+    disabled_at: k.disabled_at,
+    limits: k.limits,
   };
 }

@@ -22,6 +22,8 @@
   ARGV[11] log_bodies: '1' | '0'
   ARGV[12] audit entry (JSON)
   ARGV[13] most audit entries kept
+  ARGV[14] SHA-256 of the key's value: the value requests must present (rotation replaces it)
+  ARGV[15] limits as a JSON object of strings: rpm, tpm, max_parallel (each optional)
 
   Returns  {'ok'} | {'account_not_found'} | {'insufficient_balance', balance} | {'key_exists'}
 ]]
@@ -39,10 +41,11 @@ if redis.call('EXISTS', KEYS[2]) == 1 then
 end
 redis.call('HSET', KEYS[2],
   'id', ARGV[2], 'account', ARGV[3], 'name', ARGV[4], 'hint', ARGV[5], 'created_at', ARGV[1],
-  'period', ARGV[8], 'spent', '0', 'period_start', ARGV[9], 'log_bodies', ARGV[11])
+  'period', ARGV[8], 'spent', '0', 'period_start', ARGV[9], 'log_bodies', ARGV[11], 'hash', ARGV[14])
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[2], 'expires_at', ARGV[6]) end
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[2], 'budget', ARGV[7]) end
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[2], 'models', ARGV[10]) end
+for limit, value in pairs(cjson.decode(ARGV[15])) do redis.call('HSET', KEYS[2], limit, value) end
 redis.call('ZADD', KEYS[3], ARGV[1], ARGV[2])
 appendAudit(KEYS[4], ARGV[12], ARGV[13])
 return { 'ok' }

@@ -15,8 +15,12 @@
   reservation expired before it finished finds an 'expired' marker (the amount was already released) and is
   charged all the same.
 
-  The cost may exceed what was reserved when the upstream produced more than the worst case allowed for;
-  the spent amount and the balance then go past their limits by that difference rather than lose real usage.
+  The cost exceeds what was reserved only when the gateway charges overage (billing.overage: charge); the
+  spent amount and the balance then go past their limits by that difference.
+
+  A key with a tokens-per-minute limit counted the request's worst case at admission; its settlement gives
+  back what the request did not use (or takes what it used beyond), so that a minute's allowance is freed by
+  requests that used less than they could have.
 
   KEYS[1]  account hash              {a:<account>}:account
   KEYS[2]  reservation expiries zset {a:<account>}:resv
@@ -30,7 +34,7 @@
   ARGV[1]  seconds to keep a daily usage hash
   ARGV[2]  most recent requests kept per key (0: none)
   ARGV[3]  milliseconds a recent-requests list is kept after its latest request
-  then 13 arguments for each settlement, from ARGV[4 + 13i] for the i-th:
+  then 14 arguments for each settlement, from ARGV[4 + 14i] for the i-th:
     +0  start of the current day (ms)
     +1  start of the current week (ms)
     +2  start of the current month (ms)
@@ -45,6 +49,7 @@
     +11 the request for the recent-requests list (JSON, without bodies)
     +12 the same with request and response bodies, or '' (used only while the key's log_bodies is on, so
         that switching it off stops storing bodies from that moment)
+    +13 now (ms), for the tokens-per-minute correction
 
   Returns one reply per settlement, in order:
     {'ok', balance, budget, spent, period}   budget is '' for a key without one
@@ -56,9 +61,10 @@
 ]]
 --- @include "releaseReserved"
 --- @include "rollOverPeriod"
+--- @include "gcra"
 
 local count = (#KEYS - 4) / 3
-if count < 1 or count % 1 ~= 0 or #ARGV ~= 3 + 13 * count then
+if count < 1 or count % 1 ~= 0 or #ARGV ~= 3 + 14 * count then
   return redis.error_reply('settle: ' .. #KEYS .. ' keys and ' .. #ARGV .. ' arguments do not make whole settlements')
 end
 local usageTtl, logKeep, logTtl = ARGV[1], ARGV[2], ARGV[3]
@@ -68,16 +74,24 @@ local function settle(keyKey, usageKey, logKey, a)
   if not reservation then
     return { 'duplicate' }
   end
-  local keyId, amount = string.match(reservation, '^(%S+) (%d+)$')
-  if keyId then releaseReserved(KEYS[4], keyId, amount) end
+  local keyId, amount, reservedTokens, reservedTpm, inFlight = parseReservation(reservation)
+  if keyId then releaseReserved(KEYS[4], keyId, amount, inFlight) end
   redis.call('HDEL', KEYS[3], ARGV[a + 3])
   redis.call('ZREM', KEYS[2], ARGV[a + 3])
 
   local cost = ARGV[a + 4]
-  local record = redis.call('HMGET', keyKey, 'id', 'period', 'spent', 'period_start', 'budget', 'log_bodies')
+  local record = redis.call('HMGET', keyKey, 'id', 'period', 'spent', 'period_start', 'budget', 'log_bodies', 'tpm', 'tpm_tat')
   local spent = 0
   if record[1] then
     spent = rollOverPeriod(keyKey, record[2], record[3], record[4], { day = ARGV[a], week = ARGV[a + 1], month = ARGV[a + 2] })
+    -- Only a live reservation's tokens are corrected (an expired one's count stands), and only while the key
+    -- still has the limit they were counted against: a changed limit started its allowance afresh.
+    local used = tonumber(ARGV[a + 5]) + tonumber(ARGV[a + 6])
+    if reservedTokens and record[7] == reservedTpm and record[8] and tonumber(reservedTokens) ~= used then
+      local ms, rem = string.match(record[8], '^(%d+) (%d+)$')
+      local newMs, newRem = gcraRefund(tonumber(ms), tonumber(rem), tonumber(ARGV[a + 13]), tonumber(record[7]), tonumber(reservedTokens) - used)
+      redis.call('HSET', keyKey, 'tpm_tat', newMs .. ' ' .. newRem)
+    end
   end
   local balance
   if cost ~= '0' then
@@ -111,6 +125,6 @@ end
 
 local replies = {}
 for i = 0, count - 1 do
-  replies[i + 1] = settle(KEYS[5 + 3 * i], KEYS[6 + 3 * i], KEYS[7 + 3 * i], 4 + 13 * i)
+  replies[i + 1] = settle(KEYS[5 + 3 * i], KEYS[6 + 3 * i], KEYS[7 + 3 * i], 4 + 14 * i)
 end
 return replies

@@ -1,6 +1,8 @@
 --[[
-  Changes a key's name, budget, period, model list, privacy switch or expiry, and records the change in the
-  account's audit log. A revoked key cannot be changed; an expired one can (a new expiry brings it back).
+  Changes a key's name, budget, period, model list, privacy switch, expiry or limits (requests and tokens
+  per minute, requests in flight), and records the change in the account's audit log. A revoked key cannot
+  be changed; an expired one can (a new expiry brings it back). A changed per-minute limit starts its
+  allowance afresh: its state is kept in units of the old limit.
 
   When the period changes, the spent amount becomes what the key spent in the new period so far, which the
   gateway sums from the daily usage counters, and the period starts anew. A settlement that lands between
@@ -14,8 +16,8 @@
 
   ARGV[1]  changes as a JSON object whose values are all strings:
              name, budget ('' removes the budget), models (JSON list, '' allows all models),
-             log_bodies ('1' | '0'), expires_at (ms; '' for never), period with period_start and spent
-             (µ₽) for the new period
+             log_bodies ('1' | '0'), expires_at (ms; '' for never), rpm, tpm, max_parallel ('' removes the
+             limit), period with period_start and spent (µ₽) for the new period
   ARGV[2]  audit entry (JSON)
   ARGV[3]  most audit entries kept
   ARGV[4]  the key's spent field as read with the usage summed into `spent` ('' if it had none)
@@ -52,6 +54,15 @@ if changes.models == '' then redis.call('HDEL', KEYS[1], 'models')
 elseif changes.models then redis.call('HSET', KEYS[1], 'models', changes.models) end
 if changes.expires_at == '' then redis.call('HDEL', KEYS[1], 'expires_at')
 elseif changes.expires_at then redis.call('HSET', KEYS[1], 'expires_at', changes.expires_at) end
+for _, limit in ipairs({ 'rpm', 'tpm' }) do
+  if changes[limit] then
+    if changes[limit] == '' then redis.call('HDEL', KEYS[1], limit)
+    else redis.call('HSET', KEYS[1], limit, changes[limit]) end
+    redis.call('HDEL', KEYS[1], limit .. '_tat')
+  end
+end
+if changes.max_parallel == '' then redis.call('HDEL', KEYS[1], 'max_parallel')
+elseif changes.max_parallel then redis.call('HSET', KEYS[1], 'max_parallel', changes.max_parallel) end
 if newPeriod then
   redis.call('HSET', KEYS[1], 'period', changes.period, 'period_start', changes.period_start, 'spent', changes.spent)
 end

@@ -44,10 +44,13 @@ function key(id: string, fields: Partial<Key>): Key {
     expires_at: null,
     revoked_at: null,
     state: "active",
+    grace_until: null,
+    disabled_at: null,
     allowed_models: null,
     log_bodies: true,
     budget: null,
     period: "month",
+    limits: { rpm: null, tpm: null, max_parallel: null },
     currency: "RUB",
     ...fields,
   };

@@ -1,8 +1,15 @@
 --[[
-  Fragment: takes `amount` (µ₽, a string of digits) off what is reserved for one key and for its account,
-  dropping counters that reach zero so that the hash does not grow with every key that ever had a request.
+  Fragment: releases one reservation's hold: takes `amount` (µ₽, a string of digits) off what is reserved for
+  its key and for its account, and — when `inFlight` (the reservation counted it) — its request off the key's
+  count of requests in flight, dropping counters that reach zero so that the hash does not grow with every
+  key that ever had a request.
+
+  reservedKey  hash  <keyId> -> µ₽ reserved, <keyId>#n -> requests in flight, "*" -> µ₽ for the account
 ]]
-local function releaseReserved(reservedKey, keyId, amount)
+local function releaseReserved(reservedKey, keyId, amount, inFlight)
+  if inFlight and redis.call('HINCRBY', reservedKey, keyId .. '#n', -1) <= 0 then
+    redis.call('HDEL', reservedKey, keyId .. '#n')
+  end
   if amount == '0' then return end
   if redis.call('HINCRBY', reservedKey, keyId, '-' .. amount) == 0 then
     redis.call('HDEL', reservedKey, keyId)
@@ -10,4 +17,24 @@ local function releaseReserved(reservedKey, keyId, amount)
   if redis.call('HINCRBY', reservedKey, '*', '-' .. amount) == 0 then
     redis.call('HDEL', reservedKey, '*')
   end
+end
+
+--[[
+  A reservation record: "<keyId> <amount> <tokens>", amount in µ₽ and tokens "<count>:<tpm>", the worst case
+  counted against the key's tokens-per-minute limit and that limit's value then, or '-' when none was counted
+  (the key had no such limit). A record of two fields, "<keyId> <amount>", was written before limits existed:
+  it counted neither tokens nor a request in flight.
+  Returns keyId, amount, tokens and tpm (nil when none were counted), inFlight (whether a request in flight
+  was counted) — or nil for anything else (the 'expired' marker).
+]]
+local function parseReservation(record)
+  if not record then return nil end
+  local keyId, amount, tokens = string.match(record, '^(%S+) (%d+) (%S+)$')
+  if keyId then
+    local count, tpm = string.match(tokens, '^(%d+):(%d+)$')
+    return keyId, amount, count, tpm, true
+  end
+  keyId, amount = string.match(record, '^(%S+) (%d+)$')
+  if keyId then return keyId, amount, nil, nil, false end
+  return nil
 end
