@@ -25,3 +25,8 @@ export async function listen(handler: RequestListener): Promise<Listening> {
     },
   };
 }
+
+/** A response body as JSON, loosely typed for assertions. */
+export async function json(res: Response): Promise<any> {
+  return res.json();
+}
