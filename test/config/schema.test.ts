@@ -51,6 +51,16 @@ describe("configSchema", () => {
     }
   });
 
+  it("refuses an upstream URL that is not one, such as an address without its scheme, naming the setting", () => {
+    // new URL() in the /v1 refinement throws on these, so the parse throws "Invalid URL" instead of
+    // reporting the setting: serve (and any command, when the file holds it) fails as internal_error.
+    for (const url of ["127.0.0.1:8000", "not a url", "http//vllm:8000"]) {
+      expect(issues({ upstream: { url } }), url).toEqual([
+        "upstream.url: must be an http:// or https:// URL",
+      ]);
+    }
+  });
+
   it("takes a database number as the path of redis.url, and nothing else there", () => {
     expect(configSchema.parse({ redis: { url: "redis://r:6379/2" } }).redis.url).toBe("redis://r:6379/2");
     expect(issues({ redis: { url: "redis://r:6379/" } })).toEqual([]);

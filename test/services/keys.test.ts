@@ -1,4 +1,4 @@
-// The service layer shared by the CLI and the admin API: its rules, and that a refusal writes nothing.
+// Key management, shared by the CLI and the admin API: its rules, and that a refusal writes nothing.
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../src/auth/api-key.js";
@@ -10,54 +10,6 @@ beforeEach(async () => {
   store = await openStore();
 });
 afterEach(() => store.close());
-
-describe("accounts", () => {
-  it("are created with an opening balance and topped up by positive amounts only", async () => {
-    await store.accountService.create({ id: "acme", name: "Acme Corp", balance: "10.5" }, ACTOR);
-    expect(await store.accountService.topUp("acme", "0.000001", ACTOR)).toMatchObject({
-      balance: 10_500_001,
-    });
-    for (const bad of ["0", "-1", "abc", "1e3", 0, -5, null, {}]) {
-      await expect(store.accountService.topUp("acme", bad, ACTOR)).rejects.toMatchObject({
-        code: "invalid_request",
-      });
-    }
-    expect((await store.accountService.show("acme")).balance).toBe(10_500_001);
-  });
-
-  it("cannot be created twice, and a second attempt leaves the balance alone", async () => {
-    await store.accountService.create({ id: "acme", balance: "10" }, ACTOR);
-    await expect(store.accountService.create({ id: "acme", balance: "999" }, ACTOR)).rejects.toMatchObject({
-      code: "account_exists",
-    });
-    expect((await store.accountService.show("acme")).balance).toBe(10_000_000);
-  });
-
-  it("refuses malformed ids and names", async () => {
-    for (const id of ["", "Acme", "a b", "{a}", "a:b", "-a", "x".repeat(65)]) {
-      await expect(store.accountService.create({ id }, ACTOR)).rejects.toMatchObject({
-        code: "invalid_request",
-      });
-    }
-    await expect(store.accountService.create({ id: "ok", name: "bad\nname" }, ACTOR)).rejects.toThrow(
-      /control characters/,
-    );
-    expect(await store.allKeys()).toEqual([]);
-  });
-
-  it("are listed", async () => {
-    await store.accountService.create({ id: "b" }, ACTOR);
-    await store.accountService.create({ id: "a" }, ACTOR);
-    expect((await store.accountService.list()).map((a) => a.id).sort()).toEqual(["a", "b"]);
-  });
-
-  it("report a missing account as account_not_found", async () => {
-    await expect(store.accountService.show("ghost")).rejects.toMatchObject({ code: "account_not_found" });
-    await expect(store.accountService.topUp("ghost", "1", ACTOR)).rejects.toMatchObject({
-      code: "account_not_found",
-    });
-  });
-});
 
 describe("keys", () => {
   beforeEach(async () => {

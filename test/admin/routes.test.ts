@@ -1,0 +1,249 @@
+// Each route of the admin API on its own: its handler called as the router calls it, on the real services
+// and the suite's Redis — what it reads or changes, for whom, and that its answer is what its response
+// schema (and so the OpenAPI document) says. The access rule of every route is checked too.
+
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Principal } from "../../src/admin/credentials.js";
+import { type AdminServices, authorize, ROUTES, type Route } from "../../src/admin/routes.js";
+import { emptyRecord, recentRequest } from "../../src/observability/request-record.js";
+import { KeyService } from "../../src/services/keys.js";
+import { ACTOR } from "../helpers/actor.js";
+import { openStore, type TestStore } from "../helpers/store.js";
+
+const ADMIN: Principal = { role: "admin" };
+const ACME: Principal = { role: "account", accountId: "acme" };
+
+let store: TestStore;
+let services: AdminServices;
+let balances: [string, number][];
+
+beforeEach(async () => {
+  store = await openStore();
+  balances = [];
+  services = {
+    accounts: store.accountService,
+    keys: new KeyService(store.context),
+    calendar: store.calendar,
+    now: store.clock.now,
+    balanceChanged: (accountId, balance) => balances.push([accountId, balance]),
+  };
+  await store.accountService.create({ id: "acme", name: "Acme", balance: "100" }, ACTOR);
+  await store.accountService.create({ id: "other", balance: "50" }, ACTOR);
+});
+afterEach(() => store.close());
+
+function routeOf(operationId: string): Route {
+  const found = ROUTES.find((r) => r.operationId === operationId);
+  if (!found) throw new Error(`no route ${operationId}`);
+  return found;
+}
+
+/** Calls a route's handler as the router does, and checks its answer against the route's response schema. */
+async function call(
+  operationId: string,
+  principal: Principal,
+  params: Record<string, string> = {},
+  options: { query?: Record<string, string | undefined>; body?: unknown } = {},
+): Promise<any> {
+  const route = routeOf(operationId);
+  const body = route.body ? route.body.parse(options.body ?? {}) : undefined;
+  const query = route.query ? route.query.parse(options.query ?? {}) : {};
+  const result = await route.handle({ principal, params, query: query as never, body, services });
+  const checked = route.response.safeParse(result);
+  expect(checked.success, `${operationId}: ${checked.error?.message}`).toBe(true);
+  return result;
+}
+
+async function newKey(accountId = "acme", fields: Record<string, unknown> = {}) {
+  return (await services.keys.create({ accountId, name: "k", ...fields }, ACTOR)).record;
+}
+
+describe("the route table", () => {
+  it("names each route once, under /admin/v1/, answering 201 only for what it creates", () => {
+    const seen = new Set(ROUTES.map((route) => `${route.method} ${route.path}`));
+    expect(seen.size).toBe(ROUTES.length);
+    expect(ROUTES.every((route) => route.path.startsWith("/admin/v1/"))).toBe(true);
+    const created = ROUTES.filter((route) => route.status === 201).map((route) => route.operationId);
+    expect(created.sort()).toEqual(["createAccount", "createKey"]);
+  });
+
+  it("keeps operator-only routes to the admin token and every account path to its own account", () => {
+    const operatorOnly = ROUTES.filter((r) => r.access === "admin").map((r) => r.operationId);
+    expect(operatorOnly.sort()).toEqual(["audit", "createAccount", "topUpAccount"]);
+    for (const route of ROUTES) {
+      const params: Record<string, string> = route.path.includes("{accountId}")
+        ? { accountId: "other", keyId: "key_x" }
+        : {};
+      expect(() => authorize(route, ADMIN, params)).not.toThrow();
+      const asAccount = () => authorize(route, ACME, params);
+      if (route.access === "admin" || "accountId" in params) {
+        expect(asAccount, route.operationId).toThrow(expect.objectContaining({ code: "forbidden" }));
+      } else {
+        expect(asAccount, route.operationId).not.toThrow();
+      }
+      if (route.access === "account" && "accountId" in params) {
+        expect(() => authorize(route, ACME, { ...params, accountId: "acme" })).not.toThrow();
+      }
+    }
+  });
+});
+
+describe("whoAmI", () => {
+  it("names the operator, or the account a token belongs to", async () => {
+    expect(await call("whoAmI", ADMIN)).toEqual({ role: "admin", account_id: null });
+    expect(await call("whoAmI", ACME)).toEqual({ role: "account", account_id: "acme" });
+  });
+});
+
+describe("accounts", () => {
+  it("are all listed to the operator, and only its own to an account", async () => {
+    expect((await call("listAccounts", ADMIN)).map((a: any) => a.id).sort()).toEqual(["acme", "other"]);
+    expect(await call("listAccounts", ACME)).toEqual([
+      expect.objectContaining({ id: "acme", balance: 100, token: null }),
+    ]);
+  });
+
+  it("are created and shown", async () => {
+    const created = await call(
+      "createAccount",
+      ADMIN,
+      {},
+      { body: { id: "new", name: "New", balance: "12.5" } },
+    );
+    expect(created).toMatchObject({ id: "new", name: "New", balance: 12.5, token: null });
+    expect(await call("showAccount", ADMIN, { accountId: "new" })).toEqual(created);
+    const [entry] = await store.accountService.audit("new", 1);
+    expect(entry?.actor).toBe("admin");
+  });
+
+  it("are topped up, the new balance reported for the metrics", async () => {
+    const account = await call("topUpAccount", ADMIN, { accountId: "acme" }, { body: { amount: 0.5 } });
+    expect(account.balance).toBe(100.5);
+    expect(balances).toEqual([["acme", 100_500_000]]);
+  });
+});
+
+describe("the audit log", () => {
+  it("of an account is read newest first, 100 entries by default or `limit`", async () => {
+    for (let i = 0; i < 3; i++) await store.accountService.topUp("acme", "1", ACTOR);
+    expect((await call("accountAudit", ACME, { accountId: "acme" })).entries).toHaveLength(4);
+    const two = (await call("accountAudit", ACME, { accountId: "acme" }, { query: { limit: "2" } })).entries;
+    expect(two.map((e: any) => e.action)).toEqual(["account.topup", "account.topup"]);
+  });
+
+  it("of every account is merged, or one account's when asked", async () => {
+    const all = (await call("audit", ADMIN)).entries.map((e: any) => e.account_id);
+    expect(all.sort()).toEqual(["acme", "other"]);
+    expect((await call("audit", ADMIN, {}, { query: { account: "other" } })).entries).toEqual([
+      expect.objectContaining({ account_id: "other", action: "account.create" }),
+    ]);
+    await expect(call("audit", ADMIN, {}, { query: { account: "ghost" } })).rejects.toMatchObject({
+      code: "account_not_found",
+    });
+  });
+});
+
+describe("keys", () => {
+  it("are created from the API's field names, the value shown once, and recorded as made by the caller", async () => {
+    const created = await call(
+      "createKey",
+      ACME,
+      { accountId: "acme" },
+      { body: { name: "prod", budget: "5", period: "week", ttl: "30d", models: ["m"], log_bodies: false } },
+    );
+    expect(created).toMatchObject({
+      name: "prod",
+      account_id: "acme",
+      state: "active",
+      allowed_models: ["m"],
+      log_bodies: false,
+      period: "week",
+      budget: { initial: 5, spent: 0, period: "week" },
+      expires_at: new Date(store.clock.now() + 30 * 86_400_000).toISOString(),
+    });
+    expect(created.key.endsWith(created.hint)).toBe(true);
+    const stored = await services.keys.show(created.id);
+    expect(stored).toMatchObject({ logBodies: false, allowedModels: ["m"], budget: 5_000_000 });
+    const [entry] = await store.accountService.audit("acme", 1);
+    expect(entry).toMatchObject({ action: "key.create", actor: "account:acme", key_id: created.id });
+  });
+
+  it("are listed with revoked ones, shown, changed and revoked", async () => {
+    const key = await newKey();
+    const revoked = await newKey();
+    await services.keys.revoke(revoked.id, ACTOR);
+    const listed = await call("listKeys", ACME, { accountId: "acme" });
+    expect(listed.map((k: any) => [k.id, k.state]).sort()).toEqual(
+      [
+        [key.id, "active"],
+        [revoked.id, "revoked"],
+      ].sort(),
+    );
+
+    const params = { accountId: "acme", keyId: key.id };
+    expect((await call("showKey", ACME, params)).id).toBe(key.id);
+    const updated = await call("updateKey", ACME, params, {
+      body: { name: "renamed", budget: null, log_bodies: false },
+    });
+    expect(updated).toMatchObject({ name: "renamed", budget: null, log_bodies: false });
+    const gone = await call("revokeKey", ACME, params);
+    expect(gone).toMatchObject({ state: "revoked", revoked_at: new Date(store.clock.now()).toISOString() });
+  });
+
+  it("of another account are absent through this account's path, on every key route, and left unchanged", async () => {
+    const theirs = await newKey("other");
+    const params = { accountId: "acme", keyId: theirs.id };
+    for (const operationId of ["showKey", "updateKey", "revokeKey", "keyUsage", "keyRequests"]) {
+      const body = operationId === "updateKey" ? { name: "stolen" } : undefined;
+      await expect(call(operationId, ACME, params, { body }), operationId).rejects.toMatchObject({
+        code: "key_not_found",
+        message: `account acme has no key ${theirs.id}`,
+      });
+    }
+    expect(await services.keys.show(theirs.id)).toMatchObject({ name: "k", revokedAt: null });
+  });
+});
+
+describe("a key's usage and requests", () => {
+  it("give its usage per day over the range asked, 30 days up to today by default", async () => {
+    const key = await newKey();
+    await store.redis.hset(store.redisKeys.usage("acme", key.id, "2026-11-20"), {
+      lat_le_100: 2,
+      cost: 1_500_000,
+    });
+    const params = { accountId: "acme", keyId: key.id };
+    const range = await call("keyUsage", ACME, params, { query: { from: "2026-11-20", to: "2026-11-21" } });
+    expect(range).toMatchObject({ key_id: key.id, from: "2026-11-20", to: "2026-11-21" });
+    expect(range.days.map((d: any) => [d.date, d.requests, d.cost])).toEqual([
+      ["2026-11-20", 2, 1.5],
+      ["2026-11-21", 0, 0],
+    ]);
+    const recent = await call("keyUsage", ACME, params);
+    expect(recent.days).toHaveLength(30);
+    expect(recent.to).toBe("2026-11-21");
+  });
+
+  it("give its recent requests newest first, 100 by default or `limit`", async () => {
+    const key = await newKey();
+    for (const id of ["r1", "r2", "r3"]) {
+      const record = emptyRecord({
+        requestId: id,
+        method: "POST",
+        path: "/v1/chat/completions",
+        status: 200,
+        outcome: "completed",
+        endedAt: store.clock.now(),
+      });
+      await store.redis.lpush(
+        store.redisKeys.requestLog("acme", key.id),
+        JSON.stringify(recentRequest(record)),
+      );
+    }
+    const params = { accountId: "acme", keyId: key.id };
+    const all = await call("keyRequests", ACME, params);
+    expect(all.key_id).toBe(key.id);
+    expect(all.requests.map((r: any) => r.request_id)).toEqual(["r3", "r2", "r1"]);
+    const one = await call("keyRequests", ACME, params, { query: { limit: "1" } });
+    expect(one.requests.map((r: any) => r.request_id)).toEqual(["r3"]);
+  });
+});

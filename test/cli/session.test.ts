@@ -1,0 +1,102 @@
+// What a management command needs: the settings it uses (a bad listen port or upstream URL does not
+// concern it), and a Redis connection with the services on top, opened by the first Redis call — after
+// the arguments are checked — and always closed. On the suite's Redis, configured through TUNNEL_*.
+
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { configFor, type Session, withSession } from "../../src/cli/session.js";
+import { freePort } from "../../src/demo/redis-server.js";
+import { ACTOR } from "../helpers/actor.js";
+import { stubCliEnvironment } from "../helpers/cli.js";
+import { openStore } from "../helpers/store.js";
+import { temporaryDirectories } from "../helpers/temp-dir.js";
+
+const directory = temporaryDirectories("tunnel-session-");
+let prefix: string;
+beforeEach(() => {
+  prefix = stubCliEnvironment();
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe("configFor", () => {
+  it("is the whole configuration, --redis over TUNNEL_REDIS_URL and the command's flags over the rest", () => {
+    vi.stubEnv("TUNNEL_PORT", "9000");
+    const loaded = configFor({ redis: "redis://elsewhere:6380" }, [
+      { path: ["listen", "port"], value: 9001, source: "--port" },
+    ]);
+    expect(loaded.config.redis.url).toBe("redis://elsewhere:6380");
+    expect(loaded.config.listen.port).toBe(9001);
+    expect(loaded.origins.of(["redis", "url"])).toBe("--redis");
+    expect(loaded.origins.of(["listen", "port"])).toBe("--port");
+    expect(configFor({}).config.redis.url).toBe(process.env.TUNNEL_REDIS_URL);
+  });
+
+  it("reads the file given with --config", () => {
+    const file = join(directory(), "gateway.yaml");
+    writeFileSync(file, "billing:\n  timezone: Europe/Moscow\n");
+    expect(configFor({ config: file }).config.billing.timezone).toBe("Europe/Moscow");
+  });
+});
+
+describe("withSession", () => {
+  it("runs the work on the configured Redis and prefix, with the services", async () => {
+    const created = await withSession({}, async (session) => {
+      expect(session.config.redis.prefix).toBe(prefix);
+      return session.accounts.create({ id: "acme", balance: "5" }, ACTOR);
+    });
+    expect(created.balance).toBe(5_000_000);
+    const store = await openStore({ prefix });
+    try {
+      expect((await store.accounts.require("acme")).balance).toBe(5_000_000);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("closes the connection when the work is done, and when it fails", async () => {
+    let kept: Session | undefined;
+    await withSession({}, async (session) => {
+      kept = session;
+      await session.accounts.list();
+    });
+    await expect(kept!.accounts.list()).rejects.toThrow(/Connection is closed/);
+    await expect(
+      withSession({}, async (session) => {
+        kept = session;
+        await session.accounts.show("ghost");
+      }),
+    ).rejects.toMatchObject({ code: "account_not_found" });
+    await expect(kept!.accounts.list()).rejects.toThrow(/Connection is closed/);
+  });
+
+  it("says which Redis it could not reach and why, never a bare 'Connection is closed.'", async () => {
+    const port = await freePort();
+    vi.stubEnv("TUNNEL_REDIS_URL", `redis://:secret@127.0.0.1:${port}`);
+    await expect(withSession({}, (session) => session.accounts.list())).rejects.toMatchObject({
+      code: "service_unavailable",
+      message: `cannot connect to Redis at redis://:***@127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}`,
+    });
+  });
+
+  it("reports a bad argument as such even while Redis is down", async () => {
+    vi.stubEnv("TUNNEL_REDIS_URL", `redis://127.0.0.1:${await freePort()}`);
+    await expect(
+      withSession({}, (session) => session.accounts.create({ id: "Not An Id" }, ACTOR)),
+    ).rejects.toMatchObject({
+      code: "invalid_request",
+    });
+  });
+
+  it("runs whatever is wrong with settings it does not use, and refuses bad ones it does", async () => {
+    vi.stubEnv("TUNNEL_PORT", "not-a-port");
+    vi.stubEnv("TUNNEL_UPSTREAM_URL", "ftp://models");
+    expect(await withSession({}, async (session) => (await session.accounts.list()).length)).toBe(0);
+    vi.stubEnv("TUNNEL_BILLING_TIMEZONE", "Mars/Olympus");
+    await expect(withSession({}, async () => {})).rejects.toThrow(
+      /TUNNEL_BILLING_TIMEZONE: billing\.timezone/,
+    );
+  });
+});

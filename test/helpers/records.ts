@@ -1,0 +1,32 @@
+// Key and account records as the store reads them, for tests of the code that shows and judges them.
+
+import type { AccountRecord, KeyRecord } from "../../src/store/records.js";
+
+export function keyRecord(fields: Partial<KeyRecord> = {}): KeyRecord {
+  return {
+    id: "key_5m2x8q0c7w1r9t4z6b3n",
+    accountId: "acme",
+    name: "prod",
+    hint: "a1b2",
+    createdAt: Date.parse("2026-11-01T08:00:00Z"),
+    expiresAt: null,
+    budget: null,
+    period: "month",
+    spent: 0,
+    periodStart: Date.parse("2026-11-01T00:00:00Z"),
+    allowedModels: null,
+    logBodies: true,
+    revokedAt: null,
+    ...fields,
+  };
+}
+
+export function accountRecord(fields: Partial<AccountRecord> = {}): AccountRecord {
+  return {
+    id: "acme",
+    name: "Acme Corp",
+    balance: 0,
+    createdAt: Date.parse("2026-11-01T08:00:00Z"),
+    ...fields,
+  };
+}

@@ -1,0 +1,225 @@
+// The one place finished and refused requests and settlements are reported: their log lines, from the
+// record, with bodies only under logging.bodies; their metrics; and never a throw back into the request
+// path when a metric or a log write fails.
+
+import { describe, expect, it } from "vitest";
+import { PeriodCalendar } from "../../src/billing/periods.js";
+import type { Settlement } from "../../src/billing/settlement-queue.js";
+import type { GatewayMetrics } from "../../src/observability/metrics.js";
+import { createObserver } from "../../src/observability/observer.js";
+import { emptyRecord, type RequestRecord } from "../../src/observability/request-record.js";
+import { captureLogs } from "../helpers/logs.js";
+
+type Call = [string, ...unknown[]];
+
+/** Metrics that record what they are told. */
+function recordingMetrics(failing = false): GatewayMetrics & { calls: Call[] } {
+  const calls: Call[] = [];
+  const record =
+    (name: string) =>
+    (...args: unknown[]) => {
+      if (failing) throw new Error(`${name} broke`);
+      calls.push([name, ...args]);
+    };
+  return {
+    calls,
+    registry: null,
+    request: record("request"),
+    settled: record("settled"),
+    balance: record("balance"),
+    settlementFailed: record("settlementFailed"),
+    redisOperation: record("redisOperation"),
+    expiredReservations: record("expiredReservations"),
+  };
+}
+
+const bodies = {
+  request: (limit: number) => "REQUEST".slice(0, limit),
+  response: (limit: number) => "RESPONSE".slice(0, limit),
+};
+
+function finished(): RequestRecord {
+  return emptyRecord({
+    requestId: "req-1",
+    method: "POST",
+    path: "/v1/chat/completions",
+    status: 200,
+    outcome: "completed",
+    endedAt: 0,
+    accountId: "acme",
+    keyId: "key_a",
+    cost: 26_000,
+    bodies,
+  });
+}
+
+const calendar = new PeriodCalendar("UTC");
+const NOW = Date.parse("2026-11-21T10:00:00Z");
+
+function settlement(): Settlement {
+  return {
+    ref: { accountId: "acme", keyId: "key_a" },
+    keyName: "prod",
+    input: {
+      reservationId: "resv-1",
+      logEntry: '{"request_id":"req-1"}',
+      logEntryWithBodies: '{"request_id":"req-1","request_body":"SECRET PROMPT"}',
+      cost: 26_000,
+      promptTokens: 12,
+      completionTokens: 7,
+      failed: false,
+      estimated: false,
+      latencyMs: 100,
+      periods: calendar.at(NOW),
+      day: calendar.dayOf(NOW),
+    },
+  };
+}
+
+describe("finished and refused requests", () => {
+  it("log a finished request's line, with its bodies cut to logging.maxBodyBytes, and count it", () => {
+    const { logger, lines } = captureLogs();
+    const metrics = recordingMetrics();
+    const record = finished();
+    createObserver(logger, metrics, { logBodies: 4 }).finished(record);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 30,
+        msg: "request",
+        request_id: "req-1",
+        cost_rub: 0.026,
+        request_body: "REQU",
+        response_body: "RESP",
+      }),
+    ]);
+    expect(metrics.calls).toEqual([["request", record]]);
+  });
+
+  it("keep bodies off the line when logging.bodies is off", () => {
+    const { logger, lines } = captureLogs();
+    createObserver(logger, recordingMetrics(), { logBodies: null }).finished(finished());
+    expect(lines[0]).not.toHaveProperty("request_body");
+  });
+
+  it("log a refusal's line without bodies whatever the setting, and count it", () => {
+    const { logger, lines } = captureLogs();
+    const metrics = recordingMetrics();
+    const refused = {
+      ...finished(),
+      outcome: "refused" as const,
+      status: 403,
+      code: "budget_exceeded" as const,
+    };
+    createObserver(logger, metrics, { logBodies: 100 }).refused(refused);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 30, msg: "request refused", code: "budget_exceeded", status: 403 }),
+    ]);
+    expect(lines[0]).not.toHaveProperty("request_body");
+    expect(metrics.calls).toEqual([["request", refused]]);
+  });
+
+  it("never let a failing metric reach the request path: the failure is logged instead", () => {
+    const { logger, lines } = captureLogs();
+    const observer = createObserver(logger, recordingMetrics(true), { logBodies: null });
+    expect(() => observer.finished(finished())).not.toThrow();
+    expect(() => observer.refused({ ...finished(), outcome: "refused" })).not.toThrow();
+    expect(() => observer.expiredReservations(2)).not.toThrow();
+    expect(lines.filter((line) => line.level === 50).map((line) => [line.msg, line.err.message])).toEqual([
+      ["reporting a finished request failed", "request broke"],
+      ["reporting a refused request failed", "request broke"],
+      ["reporting expired reservations failed", "expiredReservations broke"],
+    ]);
+  });
+});
+
+describe("reservations and settlements", () => {
+  it("count and warn about reservations that expired unsettled", () => {
+    const { logger, lines } = captureLogs();
+    const metrics = recordingMetrics();
+    createObserver(logger, metrics, { logBodies: null }).expiredReservations(3);
+    expect(metrics.calls).toEqual([["expiredReservations", 3]]);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 40, count: 3, msg: "released reservations that expired unsettled" }),
+    ]);
+  });
+
+  it("report a settlement's balance and budget, with the end of the key's own period", () => {
+    const metrics = recordingMetrics();
+    const observer = createObserver(captureLogs().logger, metrics, { logBodies: null });
+    observer.settled(settlement(), {
+      duplicate: false,
+      balance: 9_974_000,
+      budget: 5_000_000,
+      spent: 26_000,
+      period: "week",
+    });
+    observer.settled(settlement(), { duplicate: false, balance: 9_948_000, budget: null, spent: 0 });
+    const periods = calendar.at(NOW);
+    expect(metrics.calls).toEqual([
+      ["settled", "acme", "key_a", "prod", 9_974_000, 5_000_000, 26_000, periods.week.end],
+      ["settled", "acme", "key_a", "prod", 9_948_000, null, 0, periods.month.end],
+    ]);
+  });
+
+  it("report nothing for a duplicate settlement, which changed nothing", () => {
+    const metrics = recordingMetrics();
+    createObserver(captureLogs().logger, metrics, { logBodies: null }).settled(settlement(), {
+      duplicate: true,
+    });
+    expect(metrics.calls).toEqual([]);
+  });
+
+  it("warn that a delayed settlement will be retried", () => {
+    const { logger, lines } = captureLogs();
+    createObserver(logger, recordingMetrics(), { logBodies: null }).retrying(
+      settlement(),
+      new Error("Connection is closed."),
+    );
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 40,
+        reservation_id: "resv-1",
+        err: "Connection is closed.",
+        msg: "settlement delayed; will retry",
+      }),
+    ]);
+  });
+
+  it("log a dropped settlement with what reconciliation needs, but never its bodies, and count it", () => {
+    const { logger, lines } = captureLogs();
+    const metrics = recordingMetrics();
+    createObserver(logger, metrics, { logBodies: 1000 }).failed(settlement(), new Error("ERR script failed"));
+    expect(metrics.calls).toEqual([["settlementFailed"]]);
+    expect(lines).toHaveLength(1);
+    const [line] = lines;
+    expect(line).toMatchObject({
+      level: 50,
+      msg: "settlement refused by Redis; recorded here for reconciliation",
+      settlement: {
+        accountId: "acme",
+        keyId: "key_a",
+        reservationId: "resv-1",
+        cost: 26_000,
+        logEntry: '{"request_id":"req-1"}',
+      },
+      err: expect.objectContaining({ message: "ERR script failed" }),
+    });
+    expect(JSON.stringify(line)).not.toContain("SECRET PROMPT");
+  });
+
+  it("log a settlement hook that failed", () => {
+    const { logger, lines } = captureLogs();
+    createObserver(logger, recordingMetrics(), { logBodies: null }).hookFailed(
+      "settled",
+      new Error("gauge broke"),
+    );
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 50,
+        hook: "settled",
+        msg: "a settlement hook failed",
+        err: expect.objectContaining({ message: "gauge broke" }),
+      }),
+    ]);
+  });
+});

@@ -1,0 +1,89 @@
+// The drain of the public listener at shutdown: no new connections, idle keep-alive connections closed at
+// once, requests in flight given the drain time, then the rest aborted (and given time to settle). Over
+// real HTTP, with the request tracker the gateway uses.
+
+import { Agent, request as httpRequest } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import { RequestTracker } from "../../src/proxy/request-tracker.js";
+import { drain } from "../../src/server/shutdown.js";
+import { type Listening, listen } from "../helpers/http.js";
+import { captureLogs } from "../helpers/logs.js";
+
+let server: Listening | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe("drain", () => {
+  it("stops accepting connections and returns at once when nothing is running", async () => {
+    server = await listen((_req, res) => res.end("ok"));
+    const { logger, lines } = captureLogs();
+    await drain(server.server, new RequestTracker(), 60_000, logger);
+    expect(server.server.listening).toBe(false);
+    await expect(fetch(server.url)).rejects.toThrow();
+    expect(lines).toEqual([]);
+  });
+
+  it("closes an idle keep-alive connection at once", async () => {
+    server = await listen((_req, res) => res.end("ok"));
+    const agent = new Agent({ keepAlive: true });
+    const closed = new Promise<void>((resolve) =>
+      server?.server.once("connection", (socket) => socket.once("close", () => resolve())),
+    );
+    await new Promise<void>((resolve, reject) =>
+      httpRequest(server!.url, { agent }, (res) => res.resume().on("end", resolve))
+        .on("error", reject)
+        .end(),
+    );
+    await drain(server.server, new RequestTracker(), 60_000, captureLogs().logger);
+    await closed;
+    agent.destroy();
+  });
+
+  it("waits for the requests in flight to finish, without aborting them", async () => {
+    server = await listen(() => {});
+    const tracker = new RequestTracker();
+    const tracked = tracker.begin();
+    let aborted = false;
+    tracked.abort = () => {
+      aborted = true;
+    };
+    const { logger, lines } = captureLogs();
+    let drained = false;
+    const draining = drain(server.server, tracker, 60_000, logger).then(() => {
+      drained = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(drained).toBe(false);
+    tracker.end(tracked);
+    await draining;
+    expect(aborted).toBe(false);
+    expect(lines).toEqual([]);
+  });
+
+  it("aborts what is still running when the drain time is up, says so, and returns once it has ended", async () => {
+    server = await listen(() => {});
+    const tracker = new RequestTracker();
+    const ending: string[] = [];
+    for (const name of ["a", "b"]) {
+      const tracked = tracker.begin();
+      tracked.abort = () => {
+        ending.push(name);
+        // An aborted request settles for what it produced, then leaves the tracker.
+        setImmediate(() => tracker.end(tracked));
+      };
+    }
+    const { logger, lines } = captureLogs();
+    await drain(server.server, tracker, 20, logger);
+    expect(ending).toEqual(["a", "b"]);
+    expect(tracker.size).toBe(0);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 40,
+        running: 2,
+        msg: "drain time is up: aborting the requests still running",
+      }),
+    ]);
+  });
+});

@@ -1,0 +1,193 @@
+// The JSON shapes clients, the CLI and the admin API see: rubles as numbers exact to the micro-ruble, times
+// in ISO-8601 UTC, a key's state and its current period's spending judged at the time asked, and a day's
+// usage summed from the latency buckets.
+
+import { describe, expect, it } from "vitest";
+import { PeriodCalendar } from "../../src/billing/periods.js";
+import {
+  accountView,
+  budgetView,
+  currentSpent,
+  dailyUsageView,
+  iso,
+  keyListView,
+  keyState,
+  keyView,
+  requestsOf,
+} from "../../src/services/views.js";
+import { accountRecord, keyRecord } from "../helpers/records.js";
+
+const utc = new PeriodCalendar("UTC");
+const NOW = Date.parse("2026-11-21T10:00:00Z");
+
+describe("keyState", () => {
+  it("is active, expired from the expiry instant on, and revoked whatever the expiry", () => {
+    const expiresAt = NOW + 1000;
+    expect(keyState(keyRecord({ expiresAt }), NOW)).toBe("active");
+    expect(keyState(keyRecord({ expiresAt }), expiresAt)).toBe("expired");
+    expect(keyState(keyRecord({ expiresAt, revokedAt: NOW - 1 }), NOW)).toBe("revoked");
+    expect(keyState(keyRecord({ expiresAt, revokedAt: NOW - 1 }), expiresAt + 1)).toBe("revoked");
+  });
+});
+
+describe("currentSpent", () => {
+  it("is what Redis holds within the period, and zero once a boundary of the billing time zone has passed", () => {
+    const moscow = new PeriodCalendar("Europe/Moscow");
+    // November began at 2026-10-31T21:00Z in Moscow.
+    const key = keyRecord({
+      period: "month",
+      spent: 4_000_000,
+      periodStart: Date.parse("2026-10-31T21:00:00Z"),
+    });
+    expect(currentSpent(key, Date.parse("2026-11-30T20:59:59Z"), moscow)).toBe(4_000_000);
+    expect(currentSpent(key, Date.parse("2026-11-30T21:00:00Z"), moscow)).toBe(0);
+    // The same instant is still November in UTC, where the key's period began later.
+    const utcKey = { ...key, periodStart: Date.parse("2026-11-01T00:00:00Z") };
+    expect(currentSpent(utcKey, Date.parse("2026-11-30T21:00:00Z"), utc)).toBe(4_000_000);
+  });
+});
+
+describe("budgetView", () => {
+  it("is null for a key without a budget", () => {
+    expect(budgetView(keyRecord(), NOW, utc)).toBeNull();
+  });
+
+  it("shows the budget, the current spending, what remains and when it resets, in rubles", () => {
+    const key = keyRecord({
+      budget: 5_000_000,
+      spent: 1_250_001,
+      period: "week",
+      periodStart: Date.parse("2026-11-16T00:00:00Z"),
+    });
+    expect(budgetView(key, NOW, utc)).toEqual({
+      period: "week",
+      initial: 5,
+      spent: 1.250001,
+      remaining: 3.749999,
+      reset_at: "2026-11-23T00:00:00.000Z",
+    });
+  });
+
+  it("shows nothing remaining, never less, when a reported overage took spending past the budget", () => {
+    const key = keyRecord({
+      budget: 1_000_000,
+      spent: 1_500_000,
+      period: "day",
+      periodStart: Date.parse("2026-11-21T00:00:00Z"),
+    });
+    expect(budgetView(key, NOW, utc)).toMatchObject({ spent: 1.5, remaining: 0 });
+  });
+
+  it("shows the whole budget again once the period has turned over", () => {
+    const key = keyRecord({
+      budget: 1_000_000,
+      spent: 900_000,
+      period: "day",
+      periodStart: Date.parse("2026-11-20T00:00:00Z"),
+    });
+    expect(budgetView(key, NOW, utc)).toMatchObject({
+      spent: 0,
+      remaining: 1,
+      reset_at: "2026-11-22T00:00:00.000Z",
+    });
+  });
+});
+
+describe("keyView and keyListView", () => {
+  it("show a key to its client with ISO times, and to its owner with the revocation time as well", () => {
+    const key = keyRecord({
+      expiresAt: Date.parse("2027-01-01T00:00:00Z"),
+      allowedModels: ["m"],
+      logBodies: false,
+      revokedAt: Date.parse("2026-11-20T12:00:00Z"),
+    });
+    const view = keyView(key, NOW, utc);
+    expect(view).toEqual({
+      id: key.id,
+      name: "prod",
+      account_id: "acme",
+      created_at: "2026-11-01T08:00:00.000Z",
+      expires_at: "2027-01-01T00:00:00.000Z",
+      allowed_models: ["m"],
+      log_bodies: false,
+      budget: null,
+      currency: "RUB",
+    });
+    expect(view).not.toHaveProperty("hint");
+    expect(keyListView(key, NOW, utc)).toEqual({ ...view, revoked_at: "2026-11-20T12:00:00.000Z" });
+    expect(keyListView(keyRecord(), NOW, utc)).toMatchObject({ expires_at: null, revoked_at: null });
+  });
+});
+
+describe("accountView", () => {
+  it("shows the balance in rubles and leaves the dashboard token out", () => {
+    expect(
+      accountView(accountRecord({ balance: 4_987_650_000, tokenHash: "f00d", tokenHint: "wxyz" })),
+    ).toEqual({
+      id: "acme",
+      name: "Acme Corp",
+      balance: 4987.65,
+      currency: "RUB",
+      created_at: "2026-11-01T08:00:00.000Z",
+    });
+  });
+});
+
+describe("a day's usage", () => {
+  it("counts each request once, in its latency bucket, and nothing else as requests", () => {
+    expect(
+      requestsOf({ lat_le_50: 2, lat_le_1000: 1, lat_le_inf: 1, cost: 500, errors: 3, prompt_tokens: 9 }),
+    ).toBe(4);
+    expect(requestsOf({})).toBe(0);
+  });
+
+  it("shows tokens, cost in rubles, errors, the mean latency and the buckets holding the median and the 95th percentile", () => {
+    const view = dailyUsageView("2026-11-21", {
+      lat_le_50: 10,
+      lat_le_250: 8,
+      lat_le_5000: 2,
+      latency_ms_sum: 3001,
+      prompt_tokens: 1000,
+      completion_tokens: 500,
+      cost: 1_500_001,
+      errors: 1,
+      estimated: 2,
+    });
+    expect(view).toEqual({
+      date: "2026-11-21",
+      requests: 20,
+      prompt_tokens: 1000,
+      completion_tokens: 500,
+      cost: 1.500001,
+      errors: 1,
+      estimated: 2,
+      avg_latency_ms: 150,
+      p50_latency_ms: 50,
+      p95_latency_ms: 5000,
+    });
+  });
+
+  it("has no latency figures without requests, and no bound for a percentile beyond the last bucket", () => {
+    expect(dailyUsageView("2026-11-21", {})).toMatchObject({
+      requests: 0,
+      cost: 0,
+      avg_latency_ms: null,
+      p50_latency_ms: null,
+      p95_latency_ms: null,
+    });
+    expect(
+      dailyUsageView("2026-11-21", { lat_le_100: 1, lat_le_inf: 1, latency_ms_sum: 400_100 }),
+    ).toMatchObject({
+      requests: 2,
+      p50_latency_ms: 100,
+      p95_latency_ms: null,
+    });
+  });
+});
+
+describe("iso", () => {
+  it("writes epoch milliseconds as ISO-8601 UTC", () => {
+    expect(iso(0)).toBe("1970-01-01T00:00:00.000Z");
+    expect(iso(NOW)).toBe("2026-11-21T10:00:00.000Z");
+  });
+});

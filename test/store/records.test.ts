@@ -1,0 +1,117 @@
+// The typed views of the account and key hashes the Lua scripts write: every field read with its type,
+// missing optional fields as null, and a hash that is not a record (deleted, half-written) as null.
+
+import { describe, expect, it } from "vitest";
+import { parseAccount, parseKey, parseModels } from "../../src/store/records.js";
+
+const KEY_HASH = {
+  id: "key_5m2x8q0c7w1r9t4z6b3n",
+  account: "acme",
+  name: "prod",
+  hint: "a1b2",
+  created_at: "1763719200000",
+  expires_at: "1763805600000",
+  budget: "5000000",
+  period: "week",
+  spent: "1250000",
+  period_start: "1763337600000",
+  models: '["gpt-x","llama-3"]',
+  log_bodies: "1",
+  revoked_at: "1763720000000",
+};
+
+describe("parseAccount", () => {
+  it("reads an account's fields as numbers where they are amounts and times", () => {
+    expect(
+      parseAccount({
+        id: "acme",
+        name: "Acme Corp",
+        balance: "10500001",
+        created_at: "1763719200000",
+        token_hash: "f00d",
+        token_hint: "wxyz",
+      }),
+    ).toEqual({
+      id: "acme",
+      name: "Acme Corp",
+      balance: 10_500_001,
+      createdAt: 1_763_719_200_000,
+      tokenHash: "f00d",
+      tokenHint: "wxyz",
+    });
+  });
+
+  it("names an account by its id when it has no name, and leaves out a token it does not have", () => {
+    const account = parseAccount({ id: "acme", balance: "0", created_at: "1" });
+    expect(account).toEqual({ id: "acme", name: "acme", balance: 0, createdAt: 1 });
+    expect(account).not.toHaveProperty("tokenHash");
+    expect(parseAccount({ id: "acme", token_hash: "", token_hint: "" })).not.toHaveProperty("tokenHint");
+  });
+
+  it("is null for a hash without an id: an account that does not exist", () => {
+    expect(parseAccount({})).toBeNull();
+    expect(parseAccount({ balance: "100" })).toBeNull();
+  });
+});
+
+describe("parseKey", () => {
+  it("reads every field of a key", () => {
+    expect(parseKey(KEY_HASH)).toEqual({
+      id: "key_5m2x8q0c7w1r9t4z6b3n",
+      accountId: "acme",
+      name: "prod",
+      hint: "a1b2",
+      createdAt: 1_763_719_200_000,
+      expiresAt: 1_763_805_600_000,
+      budget: 5_000_000,
+      period: "week",
+      spent: 1_250_000,
+      periodStart: 1_763_337_600_000,
+      allowedModels: ["gpt-x", "llama-3"],
+      logBodies: true,
+      revokedAt: 1_763_720_000_000,
+    });
+  });
+
+  it("reads absent or empty optional fields as none: no expiry, no budget, every model, not revoked", () => {
+    const key = parseKey({ id: "key_a", account: "acme", expires_at: "", budget: "", revoked_at: "" });
+    expect(key).toMatchObject({
+      name: "",
+      hint: "",
+      createdAt: 0,
+      expiresAt: null,
+      budget: null,
+      spent: 0,
+      periodStart: 0,
+      allowedModels: null,
+      revokedAt: null,
+    });
+  });
+
+  it("keeps bodies loggable unless log_bodies is 0, and falls back to a monthly period on an unknown one", () => {
+    expect(parseKey({ ...KEY_HASH, log_bodies: "0" })?.logBodies).toBe(false);
+    const { log_bodies: _, ...withoutSwitch } = KEY_HASH;
+    expect(parseKey(withoutSwitch)?.logBodies).toBe(true);
+    expect(parseKey({ ...KEY_HASH, period: "fortnight" })?.period).toBe("month");
+    expect(parseKey({ ...KEY_HASH, period: "" })?.period).toBe("month");
+    for (const period of ["day", "week", "month"])
+      expect(parseKey({ ...KEY_HASH, period })?.period).toBe(period);
+  });
+
+  it("is null for a hash that lacks its id or its account", () => {
+    expect(parseKey({})).toBeNull();
+    expect(parseKey({ ...KEY_HASH, id: undefined as unknown as string })).toBeNull();
+    const { account: _, ...withoutAccount } = KEY_HASH;
+    expect(parseKey(withoutAccount)).toBeNull();
+  });
+});
+
+describe("parseModels", () => {
+  it("reads a JSON list of names as strings, and anything but a list as no models", () => {
+    expect(parseModels('["a","b"]')).toEqual(["a", "b"]);
+    expect(parseModels("[1, true]")).toEqual(["1", "true"]);
+    expect(parseModels('{"a":1}')).toEqual([]);
+    expect(parseModels('"a"')).toEqual([]);
+    expect(parseModels("null")).toEqual([]);
+  });
+});
