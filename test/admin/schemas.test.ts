@@ -15,7 +15,19 @@ describe("request bodies", () => {
     expect(problems(S.CreateAccountBody, { id: "acme", balanse: 5 })).toEqual([": unrecognized_keys"]);
     expect(problems(S.TopUpBody, { amount: 1, note: "x" })).toEqual([": unrecognized_keys"]);
     expect(problems(S.CreateKeyBody, { name: "k", logBodies: false })).toEqual([": unrecognized_keys"]);
-    expect(problems(S.UpdateKeyBody, { ttl: "1d" })).toEqual([": unrecognized_keys"]);
+    expect(problems(S.UpdateKeyBody, { ttl: "1d", maxParallel: 2 })).toEqual([": unrecognized_keys"]);
+    expect(problems(S.RotateKeyBody, { grace: "1h", graceful: true })).toEqual([": unrecognized_keys"]);
+  });
+
+  it("take limits as numbers or null (none), and a rotation's grace as text or nothing", () => {
+    expect(problems(S.CreateKeyBody, { name: "k", rpm: 60, tpm: null, max_parallel: 4 })).toEqual([]);
+    expect(problems(S.UpdateKeyBody, { rpm: null, tpm: 1000, ttl: "30d" })).toEqual([]);
+    // The service judges the value (a whole number from 1 on); the schema only the type.
+    expect(problems(S.UpdateKeyBody, { rpm: 0 })).toEqual([]);
+    expect(problems(S.CreateKeyBody, { name: "k", rpm: "60" })).toEqual(["rpm: invalid_type"]);
+    expect(problems(S.RotateKeyBody, {})).toEqual([]);
+    expect(problems(S.RotateKeyBody, { grace: "24h" })).toEqual([]);
+    expect(problems(S.RotateKeyBody, { grace: 86_400 })).toEqual(["grace: invalid_type"]);
   });
 
   it("take amounts as JSON numbers or decimal text, and nothing else", () => {

@@ -35,7 +35,7 @@ describe("adminAccountView", () => {
 });
 
 describe("adminKeyView", () => {
-  it("adds the hint, the state, the revocation time and the period to the client's view", () => {
+  it("adds the hint, the revocation time and the period to the client's view", () => {
     const key = keyRecord({
       budget: 2_000_000,
       spent: 500_000,
@@ -61,10 +61,13 @@ describe("adminKeyView", () => {
       "expires_at",
       "revoked_at",
       "state",
+      "grace_until",
+      "disabled_at",
       "allowed_models",
       "log_bodies",
       "budget",
       "period",
+      "limits",
       "currency",
     ]);
   });

@@ -87,7 +87,7 @@ describe("keys list and show", () => {
     const b = await store.keyService.create({ accountId: "acme", name: "prod" }, ACTOR);
     await store.keyService.revoke(b.record.id, ACTOR);
     const lines = (await keys("list", "--account", "acme")).stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^ID\s+HINT\s+NAME\s+STATE\s+BUDGET SPENT\/LIMIT\s+EXPIRES$/);
+    expect(lines[0]).toMatch(/^ID\s+HINT\s+NAME\s+STATE\s+LIMITS\s+BUDGET SPENT\/LIMIT\s+EXPIRES$/);
     expect(lines).toHaveLength(3);
     const lineOf = (id: string) => lines.find((line) => line.startsWith(`${id}  `));
     expect(lineOf(a.record.id)).toMatch(new RegExp(`^${a.record.id}  …${a.record.hint}  prod  active `));

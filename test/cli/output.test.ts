@@ -62,7 +62,7 @@ describe("formatTable", () => {
 });
 
 describe("keyTable", () => {
-  it("shows one line per key: id, hint, name, state, budget spent of limit, expiry to the minute", () => {
+  it("shows one line per key: id, hint, name, state, limits, budget spent of limit, expiry to the minute", () => {
     const keys = [
       keyRecord({
         id: "key_aaaaaaaaaaaaaaaaaaaa",
@@ -71,6 +71,7 @@ describe("keyTable", () => {
         budget: 5_000_000,
         spent: 1_250_000,
         period: "month",
+        limits: { rpm: 60, tpm: 100_000, maxParallel: 4 },
       }),
       keyRecord({
         id: "key_bbbbbbbbbbbbbbbbbbbb",
@@ -81,10 +82,10 @@ describe("keyTable", () => {
       keyRecord({ id: "key_cccccccccccccccccccc", hint: "e5f6", name: "old", revokedAt: NOW - 1 }),
     ];
     expect(keyTable(keys, NOW, utc)).toEqual([
-      "ID                        HINT   NAME  STATE    BUDGET SPENT/LIMIT  EXPIRES",
-      "key_aaaaaaaaaaaaaaaaaaaa  …a1b2  prod  active   1.25/5 RUB a month  never",
-      "key_bbbbbbbbbbbbbbbbbbbb  …c3d4  prod  active   none                2026-11-23 20:39 UTC",
-      "key_cccccccccccccccccccc  …e5f6  old   revoked  none                never",
+      "ID                        HINT   NAME  STATE    LIMITS                   BUDGET SPENT/LIMIT  EXPIRES",
+      "key_aaaaaaaaaaaaaaaaaaaa  …a1b2  prod  active   60 rpm 100000 tpm 4 par  1.25/5 RUB a month  never",
+      "key_bbbbbbbbbbbbbbbbbbbb  …c3d4  prod  active   none                     none                2026-11-23 20:39 UTC",
+      "key_cccccccccccccccccccc  …e5f6  old   revoked  none                     none                never",
     ]);
   });
 
@@ -147,16 +148,17 @@ describe("descriptions", () => {
     ]);
   });
 
-  it("describe a key with its budget, models and privacy, and its hint, state and revocation when known", () => {
+  it("describe a key with its state, budget, limits, models and privacy, its hint and revocation when known", () => {
     const key = keyRecord({
       budget: 5_000_000,
       spent: 1_000_000,
       allowedModels: ["a", "b"],
       logBodies: false,
       revokedAt: NOW - 60_000,
+      limits: { rpm: 60, tpm: null, maxParallel: 4 },
     });
     const view = keyListView(key, NOW, utc);
-    expect(describeKey(view, { hint: key.hint, state: keyState(key, NOW) })).toEqual([
+    expect(describeKey(view, key.hint)).toEqual([
       `key      ${key.id} (…a1b2)`,
       "name     prod",
       "state    revoked",
@@ -164,15 +166,25 @@ describe("descriptions", () => {
       "created  2026-11-01T08:00:00.000Z",
       "expires  never",
       "budget   1 of 5 RUB spent this month, 4 left, resets 2026-12-01T00:00:00.000Z",
+      "limits   rpm 60, max_parallel 4",
       "models   a, b",
       "bodies   never logged",
       "revoked  2026-11-21T09:59:00.000Z",
     ]);
     const plain = describeKey(keyListView(keyRecord(), NOW, utc));
+    expect(plain).toContain("state    active");
     expect(plain).toContain("budget   none");
+    expect(plain).toContain("limits   none");
     expect(plain).toContain("models   all");
     expect(plain).toContain("bodies   may be logged");
-    expect(plain.some((line) => line.startsWith("state") || line.startsWith("revoked"))).toBe(false);
+    expect(plain[0]).toBe("key      key_5m2x8q0c7w1r9t4z6b3n");
+    expect(plain.some((line) => line.startsWith("revoked"))).toBe(false);
+    const rotating = describeKey(keyListView(keyRecord({ previousUntil: NOW + 1000 }), NOW, utc));
+    expect(rotating).toContain("state    rotating: the previous value works until 2026-11-21T10:00:01.000Z");
+    const disabled = describeKey(keyListView(keyRecord({ disabledAt: NOW - 1000 }), NOW, utc));
+    expect(disabled).toContain(
+      "state    disabled since 2026-11-21T09:59:59.000Z (keys enable key_5m2x8q0c7w1r9t4z6b3n restores it)",
+    );
   });
 });
 

@@ -2,6 +2,9 @@
 
 import type { AccountRecord, KeyRecord } from "../../src/store/records.js";
 
+/** The hash of the value the record's key has (any 64 hex digits: nothing here hashes a value). */
+export const HASH = "a".repeat(64);
+
 export function keyRecord(fields: Partial<KeyRecord> = {}): KeyRecord {
   return {
     id: "key_5m2x8q0c7w1r9t4z6b3n",
@@ -17,6 +20,11 @@ export function keyRecord(fields: Partial<KeyRecord> = {}): KeyRecord {
     allowedModels: null,
     logBodies: true,
     revokedAt: null,
+    disabledAt: null,
+    limits: { rpm: null, tpm: null, maxParallel: null },
+    hash: HASH,
+    previousHash: null,
+    previousUntil: null,
     ...fields,
   };
 }

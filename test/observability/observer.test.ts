@@ -72,6 +72,7 @@ function settlement(): Settlement {
       latencyMs: 100,
       periods: calendar.at(NOW),
       day: calendar.dayOf(NOW),
+      now: NOW,
     },
   };
 }

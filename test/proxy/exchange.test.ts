@@ -5,7 +5,7 @@
 import { once } from "node:events";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { Pricing } from "../../src/billing/pricing.js";
 import { configSchema } from "../../src/config/schema.js";
 import { Exchange } from "../../src/proxy/exchange.js";
@@ -229,5 +229,41 @@ describe("Exchange", () => {
     expect(JSON.parse(res.body).data).toEqual([{ id: "a" }, { id: "c" }]);
     await x.tracker.idle();
     expect(x.settled[0]?.input.cost).toBe(0);
+  });
+
+  it("passes a model list that is JSON null through as it came, rather than throwing", async () => {
+    const x = await exchangeServer(
+      (_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end("null");
+      },
+      { filterModels: ["a"], usageClass: null, reserved: 0 },
+    );
+    expect(await get(`${x.url}/v1/models`)).toEqual({ status: 200, body: "null" });
+    await x.tracker.idle();
+    expect(x.settled).toHaveLength(1);
+  });
+
+  it("fails the one request, not the process, when relaying an answer throws, and still settles it", async () => {
+    const fixture = fixtureNamed("vllm", "chat");
+    const x = await exchangeServer((_req, res) => void replayFixture(fixture, res), {
+      maxCompletionTokens: 100,
+    });
+    const bug = vi.spyOn(Exchange.prototype, "onUpstreamEnd").mockImplementation(() => {
+      throw new Error("a bug in relaying");
+    });
+    try {
+      await expect(get(`${x.url}/v1/chat/completions`)).rejects.toThrow();
+      await x.tracker.idle();
+    } finally {
+      bug.mockRestore();
+    }
+    expect(x.settled).toHaveLength(1);
+    expect(x.finished).toMatchObject([{ outcome: "upstream_reset" }]);
+    expect(x.logs).toContainEqual(
+      expect.objectContaining({ msg: "relaying the upstream's answer failed", request_id: "r1" }),
+    );
+    // The next request is served as usual.
+    expect((await get(`${x.url}/v1/chat/completions`)).status).toBe(200);
   });
 });

@@ -75,6 +75,8 @@ describe("submitRelease", () => {
     const reservation = await store.billing.reserve(ref, {
       reservationId: "resv-1",
       amount: 2_000_000,
+      tokens: 0,
+      keyHash: key.hash as string,
       now,
       periods: store.calendar.at(now),
       expiresAt: now + 60_000,

@@ -56,6 +56,7 @@ function forwarded(tracked: ForwardedRequest["tracked"], over: Partial<Forwarded
     promptEstimate: 10,
     maxCompletionTokens: 40,
     maxPromptTokens: 1000,
+    rateLimitHeaders: null,
     tracked,
     ...over,
   };

@@ -28,6 +28,16 @@ describe("keyState", () => {
     expect(keyState(keyRecord({ expiresAt, revokedAt: NOW - 1 }), NOW)).toBe("revoked");
     expect(keyState(keyRecord({ expiresAt, revokedAt: NOW - 1 }), expiresAt + 1)).toBe("revoked");
   });
+
+  it("is rotating while a replaced value's grace period runs, disabled while switched off; final states win", () => {
+    const previousUntil = NOW + 1000;
+    expect(keyState(keyRecord({ previousUntil }), NOW)).toBe("rotating");
+    expect(keyState(keyRecord({ previousUntil }), previousUntil)).toBe("active");
+    expect(keyState(keyRecord({ disabledAt: NOW - 1 }), NOW)).toBe("disabled");
+    expect(keyState(keyRecord({ disabledAt: NOW - 1, previousUntil }), NOW)).toBe("disabled");
+    expect(keyState(keyRecord({ disabledAt: NOW - 1, expiresAt: NOW }), NOW)).toBe("expired");
+    expect(keyState(keyRecord({ disabledAt: NOW - 1, revokedAt: NOW - 1 }), NOW)).toBe("revoked");
+  });
 });
 
 describe("currentSpent", () => {
@@ -112,8 +122,25 @@ describe("keyView and keyListView", () => {
       log_bodies: false,
       budget: null,
       currency: "RUB",
+      state: "revoked",
+      grace_until: null,
+      disabled_at: null,
+      limits: { rpm: null, tpm: null, max_parallel: null },
     });
     expect(view).not.toHaveProperty("hint");
+    const rotating = keyRecord({
+      previousUntil: NOW + 1000,
+      disabledAt: NOW - 1000,
+      limits: { rpm: 1, tpm: 2, maxParallel: 3 },
+    });
+    expect(keyView(rotating, NOW, utc)).toMatchObject({
+      state: "disabled",
+      grace_until: "2026-11-21T10:00:01.000Z",
+      disabled_at: "2026-11-21T09:59:59.000Z",
+      limits: { rpm: 1, tpm: 2, max_parallel: 3 },
+    });
+    // Once its grace period is over, the replaced value's end is no longer shown.
+    expect(keyView(rotating, NOW + 1000, utc).grace_until).toBeNull();
     expect(keyListView(key, NOW, utc)).toEqual({ ...view, revoked_at: "2026-11-20T12:00:00.000Z" });
     expect(keyListView(keyRecord(), NOW, utc)).toMatchObject({ expires_at: null, revoked_at: null });
   });

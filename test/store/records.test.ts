@@ -18,6 +18,14 @@ const KEY_HASH = {
   models: '["gpt-x","llama-3"]',
   log_bodies: "1",
   revoked_at: "1763720000000",
+  disabled_at: "1763719900000",
+  rpm: "60",
+  tpm: "100000",
+  max_parallel: "4",
+  rpm_tat: "1763720000000 7",
+  hash: "b".repeat(64),
+  previous_hash: "c".repeat(64),
+  previous_until: "1763723600000",
 };
 
 describe("parseAccount", () => {
@@ -70,6 +78,11 @@ describe("parseKey", () => {
       allowedModels: ["gpt-x", "llama-3"],
       logBodies: true,
       revokedAt: 1_763_720_000_000,
+      disabledAt: 1_763_719_900_000,
+      limits: { rpm: 60, tpm: 100_000, maxParallel: 4 },
+      hash: "b".repeat(64),
+      previousHash: "c".repeat(64),
+      previousUntil: 1_763_723_600_000,
     });
   });
 
@@ -85,6 +98,11 @@ describe("parseKey", () => {
       periodStart: 0,
       allowedModels: null,
       revokedAt: null,
+      disabledAt: null,
+      limits: { rpm: null, tpm: null, maxParallel: null },
+      hash: null,
+      previousHash: null,
+      previousUntil: null,
     });
   });
 

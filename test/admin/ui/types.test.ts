@@ -25,6 +25,11 @@ describe("clientKeyView", () => {
         logBodies: false,
         revokedAt: NOW - 1,
       }),
+      keyRecord({
+        previousUntil: NOW + 1000,
+        disabledAt: NOW - 1000,
+        limits: { rpm: 10, tpm: null, maxParallel: 2 },
+      }),
     ]) {
       const admin = adminKeyView(record, NOW, utc) as Key;
       expect(clientKeyView(admin)).toEqual(keyView(record, NOW, utc));
@@ -33,6 +38,6 @@ describe("clientKeyView", () => {
 
   it("leaves out what only owners and operators see", () => {
     const view = clientKeyView(adminKeyView(keyRecord({ revokedAt: NOW }), NOW, utc) as Key);
-    for (const field of ["hint", "state", "revoked_at", "period"]) expect(view).not.toHaveProperty(field);
+    for (const field of ["hint", "revoked_at", "period"]) expect(view).not.toHaveProperty(field);
   });
 });
