@@ -44,8 +44,9 @@ const upstreamUrl = httpUrl
     error:
       "must not contain credentials; put the model server's key in upstream.apiKey (TUNNEL_UPSTREAM_API_KEY)",
   })
-  // OpenAI clients are configured with a base URL ending in /v1; copied here, every request would 404.
-  .refine((url) => !/\/v1\/?$/i.test(new URL(url).pathname), {
+  // OpenAI clients are configured with a base URL ending in /v1; copied here, every request would 404. (zod
+  // runs this even after the URL check failed: a text that is no URL is that check's to report.)
+  .refine((url) => !URL.canParse(url) || !/\/v1\/?$/i.test(new URL(url).pathname), {
     error:
       "must not end in /v1: the gateway forwards the client's path as it is, so a request for " +
       "/v1/chat/completions would go to …/v1/v1/chat/completions; give the model server's root, " +

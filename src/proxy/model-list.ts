@@ -40,8 +40,10 @@ export function filterModelList(body: Buffer, allowed: readonly string[]): Buffe
   } catch {
     return null;
   }
+  // Checked before reading `data`: a JSON null (or any non-object) is a valid body too.
+  if (typeof list !== "object" || list === null) return null;
   const data = (list as { data?: unknown }).data;
-  if (typeof list !== "object" || list === null || !Array.isArray(data)) return null;
+  if (!Array.isArray(data)) return null;
   const permitted = new Set(allowed);
   const filtered = data.filter((model) => permitted.has((model as { id?: unknown })?.id as string));
   return Buffer.from(JSON.stringify({ ...list, data: filtered }));
