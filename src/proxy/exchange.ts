@@ -194,6 +194,18 @@ export class Exchange {
     sendError(this.res, error, { format: this.init.errorFormat });
   }
 
+  /**
+   * A bug while relaying the upstream's answer: logged with its cause, and the request cut off like a stream
+   * the upstream cut short (charged for what it had produced), so that one answer cannot end the process.
+   */
+  failed(error: unknown): void {
+    this.ctx.logger.error(
+      { request_id: this.init.requestId, err: error },
+      "relaying the upstream's answer failed",
+    );
+    if (!this.done) this.cutOff("upstream_reset");
+  }
+
   private cutOff(outcome: Outcome): void {
     this.outcome = outcome;
     this.meter?.abort();
@@ -278,16 +290,34 @@ function statusWithoutResponse(outcome: Outcome, res: ServerResponse): number {
   return res.headersSent ? res.statusCode : 502;
 }
 
+// The upstream's events run outside any request handler's try: an exception thrown while relaying an answer
+// would end the process. A bug there fails that one request instead (see Exchange.failed).
+
 function onUpstreamData(this: IncomingMessage, chunk: Buffer): void {
-  exchangeOf(this)?.onUpstreamData(this, chunk);
+  const exchange = exchangeOf(this);
+  try {
+    exchange?.onUpstreamData(this, chunk);
+  } catch (error) {
+    exchange?.failed(error);
+  }
 }
 
 function onUpstreamEnd(this: IncomingMessage): void {
-  exchangeOf(this)?.onUpstreamEnd(this);
+  const exchange = exchangeOf(this);
+  try {
+    exchange?.onUpstreamEnd(this);
+  } catch (error) {
+    exchange?.failed(error);
+  }
 }
 
 function onUpstreamClose(this: IncomingMessage): void {
-  exchangeOf(this)?.onUpstreamClose(this);
+  const exchange = exchangeOf(this);
+  try {
+    exchange?.onUpstreamClose(this);
+  } catch (error) {
+    exchange?.failed(error);
+  }
 }
 
 function onClientClose(this: ServerResponse): void {
