@@ -2,6 +2,7 @@
 // change, revoke, and read a key's usage and recent requests. Used by the CLI and the admin API alike, so
 // both apply the same rules; every change names its actor and is recorded in the audit log.
 
+import { readThresholds, THRESHOLDS_RULE } from "../alerts/thresholds.js";
 import { generateApiKey, generateKeyId, hashApiKey, keyHint } from "../auth/api-key.js";
 import { formatRubles, parsePositiveRubles } from "../billing/money.js";
 import { dayStamp, isPeriod, type Period } from "../billing/periods.js";
@@ -30,6 +31,8 @@ export interface CreateKeyInput {
   models?: unknown;
   /** Whether request and response bodies may be logged; on by default. */
   logBodies?: unknown;
+  /** Budget alert thresholds in percent; [] for none; the configured ones when omitted or null. */
+  alertAt?: unknown;
 }
 
 /** Changes to a key: a field left undefined stays as it is; null budget/models remove the limit. */
@@ -41,6 +44,8 @@ export interface UpdateKeyInput {
   logBodies?: unknown;
   /** A new lifetime counted from now (a duration such as 30d), or "never". */
   ttl?: unknown;
+  /** New budget alert thresholds in percent; [] for none; null for the configured ones. */
+  alertAt?: unknown;
 }
 
 export interface CreatedKey {
@@ -67,6 +72,7 @@ export class KeyService {
     const lifetime = present(input.ttl) ? lifetimeInput(input.ttl) : null;
     const allowedModels = present(input.models) ? validateModels(input.models) : null;
     const logBodies = booleanInput(input.logBodies, "log_bodies") ?? true;
+    const alertAt = present(input.alertAt) ? thresholdsInput(input.alertAt) : null;
 
     const now = this.ctx.now();
     const value = generateApiKey();
@@ -84,6 +90,7 @@ export class KeyService {
       allowedModels,
       logBodies,
       revokedAt: null,
+      alertAt,
     };
     const audit = auditEntry(
       actor,
@@ -97,6 +104,7 @@ export class KeyService {
         expires_at: record.expiresAt === null ? null : new Date(record.expiresAt).toISOString(),
         allowed_models: allowedModels,
         log_bodies: logBodies,
+        ...(alertAt !== null && { alert_at: alertAt }),
       },
       record.id,
     );
@@ -139,6 +147,11 @@ export class KeyService {
       changes.log_bodies = logBodies ? "1" : "0";
       details.log_bodies = logBodies;
     }
+    if (input.alertAt !== undefined) {
+      const alertAt = input.alertAt === null ? null : thresholdsInput(input.alertAt);
+      changes.alert_at = alertAt === null ? "default" : alertAt.join(",");
+      details.alert_at = alertAt;
+    }
     const lifetime = input.ttl === undefined ? undefined : lifetimeInput(input.ttl);
     if (input.period !== undefined && !isPeriod(input.period)) {
       throw new GatewayError(
@@ -149,7 +162,7 @@ export class KeyService {
     if (Object.keys(details).length === 0 && lifetime === undefined && input.period === undefined) {
       throw new GatewayError(
         "invalid_request",
-        "nothing to change: give name, budget, period, models, log_bodies or ttl",
+        "nothing to change: give name, budget, period, models, log_bodies, ttl or alert_at",
       );
     }
 
@@ -240,6 +253,14 @@ function booleanInput(value: unknown, what: string): boolean | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "boolean") throw new GatewayError("invalid_request", `${what} must be true or false`);
   return value;
+}
+
+function thresholdsInput(value: unknown): number[] {
+  const thresholds = Array.isArray(value) ? readThresholds(value) : null;
+  if (thresholds === null) {
+    throw new GatewayError("invalid_request", `alert_at must be a list of ${THRESHOLDS_RULE}; [] for none`);
+  }
+  return thresholds;
 }
 
 function parsePeriod(value: unknown, hasBudget: boolean): Period {

@@ -7,6 +7,7 @@ import type { Period } from "../billing/periods.js";
 import { GatewayError } from "../errors.js";
 import { accountNotFound } from "./account-store.js";
 import { AUDIT_CAP } from "./audit-store.js";
+import type { EventStore } from "./event-store.js";
 import { type AccountRecord, type KeyRecord, parseAccount, parseKey } from "./records.js";
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
@@ -26,6 +27,8 @@ export interface NewKey {
   periodStart: number;
   allowedModels: string[] | null;
   logBodies: boolean;
+  /** Budget alert thresholds in percent: null for the configured defaults, [] for none. */
+  alertAt: number[] | null;
 }
 
 /** Where a key hash points: the account and key id. */
@@ -38,6 +41,7 @@ export class KeyStore {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
+    private readonly events: EventStore,
     private readonly observe?: RedisObserver,
   ) {}
 
@@ -50,6 +54,8 @@ export class KeyStore {
         this.keys.key(key.accountId, key.id),
         this.keys.accountKeys(key.accountId),
         this.keys.audit(key.accountId),
+        this.keys.events(key.accountId),
+        this.keys.eventsDue(key.accountId),
       ],
       [
         key.createdAt,
@@ -65,6 +71,8 @@ export class KeyStore {
         key.logBodies ? "1" : "0",
         audit,
         AUDIT_CAP,
+        key.alertAt === null ? "default" : key.alertAt.join(","),
+        this.events.context(key.createdAt),
       ],
     );
     if (code === "account_not_found") throw accountNotFound(key.accountId);
@@ -79,6 +87,7 @@ export class KeyStore {
     await Promise.all([
       this.redis.set(this.keys.keyHash(key.hash), `${key.accountId}:${key.id}`, "NX"),
       this.redis.set(this.keys.keyAccount(key.id), key.accountId, "NX"),
+      this.events.markForWork(key.accountId, key.createdAt),
     ]);
   }
 
@@ -149,10 +158,15 @@ export class KeyStore {
     const [code, revokedAt] = await runScript(
       this.redis,
       "revokeKey",
-      [this.keys.key(ref.accountId, ref.keyId), this.keys.audit(ref.accountId)],
-      [now, audit, AUDIT_CAP],
+      [
+        this.keys.key(ref.accountId, ref.keyId),
+        this.keys.audit(ref.accountId),
+        this.keys.events(ref.accountId),
+      ],
+      [now, audit, AUDIT_CAP, this.events.context(now)],
     );
     if (code === "key_not_found") throw new GatewayError("key_not_found", `no key with id ${ref.keyId}`);
+    if (code === "ok") await this.events.markForWork(ref.accountId, now);
     return { revokedAt: Number(revokedAt), alreadyRevoked: code === "already_revoked" };
   }
 
@@ -184,16 +198,23 @@ export class KeyStore {
     audit: string,
     read: PeriodSpending["read"] = { spent: "", periodStart: "" },
   ): Promise<"ok" | "conflict"> {
+    const now = this.events.now();
     const [code] = await runScript(
       this.redis,
       "updateKey",
-      [this.keys.key(ref.accountId, ref.keyId), this.keys.audit(ref.accountId)],
-      [JSON.stringify(changes), audit, AUDIT_CAP, read.spent, read.periodStart],
+      [
+        this.keys.key(ref.accountId, ref.keyId),
+        this.keys.audit(ref.accountId),
+        this.keys.eventsDue(ref.accountId),
+      ],
+      [JSON.stringify(changes), audit, AUDIT_CAP, read.spent, read.periodStart, now],
     );
     if (code === "key_not_found") throw new GatewayError("key_not_found", `no key with id ${ref.keyId}`);
     if (code === "key_revoked")
       throw new GatewayError("invalid_request", `key ${ref.keyId} is revoked and cannot be changed`);
     if (code === "conflict") return "conflict";
+    // A new expiry may bring a time-based event closer than the account's next work.
+    if (changes.expires_at !== undefined) await this.events.markForWork(ref.accountId, now);
     return "ok";
   }
 }
@@ -220,4 +241,6 @@ export interface KeyChanges {
   period_start?: string;
   /** µ₽ spent in the new period so far. */
   spent?: string;
+  /** Budget alert thresholds: percents "50,80,100", "" for none, "default" for the configured ones. */
+  alert_at?: string;
 }

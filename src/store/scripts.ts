@@ -66,7 +66,12 @@ export type ScriptName =
   | "setAccountToken"
   | "reserve"
   | "settle"
-  | "extendReservations";
+  | "extendReservations"
+  | "setAccountAlerts"
+  | "setAccountWebhook"
+  | "fireDueEvents"
+  | "claimEvents"
+  | "finishDelivery";
 
 type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 

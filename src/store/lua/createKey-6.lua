@@ -1,13 +1,15 @@
 --[[
   Creates an API key record for an account, only while the account's balance is positive, and records it
-  in the account's audit log. Nothing is written when the account is missing or its balance is zero or
-  less. The key's value is never seen here: the gateway stores the hash -> key mapping separately once
+  in the account's audit log, schedules its time-based events (scheduleKeyEvents.lua) and emits key.created.
+  Nothing is written when the account is missing or its balance is zero or less. The key's value is never seen here: the gateway stores the hash -> key mapping separately once
   this script has succeeded.
 
   KEYS[1]  account hash        {a:<account>}:account
   KEYS[2]  key record hash     {a:<account>}:key:<keyId>
   KEYS[3]  account's keys zset {a:<account>}:keys   (key id scored by creation time)
   KEYS[4]  audit log list      {a:<account>}:audit
+  KEYS[5]  event stream        {a:<account>}:events
+  KEYS[6]  due events zset     {a:<account>}:events:due
 
   ARGV[1]  now (ms), the creation time
   ARGV[2]  key id
@@ -22,10 +24,14 @@
   ARGV[11] log_bodies: '1' | '0'
   ARGV[12] audit entry (JSON)
   ARGV[13] most audit entries kept
+  ARGV[14] budget alert thresholds: 'default' (the configured ones), '' (none) or percents "50,80,100"
+  ARGV[15] event context (JSON, see emitEvent.lua)
 
   Returns  {'ok'} | {'account_not_found'} | {'insufficient_balance', balance} | {'key_exists'}
 ]]
 --- @include "appendAudit"
+--- @include "emitEvent"
+--- @include "scheduleKeyEvents"
 
 local balance = redis.call('HGET', KEYS[1], 'balance')
 if not balance then
@@ -43,6 +49,11 @@ redis.call('HSET', KEYS[2],
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[2], 'expires_at', ARGV[6]) end
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[2], 'budget', ARGV[7]) end
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[2], 'models', ARGV[10]) end
+if ARGV[14] ~= 'default' then redis.call('HSET', KEYS[2], 'alert_at', ARGV[14]) end
 redis.call('ZADD', KEYS[3], ARGV[1], ARGV[2])
 appendAudit(KEYS[4], ARGV[12], ARGV[13])
+local events = readEventContext(ARGV[15])
+scheduleKeyEvents(KEYS[6], ARGV[2], nil, ARGV[6], events.now)
+emitEvent(KEYS[5], events, 'key.created', ARGV[2],
+  { 'name', ARGV[4], 'expires_at', ARGV[6], 'budget', ARGV[7], 'period', ARGV[8] })
 return { 'ok' }
