@@ -11,6 +11,11 @@ const amount = z.union([z.number(), z.string()]).meta({
 const period = z.enum(["day", "week", "month"]);
 const isoTime = z.string().meta({ format: "date-time" });
 
+const alertAt = z.array(z.number()).nullable().meta({
+  description:
+    "Budget alert thresholds, whole percents of the budget from 1 to 100 (e.g. [50, 80, 100]); [] for none; null for the gateway's defaults",
+});
+
 export const AccountIdParam = z.string().meta({ description: "Account id", examples: ["acme"] });
 export const KeyIdParam = z.string().meta({ description: "Key id", examples: ["key_5m2x8q0c7w1r9t4z6b3n"] });
 
@@ -42,6 +47,7 @@ export const CreateKeyBody = z
       .optional()
       .meta({ description: "Allowed models; omit or null for all" }),
     log_bodies: z.boolean().optional().meta({ description: "Whether bodies may be logged (default true)" }),
+    alert_at: alertAt.optional(),
   })
   .meta({ id: "CreateKey" });
 
@@ -56,6 +62,7 @@ export const UpdateKeyBody = z
       .optional()
       .meta({ description: "New model list; null allows all" }),
     log_bodies: z.boolean().optional(),
+    alert_at: alertAt.optional(),
   })
   .meta({ id: "UpdateKey" });
 
@@ -116,6 +123,10 @@ export const Key = z
     log_bodies: z.boolean(),
     budget: Budget.nullable(),
     period: period,
+    alert_at: z
+      .array(z.number())
+      .nullable()
+      .meta({ description: "Budget alert thresholds in percent; null: the gateway's defaults; []: none" }),
     currency: z.literal("RUB"),
   })
   .meta({ id: "Key" });
@@ -185,6 +196,9 @@ export const AuditEntry = z
       "key.create",
       "key.update",
       "key.revoke",
+      "account.alerts.update",
+      "account.webhook.set",
+      "account.webhook.remove",
     ]),
     account_id: z.string(),
     key_id: z.string().optional(),

@@ -24,6 +24,7 @@ export function adminKeyView(key: KeyRecord, now: number, calendar: PeriodCalend
     log_bodies: view.log_bodies,
     budget: view.budget,
     period: key.period,
+    alert_at: key.alertAt,
     currency: view.currency,
   };
 }

@@ -1,6 +1,7 @@
 // `tunnel-gateway keys …`: API keys, created (the only time a value is shown), listed, changed, revoked.
 
 import { type Command, Option } from "commander";
+import { readThresholdList } from "../alerts/thresholds.js";
 import { keyListView, keyState, keyView } from "../services/views.js";
 import { CLI, common, usageError } from "./common.js";
 import { describeKey, keyTable, printJson, printLines } from "./output.js";
@@ -20,6 +21,11 @@ export function keysCommands(program: Command): void {
     .option("--ttl <duration>", "lifetime: 15m, 2h, 30d, 1w, … or never", "never")
     .option("--models <a,b,…>", "comma-separated models the key may use (default: all)")
     .option("--no-log-bodies", "never keep request and response bodies in logs for this key")
+    .option(
+      "--alert-at <percents>",
+      "budget alert thresholds, such as 50,80,100 (default: alerts.thresholds)",
+    )
+    .addOption(new Option("--no-alerts", "no budget alerts for this key").conflicts("alertAt"))
     .action(
       (
         options: CommonOptions & {
@@ -30,6 +36,8 @@ export function keysCommands(program: Command): void {
           ttl: string;
           models?: string;
           logBodies: boolean;
+          alertAt?: string;
+          alerts: boolean;
         },
       ) => {
         if (options.period !== undefined && options.budget === undefined)
@@ -44,6 +52,7 @@ export function keysCommands(program: Command): void {
               ttl: options.ttl,
               models: options.models?.split(","),
               logBodies: options.logBodies,
+              alertAt: options.alerts ? thresholdsOption(options.alertAt) : [],
             },
             CLI,
           );
@@ -101,6 +110,11 @@ export function keysCommands(program: Command): void {
     .option("--log-bodies", "allow request and response bodies in logs")
     .option("--no-log-bodies", "keep bodies out of logs")
     .option("--ttl <duration>", "new lifetime counted from now: 15m, 2h, 30d, 1w, … or never")
+    .option(
+      "--alert-at <percents>",
+      "budget alert thresholds, such as 50,80,100, or default (alerts.thresholds)",
+    )
+    .addOption(new Option("--no-alerts", "no budget alerts for this key").conflicts("alertAt"))
     .action(
       (
         keyId: string,
@@ -112,6 +126,8 @@ export function keysCommands(program: Command): void {
           allModels?: boolean;
           logBodies?: boolean;
           ttl?: string;
+          alertAt?: string;
+          alerts?: boolean;
         },
       ) =>
         withSession(options, async ({ keys, context }) => {
@@ -124,6 +140,7 @@ export function keysCommands(program: Command): void {
               models: options.allModels ? null : options.models?.split(","),
               logBodies: options.logBodies,
               ttl: options.ttl,
+              alertAt: options.alerts === false ? [] : thresholdsOption(options.alertAt),
             },
             CLI,
           );
@@ -153,4 +170,13 @@ export function keysCommands(program: Command): void {
           );
       }),
     );
+}
+
+/**
+ * --alert-at as the services take it: percents, null for `default` (or no option), or the text itself when it is
+ * not a list of whole percents, for the services to refuse with their message.
+ */
+function thresholdsOption(text: string | undefined): unknown {
+  if (text === undefined || text.trim() === "default") return text === undefined ? undefined : null;
+  return readThresholdList(text) ?? text;
 }

@@ -20,7 +20,10 @@ export interface AuditEntry {
     | "account.token.revoke"
     | "key.create"
     | "key.update"
-    | "key.revoke";
+    | "key.revoke"
+    | "account.alerts.update"
+    | "account.webhook.set"
+    | "account.webhook.remove";
   account_id: string;
   key_id?: string;
   details: Record<string, unknown>;

@@ -71,7 +71,8 @@ export type ScriptName =
   | "setAccountWebhook"
   | "fireDueEvents"
   | "claimEvents"
-  | "finishDelivery";
+  | "finishDelivery"
+  | "findRequest";
 
 type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 

@@ -48,6 +48,7 @@ function key(id: string, fields: Partial<Key>): Key {
     log_bodies: true,
     budget: null,
     period: "month",
+    alert_at: null,
     currency: "RUB",
     ...fields,
   };
