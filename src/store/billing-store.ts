@@ -255,7 +255,7 @@ export class BillingStore {
         events: Number(reply[5] ?? 0),
       };
     });
-    if (results.some((result) => (result.events ?? 0) > 0)) await this.events.markForWork(accountId);
+    if (results.some((result) => (result.events ?? 0) > 0)) await this.events.hintWork(accountId);
     return results;
   }
 

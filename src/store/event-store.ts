@@ -80,6 +80,14 @@ export class EventStore {
     await this.redis.zadd(this.keys.alertWork(), "LT", at, accountId);
   }
 
+  /**
+   * markForWork after a change that has been made: a failure must not make its caller believe the change
+   * failed (and retry it), since the sweep finds the work anyway.
+   */
+  async hintWork(accountId: string, at: number = this.now()): Promise<void> {
+    await this.markForWork(accountId, at).catch(() => {});
+  }
+
   /** Accounts whose hinted work is due at `now`, the most overdue first. */
   async accountsWithWork(now: number, limit: number): Promise<string[]> {
     return this.redis.zrangebyscore(this.keys.alertWork(), "-inf", now, "LIMIT", 0, limit);

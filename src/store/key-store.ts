@@ -87,7 +87,7 @@ export class KeyStore {
     await Promise.all([
       this.redis.set(this.keys.keyHash(key.hash), `${key.accountId}:${key.id}`, "NX"),
       this.redis.set(this.keys.keyAccount(key.id), key.accountId, "NX"),
-      this.events.markForWork(key.accountId, key.createdAt),
+      this.events.hintWork(key.accountId, key.createdAt),
     ]);
   }
 
@@ -166,7 +166,7 @@ export class KeyStore {
       [now, audit, AUDIT_CAP, this.events.context(now)],
     );
     if (code === "key_not_found") throw new GatewayError("key_not_found", `no key with id ${ref.keyId}`);
-    if (code === "ok") await this.events.markForWork(ref.accountId, now);
+    if (code === "ok") await this.events.hintWork(ref.accountId, now);
     return { revokedAt: Number(revokedAt), alreadyRevoked: code === "already_revoked" };
   }
 
@@ -214,7 +214,7 @@ export class KeyStore {
       throw new GatewayError("invalid_request", `key ${ref.keyId} is revoked and cannot be changed`);
     if (code === "conflict") return "conflict";
     // A new expiry may bring a time-based event closer than the account's next work.
-    if (changes.expires_at !== undefined) await this.events.markForWork(ref.accountId, now);
+    if (changes.expires_at !== undefined) await this.events.hintWork(ref.accountId, now);
     return "ok";
   }
 }

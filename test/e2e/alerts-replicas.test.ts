@@ -83,7 +83,12 @@ describe("two replicas", () => {
     );
     expect(statuses.filter((status) => status === 200).length).toBeGreaterThan(10);
 
-    const event = await waitForDelivery(t.store, key.accountId, (e) => e.type === "budget.threshold", "delivered");
+    const event = await waitForDelivery(
+      t.store,
+      key.accountId,
+      (e) => e.type === "budget.threshold",
+      "delivered",
+    );
     // Whatever either replica still had in flight is over once the second has stopped and the first settled.
     expect(await second.stop()).toBe(0);
     await t.gateway.settled();
@@ -92,9 +97,9 @@ describe("two replicas", () => {
     ]);
     const delivered = [...t.logs, ...second.logs].filter((line) => line.msg === "webhook delivered");
     expect(delivered.map((line) => line.event_id)).toEqual([event.id]);
-    expect((await eventsOf(t.store, key.accountId)).filter((e) => e.event.type === "budget.threshold")).toHaveLength(
-      1,
-    );
+    expect(
+      (await eventsOf(t.store, key.accountId)).filter((e) => e.event.type === "budget.threshold"),
+    ).toHaveLength(1);
   });
 });
 

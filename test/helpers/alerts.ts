@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { overallStatus, parseState } from "../../src/alerts/delivery-plan.js";
+import type { EventType } from "../../src/alerts/event-types.js";
 import type { StoredEvent } from "../../src/store/event-store.js";
 import type { TestStore } from "./store.js";
 import { temporaryDirectories } from "./temp-dir.js";
@@ -17,7 +18,7 @@ export const WEBHOOK_SECRET_ENV = "TEST_WEBHOOK_SECRET";
 export const WEBHOOK_ENV = { [WEBHOOK_SECRET_ENV]: WEBHOOK_SECRET };
 
 /** An alerts section sending every event of `events` (all when omitted) to the receiver, polled every 20 ms. */
-export function alertsTo(url: string, events?: string[], delivery: Record<string, number> = {}) {
+export function alertsTo(url: string, events?: EventType[], delivery: Record<string, number> = {}) {
   return {
     allowHttp: true,
     allowPrivateNetworks: true,
