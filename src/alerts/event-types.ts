@@ -53,6 +53,7 @@ const DATA: Record<EventType, (fields: Fields, zone: string) => Record<string, u
     const budget = micros(f.budget);
     const spent = micros(f.spent);
     const period = isPeriod(f.period) ? f.period : "month";
+    const start = Number(f.period_start);
     return {
       key_name: f.name ?? "",
       threshold: Number(f.threshold),
@@ -60,7 +61,7 @@ const DATA: Record<EventType, (fields: Fields, zone: string) => Record<string, u
       budget: rublesForJson(budget),
       spent: rublesForJson(spent),
       remaining: rublesForJson(Math.max(0, budget - spent)),
-      reset_at: iso(periodsAt(Number(f.period_start), zone)[period].end),
+      reset_at: Number.isFinite(start) ? iso(periodsAt(start, zone)[period].end) : null,
       currency: CURRENCY,
     };
   },
@@ -102,6 +103,7 @@ function micros(text: string | undefined): Micros {
   return Number(text ?? 0);
 }
 
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
+/** An ISO-8601 time, or null for a field that is missing or not a time (never a throw: the event must go out). */
+function iso(ms: number): string | null {
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
 }
