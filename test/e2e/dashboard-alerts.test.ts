@@ -139,7 +139,7 @@ describe("the dashboard's alerts", () => {
     const key = await t.newKey({ accountId: "acme", budget: "10" });
     const event = await waitForDelivery(t.store, "acme", (e) => e.type === "key.created", "delivered");
     const alerts = page.getByRole("region", { name: en["alerts.title"] });
-    await alerts.getByRole("button", { name: en["common.refresh"] }).click();
+    await alerts.getByRole("button", { name: en["events.refresh"] }).click();
     const row = page.locator(`tr[data-event-id="${event.id}"]`);
     await row.waitFor();
     expect(await row.getAttribute("data-status")).toBe("delivered");

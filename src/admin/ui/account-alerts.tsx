@@ -3,7 +3,7 @@
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import { type AccountAlerts, api, type CreatedWebhook, type TestResult } from "./api.js";
-import { ErrorNote, Field, LoadProblem, RefreshButton, RublesInput, Status, useLoad } from "./components.js";
+import { ErrorNote, Field, LoadProblem, RublesInput, Status, useLoad } from "./components.js";
 import { useUi } from "./context.js";
 import { EventsTable } from "./events-table.js";
 import { useAction } from "./use-action.js";
@@ -34,7 +34,9 @@ export function AccountAlertsSection({ accountId }: { accountId: string }) {
           </div>
           <div class="section-head">
             <h3>{t("events.title")}</h3>
-            <RefreshButton loaded={loaded} />
+            <button type="button" class="secondary" onClick={loaded.reload} aria-busy={loaded.loading}>
+              {t("events.refresh")}
+            </button>
           </div>
           <p class="muted">{t("events.intro")}</p>
           <EventsTable events={data.events} accountId={accountId} />
