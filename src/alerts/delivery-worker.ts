@@ -58,6 +58,8 @@ const CLAIM_BATCH = 16;
 /** Accounts looked at per poll, and at the same time. */
 const ACCOUNTS_PER_POLL = 64;
 const ACCOUNTS_AT_ONCE = 8;
+/** Accounts whose oldest undelivered event is read at the same time, for the metric. */
+const ACCOUNTS_PER_SCRAPE_ROUND = 20;
 /** How long a stopping worker waits for deliveries in flight; their leases hand them to others anyway. */
 const STOP_WAIT_MS = 2000;
 
@@ -112,9 +114,11 @@ export class DeliveryWorker {
     const at = now();
     const accounts = await events.accountsWithWork(at + settings.maxRetryMs + this.leaseMs, 1000);
     let oldest = at;
-    for (const accountId of accounts) {
-      const undelivered = await events.oldestUndeliveredAt(accountId);
-      if (undelivered !== null) oldest = Math.min(oldest, undelivered);
+    for (let i = 0; i < accounts.length; i += ACCOUNTS_PER_SCRAPE_ROUND) {
+      const chunk = accounts.slice(i, i + ACCOUNTS_PER_SCRAPE_ROUND);
+      for (const undelivered of await Promise.all(chunk.map((id) => events.oldestUndeliveredAt(id)))) {
+        if (undelivered !== null) oldest = Math.min(oldest, undelivered);
+      }
     }
     return Math.max(0, (at - oldest) / 1000);
   }
