@@ -3,7 +3,7 @@
 // one-time display, sends a test event and sees its events delivered; a key's thresholds are changed; the
 // operator tests the configured webhooks. No console error, no secret in a URL.
 
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +20,7 @@ import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 const ROOT = join(import.meta.dirname, "../..");
+const SHOTS = join(ROOT, ".artifacts/screenshots");
 const CHROMIUM = "/usr/bin/chromium";
 const ADMIN = "admin-token-0123456789";
 const en = MESSAGES.en;
@@ -148,6 +149,8 @@ describe("the dashboard's alerts", () => {
     expect(text).toContain(key.id);
     expect(text).toContain(en["events.endpoint.account"]);
     expect(text).toContain("HTTP 200");
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: join(SHOTS, "alerts-account.png"), fullPage: true });
   });
 
   it("change a key's thresholds, refusing what is not whole percents", async () => {
