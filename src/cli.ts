@@ -7,6 +7,7 @@
 
 import { Command, CommanderError } from "commander";
 import { accountsCommands } from "./cli/accounts-commands.js";
+import { alertCommands } from "./cli/alert-commands.js";
 import { EXIT_FAILURE, EXIT_USAGE, refuseRepeatedOptions, version } from "./cli/common.js";
 import { keysCommands } from "./cli/keys-commands.js";
 import { printFailure } from "./cli/output.js";
@@ -20,7 +21,7 @@ function buildProgram(): Command {
     .exitOverride()
     .showHelpAfterError("(run with --help for usage)");
   serveCommand(program);
-  accountsCommands(program);
+  alertCommands(accountsCommands(program));
   keysCommands(program);
   usageCommand(program);
   refuseRepeatedOptions(program);

@@ -121,6 +121,12 @@ export const ERRORS = {
     type: "invalid_request_error",
     message: "No such key.",
   },
+  // What callers see of their own requests (public port)
+  request_not_found: {
+    status: 404,
+    type: "invalid_request_error",
+    message: "No request with this id among this key's recent requests.",
+  },
   account_exists: {
     status: 409,
     type: "invalid_request_error",

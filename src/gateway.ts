@@ -13,6 +13,9 @@ import type { AddressInfo } from "node:net";
 import type { SecureContextOptions } from "node:tls";
 import { adminHandler } from "./admin/admin-server.js";
 import { AdminCredentials } from "./admin/credentials.js";
+import { DeliveryWorker } from "./alerts/delivery-worker.js";
+import { operatorEndpoints } from "./alerts/endpoints.js";
+import { WEBHOOK_USER_AGENT } from "./alerts/webhook-sender.js";
 import { Authenticator } from "./auth/authenticator.js";
 import { Pricing } from "./billing/pricing.js";
 import { ReservationKeeper } from "./billing/reservation-keeper.js";
@@ -51,6 +54,8 @@ export interface GatewayOptions {
    * for the message of a listener that cannot bind; loadConfig's origins.
    */
   origin?: (setting: string) => string;
+  /** Where the operator's webhook secrets are read from (alerts.webhooks[].secretEnv); process.env by default. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface Gateway {
@@ -64,6 +69,8 @@ export interface Gateway {
   redis: RedisClient;
   metrics: GatewayMetrics;
   context: GatewayContext;
+  /** The replica's alert delivery worker (started once Redis serves). */
+  alerts: DeliveryWorker;
   /** Resolves once Redis is connected and has passed the start-up checks: from then on requests are served. */
   serving: Promise<void>;
   /**
@@ -94,6 +101,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const tlsFiles = certFile && keyFile ? { certFile, keyFile } : null;
   // Read before anything starts, so that a certificate that does not load leaves nothing to stop.
   const tlsOptions = tlsFiles ? loadTls(tlsFiles, origin) : null;
+  // The operator's webhook secrets are read before anything starts, for the same reason.
+  const webhooks = operatorEndpoints(config.alerts, options.env ?? process.env);
   // Connected once the listeners are bound (below); until it is connected and checked, requests get 503.
   const redis = createRedis(config.redis, "gateway");
   let redisChecked = () => false;
@@ -101,6 +110,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   const tracker = new RequestTracker();
   let settlements: SettlementQueue | undefined;
+  let alerts: DeliveryWorker | undefined;
   const metrics: GatewayMetrics = config.metrics.enabled
     ? new Metrics(config.metrics, {
         inFlight: () => tracker.size,
@@ -108,6 +118,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         settlementsPending: () => settlements?.waitingForRetry ?? 0,
         redisUp: () => redis.status === "ready",
         now,
+        oldestUndeliveredAge: () => alerts?.oldestUndeliveredAgeSeconds() ?? Promise.resolve(0),
       })
     : NO_METRICS;
   const observer = createObserver(logger, metrics, {
@@ -125,7 +136,33 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     observe: config.metrics.enabled
       ? (operation, seconds) => metrics.redisOperation(operation, seconds)
       : undefined,
+    events: {
+      keepMs: config.alerts.eventRetentionDays * 86_400_000,
+      thresholds: config.alerts.thresholds,
+    },
   });
+  const { delivery } = config.alerts;
+  alerts = new DeliveryWorker({
+    events: services.events,
+    alertSettings: services.alertSettings,
+    accounts: services.accounts,
+    operatorEndpoints: webhooks,
+    settings: {
+      timeoutMs: delivery.timeoutMs,
+      firstRetryMs: delivery.firstRetrySeconds * 1000,
+      maxRetryMs: delivery.maxRetrySeconds * 1000,
+      giveUpMs: delivery.giveUpHours * 3_600_000,
+      pollIntervalMs: delivery.pollIntervalMs,
+      sweepIntervalMs: delivery.sweepSeconds * 1000,
+      allowPrivateNetworks: config.alerts.allowPrivateNetworks,
+      timezone: config.billing.timezone,
+      userAgent: WEBHOOK_USER_AGENT,
+    },
+    metrics,
+    logger,
+    now,
+  });
+  const worker = alerts;
   settlements = new SettlementQueue(services.billing, observer);
   const keeper = new ReservationKeeper(
     services.billing,
@@ -187,6 +224,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       credentials: new AdminCredentials(config.admin.token, services.accounts),
       services,
       balanceChanged: (accountId, balance) => metrics.balance(accountId, balance),
+      alerts: {
+        allowHttp: config.alerts.allowHttp,
+        operatorEndpoints: webhooks,
+        sender: worker.sender,
+        thresholds: config.alerts.thresholds,
+      },
       logger,
     });
     openAdmin = serveWhileStarting(adminServer, startingAdminHandler(), admin);
@@ -203,6 +246,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     serve: () => {
       openPublic();
       openAdmin();
+      worker.start();
     },
   });
   redisChecked = () => startup.checked;
@@ -217,6 +261,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     redis,
     metrics,
     context,
+    alerts: worker,
     serving: startup.serving,
     refused: startup.refused,
     async settled(timeoutMs = 10_000) {
@@ -239,6 +284,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         other?.close();
         other?.closeAllConnections();
       }
+      await worker.stop();
       startup.stop();
       closeRedis(redis);
     },

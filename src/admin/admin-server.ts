@@ -7,6 +7,7 @@ import { GatewayError } from "../errors.js";
 import type { Logger } from "../observability/logger.js";
 import { sendError, sendJson } from "../server/respond.js";
 import { AccountService } from "../services/accounts.js";
+import { type AlertOptions, AlertService } from "../services/alerts.js";
 import type { ServiceContext } from "../services/context.js";
 import { KeyService } from "../services/keys.js";
 import type { AdminCredentials } from "./credentials.js";
@@ -21,6 +22,8 @@ export interface AdminServerOptions {
   services: ServiceContext;
   /** An account's balance changed through the admin API (for the metrics' balance gauge). */
   balanceChanged?: (accountId: string, balance: number) => void;
+  /** Alert settings: http:// webhooks allowed or not, the operator's webhooks, how test events are sent. */
+  alerts: AlertOptions;
   logger: Logger;
   ui?: StaticFiles;
 }
@@ -39,6 +42,7 @@ export function adminHandler(options: AdminServerOptions): RequestListener {
   const services: AdminServices = {
     accounts: new AccountService(context),
     keys: new KeyService(context),
+    alerts: new AlertService(context, options.alerts),
     calendar: context.calendar,
     now: context.now,
     ...(options.balanceChanged && { balanceChanged: options.balanceChanged }),

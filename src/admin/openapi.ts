@@ -3,10 +3,16 @@
 // is kept in the repository (a test keeps the two equal); the admin API serves it at /admin/v1/openapi.json.
 
 import { z } from "zod";
+import { WebhookIdParam } from "./alert-schemas.js";
 import { ROUTES, type Route } from "./routes.js";
 import * as S from "./schemas.js";
 
 const REF = (id: string) => `#/components/schemas/${id}`;
+const PATH_PARAMETERS: Record<string, z.ZodType> = {
+  accountId: S.AccountIdParam,
+  keyId: S.KeyIdParam,
+  webhookId: WebhookIdParam,
+};
 
 type JsonSchema = Record<string, unknown>;
 
@@ -26,7 +32,7 @@ function parameters(route: Route): JsonSchema[] {
     name,
     in: "path",
     required: true,
-    schema: schemaOf(name === "keyId" ? S.KeyIdParam : S.AccountIdParam, "input"),
+    schema: schemaOf(PATH_PARAMETERS[name as string] ?? S.AccountIdParam, "input"),
   }));
   const query = route.query ? (schemaOf(route.query, "input").properties as Record<string, JsonSchema>) : {};
   return [

@@ -5,8 +5,10 @@ import type { z } from "zod";
 import type { PeriodCalendar } from "../billing/periods.js";
 import { GatewayError } from "../errors.js";
 import type { AccountService } from "../services/accounts.js";
+import type { AlertService } from "../services/alerts.js";
 import type { KeyService } from "../services/keys.js";
 import type { KeyRecord } from "../store/records.js";
+import { ALERT_ROUTES } from "./alert-routes.js";
 import { actorOf, assertAdmin, assertMayAccess, type Principal } from "./credentials.js";
 import * as S from "./schemas.js";
 import { adminAccountView, adminKeyView } from "./views.js";
@@ -14,6 +16,7 @@ import { adminAccountView, adminKeyView } from "./views.js";
 export interface AdminServices {
   accounts: AccountService;
   keys: KeyService;
+  alerts: AlertService;
   calendar: PeriodCalendar;
   now: () => number;
   /** An account's balance changed through the admin API (for the metrics' balance gauge). */
@@ -29,7 +32,7 @@ export interface Call {
 }
 
 interface RouteShape {
-  method: "GET" | "POST" | "PATCH";
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
   /** OpenAPI path template, e.g. /admin/v1/accounts/{accountId}. */
   path: string;
   operationId: string;
@@ -216,6 +219,7 @@ export const ROUTES: readonly Route[] = [
           rpm: input.rpm,
           tpm: input.tpm,
           maxParallel: input.max_parallel,
+          alertAt: input.alert_at,
         },
         actorOf(principal),
       );
@@ -258,6 +262,7 @@ export const ROUTES: readonly Route[] = [
           rpm: input.rpm,
           tpm: input.tpm,
           maxParallel: input.max_parallel,
+          alertAt: input.alert_at,
         },
         actorOf(call.principal),
       );
@@ -352,6 +357,7 @@ export const ROUTES: readonly Route[] = [
       return { key_id: key.id, requests: await call.services.keys.requests(key.id, limitOf(call.query)) };
     },
   },
+  ...ALERT_ROUTES,
 ];
 
 /** Applies a route's access rule for a principal and the path's parameters. */

@@ -23,6 +23,11 @@ const limitFields = {
   max_parallel: limit("Requests in flight at once"),
 };
 
+const alertAt = z.array(z.number()).nullable().meta({
+  description:
+    "Budget alert thresholds, whole percents of the budget from 1 to 100 (e.g. [50, 80, 100]); [] for none; null for the gateway's defaults",
+});
+
 export const AccountIdParam = z.string().meta({ description: "Account id", examples: ["acme"] });
 export const KeyIdParam = z.string().meta({ description: "Key id", examples: ["key_5m2x8q0c7w1r9t4z6b3n"] });
 
@@ -55,6 +60,7 @@ export const CreateKeyBody = z
       .meta({ description: "Allowed models; omit or null for all" }),
     log_bodies: z.boolean().optional().meta({ description: "Whether bodies may be logged (default true)" }),
     ...limitFields,
+    alert_at: alertAt.optional(),
   })
   .meta({ id: "CreateKey" });
 
@@ -74,6 +80,7 @@ export const UpdateKeyBody = z
       .optional()
       .meta({ description: "A new lifetime counted from now (15m, 2h, 30d, …) or never" }),
     ...limitFields,
+    alert_at: alertAt.optional(),
   })
   .meta({ id: "UpdateKey" });
 
@@ -155,6 +162,10 @@ export const Key = z
     budget: Budget.nullable(),
     period: period,
     limits: Limits,
+    alert_at: z
+      .array(z.number())
+      .nullable()
+      .meta({ description: "Budget alert thresholds in percent; null: the gateway's defaults; []: none" }),
     currency: z.literal("RUB"),
   })
   .meta({ id: "Key" });
@@ -227,6 +238,9 @@ export const AuditEntry = z
       "key.disable",
       "key.enable",
       "key.revoke",
+      "account.alerts.update",
+      "account.webhook.set",
+      "account.webhook.remove",
     ]),
     account_id: z.string(),
     key_id: z.string().optional(),

@@ -27,6 +27,7 @@ export function adminKeyView(key: KeyRecord, now: number, calendar: PeriodCalend
     budget: view.budget,
     period: key.period,
     limits: view.limits,
+    alert_at: key.alertAt,
     currency: view.currency,
   };
 }

@@ -6,7 +6,8 @@ import { CLI, common } from "./common.js";
 import { describeAccount, printJson, printLines } from "./output.js";
 import { type CommonOptions, withSession } from "./session.js";
 
-export function accountsCommands(program: Command): void {
+/** Registers `accounts …`; returns the group, for the alert commands to join it. */
+export function accountsCommands(program: Command): Command {
   const accounts = program.command("accounts").description("manage accounts and their ruble balances");
 
   common(accounts.command("create <accountId>"))
@@ -91,4 +92,5 @@ export function accountsCommands(program: Command): void {
           );
       }),
     );
+  return accounts;
 }

@@ -2,6 +2,7 @@
 // disabled and enabled, revoked.
 
 import { type Command, Option } from "commander";
+import { readThresholdList } from "../alerts/thresholds.js";
 import { keyListView, keyView } from "../services/views.js";
 import { CLI, common, usageError } from "./common.js";
 import { describeKey, keyTable, printJson, printLines } from "./output.js";
@@ -24,6 +25,11 @@ export function keysCommands(program: Command): void {
     .option("--rpm <n>", "at most n requests per minute (default: no limit)")
     .option("--tpm <n>", "at most n tokens (prompt + completion) per minute (default: no limit)")
     .option("--max-parallel <n>", "at most n requests in flight at once (default: no limit)")
+    .option(
+      "--alert-at <percents>",
+      "budget alert thresholds, such as 50,80,100 (default: alerts.thresholds)",
+    )
+    .addOption(new Option("--no-alerts", "no budget alerts for this key").conflicts("alertAt"))
     .action(
       (
         options: CommonOptions & {
@@ -34,6 +40,8 @@ export function keysCommands(program: Command): void {
           ttl: string;
           models?: string;
           logBodies: boolean;
+          alertAt?: string;
+          alerts: boolean;
         } & LimitOptions,
       ) => {
         if (options.period !== undefined && options.budget === undefined)
@@ -49,6 +57,7 @@ export function keysCommands(program: Command): void {
               models: options.models?.split(","),
               logBodies: options.logBodies,
               ...limitInputs(options),
+              alertAt: options.alerts ? thresholdsOption(options.alertAt) : [],
             },
             CLI,
           );
@@ -112,6 +121,11 @@ export function keysCommands(program: Command): void {
     .option("--no-tpm", "remove the limit of tokens per minute")
     .option("--max-parallel <n>", "new limit of requests in flight at once")
     .option("--no-max-parallel", "remove the limit of requests in flight")
+    .option(
+      "--alert-at <percents>",
+      "budget alert thresholds, such as 50,80,100, or default (alerts.thresholds)",
+    )
+    .addOption(new Option("--no-alerts", "no budget alerts for this key").conflicts("alertAt"))
     .action(
       (
         keyId: string,
@@ -123,6 +137,8 @@ export function keysCommands(program: Command): void {
           allModels?: boolean;
           logBodies?: boolean;
           ttl?: string;
+          alertAt?: string;
+          alerts?: boolean;
         } & LimitOptions,
       ) =>
         withSession(options, async ({ keys, context }) => {
@@ -136,6 +152,7 @@ export function keysCommands(program: Command): void {
               logBodies: options.logBodies,
               ttl: options.ttl,
               ...limitInputs(options),
+              alertAt: options.alerts === false ? [] : thresholdsOption(options.alertAt),
             },
             CLI,
           );
@@ -224,4 +241,13 @@ interface LimitOptions {
 function limitInputs(options: LimitOptions) {
   const input = (value: string | false | undefined) => (value === false ? null : value);
   return { rpm: input(options.rpm), tpm: input(options.tpm), maxParallel: input(options.maxParallel) };
+}
+
+/**
+ * --alert-at as the services take it: percents, null for `default` (or no option), or the text itself when it is
+ * not a list of whole percents, for the services to refuse with their message.
+ */
+function thresholdsOption(text: string | undefined): unknown {
+  if (text === undefined || text.trim() === "default") return text === undefined ? undefined : null;
+  return readThresholdList(text) ?? text;
 }

@@ -3,9 +3,11 @@
 // is done. The connection opens with the command's first Redis call, which the services make only once they
 // have checked the command's arguments: a bad argument is reported as such even while Redis is down.
 
+import { WEBHOOK_USER_AGENT } from "../alerts/webhook-sender.js";
 import { type LoadedConfig, loadConfig, type Override } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { AccountService } from "../services/accounts.js";
+import { AlertService } from "../services/alerts.js";
 import { buildServiceContext, type ServiceContext } from "../services/context.js";
 import { KeyService } from "../services/keys.js";
 import { UsageService } from "../services/usage.js";
@@ -18,7 +20,7 @@ export interface CommonOptions {
 }
 
 /** The sections of the configuration the management commands use. */
-const MANAGEMENT_SECTIONS = ["redis", "billing"] as const;
+const MANAGEMENT_SECTIONS = ["redis", "billing", "alerts"] as const;
 type ManagementConfig = Pick<Config, (typeof MANAGEMENT_SECTIONS)[number]>;
 
 export interface Session {
@@ -27,6 +29,7 @@ export interface Session {
   accounts: AccountService;
   keys: KeyService;
   usage: UsageService;
+  alerts: AlertService;
 }
 
 /** The whole configuration, as `serve` needs it, with --redis and the command's own flags applied. */
@@ -56,6 +59,10 @@ export async function withSession<T>(
     const context = buildServiceContext(redis, {
       prefix: config.redis.prefix,
       timezone: config.billing.timezone,
+      events: {
+        keepMs: config.alerts.eventRetentionDays * 86_400_000,
+        thresholds: config.alerts.thresholds,
+      },
     });
     return await work({
       config,
@@ -63,6 +70,15 @@ export async function withSession<T>(
       accounts: new AccountService(context),
       keys: new KeyService(context),
       usage: new UsageService(context),
+      alerts: new AlertService(context, {
+        allowHttp: config.alerts.allowHttp,
+        thresholds: config.alerts.thresholds,
+        sender: {
+          timeoutMs: config.alerts.delivery.timeoutMs,
+          allowPrivateNetworks: config.alerts.allowPrivateNetworks,
+          userAgent: WEBHOOK_USER_AGENT,
+        },
+      }),
     });
   } catch (error) {
     throw failures.explain(error);

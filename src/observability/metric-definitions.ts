@@ -159,6 +159,23 @@ export const METRICS = {
     help: "An account's balance, as of its last settled request.",
     labels: ["account"],
   },
+  alertEvents: {
+    name: "alert_events_total",
+    type: "counter",
+    help: "Alert events by type, each counted once, by the replica that first hands it to its delivery worker.",
+    labels: ["type"],
+  },
+  webhookDeliveries: {
+    name: "webhook_deliveries_total",
+    type: "counter",
+    help: "Webhook delivery attempts by result: delivered, retried (failed, to be tried again), failed (given up).",
+    labels: ["result"],
+  },
+  alertOldestUndelivered: {
+    name: "alert_oldest_undelivered_age_seconds",
+    type: "gauge",
+    help: "Age of the oldest alert event not yet delivered to all its endpoints (0 when every event is).",
+  },
 } as const satisfies Record<string, MetricDefinition>;
 
 export type MetricKey = keyof typeof METRICS;

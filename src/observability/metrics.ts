@@ -6,6 +6,8 @@
 // every call a no-op, as pino swaps a disabled level for one.
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { AttemptResult } from "../alerts/delivery-plan.js";
+import { EVENT_TYPES, isEventType } from "../alerts/event-types.js";
 import { REJECT_REASONS } from "../billing/charge.js";
 import { type Micros, rublesAsFloat } from "../billing/money.js";
 import { ERRORS } from "../errors.js";
@@ -55,7 +57,12 @@ export interface GatewayMetrics {
   settlementFailed(): void;
   redisOperation(operation: string, seconds: number): void;
   expiredReservations(count: number): void;
+  /** An alert event handed to a delivery worker for the first time. */
+  alertEvent(type: string): void;
+  webhookDelivery(result: AttemptResult): void;
 }
+
+const ATTEMPT_RESULTS: readonly AttemptResult[] = ["delivered", "retried", "failed"];
 
 /** Values read at scrape time rather than updated on every request. */
 export interface MetricsProbes {
@@ -67,6 +74,8 @@ export interface MetricsProbes {
   redisUp(): boolean;
   /** Wall clock (ms), to tell whether a budget period has ended since a key's last request. */
   now(): number;
+  /** Age (seconds) of the oldest alert event not yet delivered; read from Redis at scrape time. */
+  oldestUndeliveredAge?(): Promise<number>;
 }
 
 /** A running request's key, as the request tracker knows it. */
@@ -96,6 +105,8 @@ export const NO_METRICS: GatewayMetrics = {
   settlementFailed() {},
   redisOperation() {},
   expiredReservations() {},
+  alertEvent() {},
+  webhookDelivery() {},
 };
 
 type Built = { [K in MetricKey]: Counter<string> & Gauge<string> & Histogram<string> };
@@ -142,13 +153,18 @@ export class Metrics implements GatewayMetrics {
     this.keys = new SeriesCap(options.maxKeySeries);
     this.budgets = new KeyBudgets(probes.now);
     const budgets = this.budgets;
-    const collect: Partial<Record<MetricKey, (gauge: Gauge<string>) => void>> = {
+    const collect: Partial<Record<MetricKey, (gauge: Gauge<string>) => void | Promise<void>>> = {
       redisUp: (gauge) => gauge.set(probes.redisUp() ? 1 : 0),
       settlementsPending: (gauge) => gauge.set(probes.settlementsPending()),
       inFlight: (gauge) => gauge.set(probes.inFlight()),
       keyInFlight: (gauge) => this.collectKeyInFlight(gauge, probes.runningKeys()),
       keyBudget: (gauge) => budgets.collectBudget(gauge),
       keyBudgetRemaining: (gauge) => budgets.collectRemaining(gauge),
+      alertOldestUndelivered: async (gauge) => {
+        // A scrape must not fail because Redis is away: the gauge keeps its last value then.
+        const age = await probes.oldestUndeliveredAge?.().catch(() => null);
+        if (age !== null && age !== undefined) gauge.set(age);
+      },
     };
     this.m = buildMetrics(this.registry, collect);
     this.overhead = histogramSeries(this.m.overhead, {}, METRICS.overhead.buckets);
@@ -157,6 +173,9 @@ export class Metrics implements GatewayMetrics {
     for (const code of Object.keys(ERRORS)) this.m.refusals.labels(code).inc(0);
     for (const kind of UPSTREAM_FAILURES) this.m.upstreamFailures.labels(kind).inc(0);
     for (const reason of REJECT_REASONS) this.m.usageRejected.labels(reason).inc(0);
+    for (const type of EVENT_TYPES) this.m.alertEvents.labels(type).inc(0);
+    for (const result of ATTEMPT_RESULTS) this.m.webhookDeliveries.labels(result).inc(0);
+    this.m.alertOldestUndelivered.set(0);
     this.m.reservationsExpired.inc(0);
     this.m.settlementsFailed.inc(0);
     if (options.defaultMetrics !== false) {
@@ -300,12 +319,20 @@ export class Metrics implements GatewayMetrics {
   expiredReservations(count: number): void {
     this.m.reservationsExpired.inc(count);
   }
+
+  alertEvent(type: string): void {
+    this.m.alertEvents.labels(isEventType(type) ? type : OTHER).inc();
+  }
+
+  webhookDelivery(result: AttemptResult): void {
+    this.m.webhookDeliveries.labels(result).inc();
+  }
 }
 
 /** The declared metrics as prom-client objects in `registry`; gauges in `collect` are set at scrape time. */
 function buildMetrics(
   registry: Registry,
-  collect: Partial<Record<MetricKey, (gauge: Gauge<string>) => void>>,
+  collect: Partial<Record<MetricKey, (gauge: Gauge<string>) => void | Promise<void>>>,
 ): Built {
   const built: Partial<Record<MetricKey, unknown>> = {};
   for (const [key, definition] of Object.entries(METRICS) as [MetricKey, (typeof METRICS)[MetricKey]][]) {
@@ -324,7 +351,7 @@ function buildMetrics(
         ...config,
         ...(fill && {
           collect(this: Gauge<string>) {
-            fill(this);
+            return fill(this);
           },
         }),
       });

@@ -56,7 +56,8 @@ async function balance(req: IncomingMessage, res: ServerResponse, ctx: GatewayCo
   });
 }
 
-async function usableKey(
+/** The key of the request's credential, refused when unknown, revoked or expired; with its account. */
+export async function usableKey(
   req: IncomingMessage,
   ctx: GatewayContext,
 ): Promise<{ key: KeyRecord; account: AccountRecord }> {

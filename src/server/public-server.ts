@@ -1,10 +1,12 @@
 // The public listener's request handler: assigns the request id, answers the local routes, and hands every
-// other request to the forwarder. Routing is one map lookup on the path; nothing is compiled per request.
+// other request to the forwarder. Routing is one map lookup on the path, and two string comparisons for the
+// caller's routes under /v1/requests/ and /v1/usage; nothing is compiled per request.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import { asGatewayError, GatewayError } from "../errors.js";
 import { refusalRecord } from "../observability/request-record.js";
+import { callerRoute } from "./caller-routes.js";
 import type { Forwarder, GatewayContext } from "./context.js";
 import { LOCAL_METHODS, LOCAL_ROUTES, type LocalRoute } from "./local-routes.js";
 import { requestIdFor } from "./request-id.js";
@@ -31,7 +33,7 @@ export function createPublicHandler(
       refusePlainHttp(req, res, ctx, requestId, path, arrivedAt);
       return;
     }
-    const route = LOCAL_ROUTES.get(path);
+    const route = LOCAL_ROUTES.get(path) ?? callerRoute(path);
     if (route) answerLocally(route, req, res, ctx, requestId, path, arrivedAt);
     else forward(req, res, requestId, arrivedAt, secure);
   };

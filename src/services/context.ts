@@ -4,8 +4,10 @@
 
 import { PeriodCalendar } from "../billing/periods.js";
 import { AccountStore } from "../store/account-store.js";
+import { AlertSettingsStore } from "../store/alert-settings-store.js";
 import { AuditStore } from "../store/audit-store.js";
 import { type BillingSettings, BillingStore } from "../store/billing-store.js";
+import { DEFAULT_EVENT_SETTINGS, type EventSettings, EventStore } from "../store/event-store.js";
 import { KeyStore } from "../store/key-store.js";
 import type { RedisClient } from "../store/redis.js";
 import { RedisKeys } from "../store/redis-keys.js";
@@ -21,6 +23,8 @@ export interface ServiceContext {
   audit: AuditStore;
   usage: UsageStore;
   requestLog: RequestLogStore;
+  events: EventStore;
+  alertSettings: AlertSettingsStore;
   calendar: PeriodCalendar;
   now: () => number;
 }
@@ -33,6 +37,8 @@ export interface ServiceContextOptions {
   billing?: BillingSettings;
   /** Told how long the request path's Redis operations take (the metrics). */
   observe?: RedisObserver;
+  /** How long events are kept and the default budget thresholds (the configuration's alerts section). */
+  events?: EventSettings;
 }
 
 /** The defaults of config/default.yaml, for contexts that never settle a request. */
@@ -45,15 +51,19 @@ const DEFAULT_BILLING: BillingSettings = {
 
 export function buildServiceContext(redis: RedisClient, options: ServiceContextOptions): ServiceContext {
   const redisKeys = new RedisKeys(options.prefix);
+  const now = options.now ?? Date.now;
+  const events = new EventStore(redis, redisKeys, options.events ?? DEFAULT_EVENT_SETTINGS, now);
   return {
     redisKeys,
     accounts: new AccountStore(redis, redisKeys),
-    keys: new KeyStore(redis, redisKeys, options.observe),
-    billing: new BillingStore(redis, redisKeys, options.billing ?? DEFAULT_BILLING, options.observe),
+    keys: new KeyStore(redis, redisKeys, events, options.observe),
+    billing: new BillingStore(redis, redisKeys, options.billing ?? DEFAULT_BILLING, events, options.observe),
     audit: new AuditStore(redis, redisKeys),
     usage: new UsageStore(redis, redisKeys),
     requestLog: new RequestLogStore(redis, redisKeys),
+    events,
+    alertSettings: new AlertSettingsStore(redis, redisKeys),
     calendar: new PeriodCalendar(options.timezone),
-    now: options.now ?? Date.now,
+    now,
   };
 }

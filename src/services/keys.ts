@@ -2,6 +2,7 @@
 // list, show, change, disable and enable, revoke, and read a key's usage and recent requests. Used by the CLI and the admin API alike, so
 // both apply the same rules; every change names its actor and is recorded in the audit log.
 
+import { readThresholds, THRESHOLDS_RULE } from "../alerts/thresholds.js";
 import { generateApiKey, generateKeyId, hashApiKey, keyHint } from "../auth/api-key.js";
 import { formatRubles, parsePositiveRubles } from "../billing/money.js";
 import { dayStamp, isPeriod, type Period } from "../billing/periods.js";
@@ -34,6 +35,8 @@ export interface CreateKeyInput {
   rpm?: unknown;
   tpm?: unknown;
   maxParallel?: unknown;
+  /** Budget alert thresholds in percent; [] for none; the configured ones when omitted or null. */
+  alertAt?: unknown;
 }
 
 /** Changes to a key: a field left undefined stays as it is; null budget/models remove the limit. */
@@ -49,6 +52,8 @@ export interface UpdateKeyInput {
   rpm?: unknown;
   tpm?: unknown;
   maxParallel?: unknown;
+  /** New budget alert thresholds in percent; [] for none; null for the configured ones. */
+  alertAt?: unknown;
 }
 
 export interface CreatedKey {
@@ -80,6 +85,7 @@ export class KeyService {
       tpm: present(input.tpm) ? validateLimit(input.tpm, "tpm") : null,
       maxParallel: present(input.maxParallel) ? validateLimit(input.maxParallel, "max_parallel") : null,
     };
+    const alertAt = present(input.alertAt) ? thresholdsInput(input.alertAt) : null;
 
     const now = this.ctx.now();
     const value = generateApiKey();
@@ -103,6 +109,7 @@ export class KeyService {
       hash,
       previousHash: null,
       previousUntil: null,
+      alertAt,
     };
     const audit = auditEntry(
       actor,
@@ -117,6 +124,7 @@ export class KeyService {
         allowed_models: allowedModels,
         log_bodies: logBodies,
         ...limitDetails(limits),
+        ...(alertAt !== null && { alert_at: alertAt }),
       },
       record.id,
     );
@@ -169,6 +177,11 @@ export class KeyService {
       changes[name] = limit === null ? "" : String(limit);
       details[name] = limit;
     }
+    if (input.alertAt !== undefined) {
+      const alertAt = input.alertAt === null ? null : thresholdsInput(input.alertAt);
+      changes.alert_at = alertAt === null ? "default" : alertAt.join(",");
+      details.alert_at = alertAt;
+    }
     const lifetime = input.ttl === undefined ? undefined : lifetimeInput(input.ttl);
     if (input.period !== undefined && !isPeriod(input.period)) {
       throw new GatewayError(
@@ -179,7 +192,7 @@ export class KeyService {
     if (Object.keys(details).length === 0 && lifetime === undefined && input.period === undefined) {
       throw new GatewayError(
         "invalid_request",
-        "nothing to change: give name, budget, period, models, log_bodies, ttl, rpm, tpm or max_parallel",
+        "nothing to change: give name, budget, period, models, log_bodies, ttl, rpm, tpm, max_parallel or alert_at",
       );
     }
 
@@ -318,6 +331,14 @@ function booleanInput(value: unknown, what: string): boolean | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "boolean") throw new GatewayError("invalid_request", `${what} must be true or false`);
   return value;
+}
+
+function thresholdsInput(value: unknown): number[] {
+  const thresholds = Array.isArray(value) ? readThresholds(value) : null;
+  if (thresholds === null) {
+    throw new GatewayError("invalid_request", `alert_at must be a list of ${THRESHOLDS_RULE}; [] for none`);
+  }
+  return thresholds;
 }
 
 function parsePeriod(value: unknown, hasBudget: boolean): Period {

@@ -56,9 +56,9 @@ export class UsageService {
 
   /**
    * The days from `from` to `to` (YYYY-MM-DD, inclusive), checked before anything is read: the last 30 days
-   * up to today in the billing time zone when they are omitted.
+   * up to today in the billing time zone when they are omitted; at most `maxDays` of them.
    */
-  days(from?: unknown, to?: unknown): string[] {
+  days(from?: unknown, to?: unknown, maxDays = MAX_USAGE_DAYS): string[] {
     const last = to === undefined ? dayStamp(this.ctx.now(), this.ctx.calendar.zone) : dateInput(to, "to");
     const first = from === undefined ? shiftDay(last, 1 - DEFAULT_DAYS) : dateInput(from, "from");
     if (first > last)
@@ -66,8 +66,11 @@ export class UsageService {
     const days: string[] = [];
     for (let day = first; day <= last; day = shiftDay(day, 1)) {
       days.push(day);
-      if (days.length > MAX_USAGE_DAYS) {
-        throw new GatewayError("invalid_request", `a usage range may span at most ${MAX_USAGE_DAYS} days`);
+      if (days.length > maxDays) {
+        throw new GatewayError(
+          "invalid_request",
+          `from and to may span at most ${maxDays} days; got ${first} to ${last}`,
+        );
       }
     }
     return days;

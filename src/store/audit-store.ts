@@ -23,7 +23,10 @@ export interface AuditEntry {
     | "key.rotate"
     | "key.disable"
     | "key.enable"
-    | "key.revoke";
+    | "key.revoke"
+    | "account.alerts.update"
+    | "account.webhook.set"
+    | "account.webhook.remove";
   account_id: string;
   key_id?: string;
   details: Record<string, unknown>;

@@ -4,6 +4,7 @@
 import type { Micros } from "../billing/money.js";
 import { type CurrentPeriods, isPeriod, type Period } from "../billing/periods.js";
 import type { ErrorCode } from "../errors.js";
+import type { EventStore } from "./event-store.js";
 import type { KeyRef } from "./key-store.js";
 import { parseModels } from "./records.js";
 import type { RedisClient } from "./redis.js";
@@ -129,6 +130,8 @@ export interface Settled {
   spent?: Micros;
   /** The key's budget period, whose current bounds the request settled in. */
   period?: Period;
+  /** Alert events the settlement emitted (a budget threshold reached, the balance low or exhausted). */
+  events?: number;
 }
 
 export interface BillingSettings {
@@ -145,6 +148,7 @@ export class BillingStore {
     private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     private readonly settings: BillingSettings,
+    private readonly events: EventStore,
     private readonly observe?: RedisObserver,
   ) {}
 
@@ -287,10 +291,12 @@ export class BillingStore {
         input.now,
       );
     }
+    keys.push(this.keys.events(accountId));
+    args.push(this.events.context());
     const replies = await timed(this.observe, "settle", () =>
       runScript<unknown[][]>(this.redis, "settle", keys, args),
     );
-    return replies.map((reply): Settled => {
+    const results = replies.map((reply): Settled => {
       if (reply[0] === "duplicate") return { duplicate: true };
       return {
         duplicate: false,
@@ -298,8 +304,11 @@ export class BillingStore {
         budget: reply[2] === "" ? null : Number(reply[2]),
         spent: Number(reply[3]),
         period: isPeriod(reply[4]) ? reply[4] : "month",
+        events: Number(reply[5] ?? 0),
       };
     });
+    if (results.some((result) => (result.events ?? 0) > 0)) await this.events.hintWork(accountId);
+    return results;
   }
 
   /** Moves the expiry of running requests' reservations forward; returns how many were extended. */

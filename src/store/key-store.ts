@@ -7,6 +7,7 @@ import type { Period } from "../billing/periods.js";
 import { GatewayError } from "../errors.js";
 import { accountNotFound } from "./account-store.js";
 import { AUDIT_CAP } from "./audit-store.js";
+import type { EventStore } from "./event-store.js";
 import { type AccountRecord, type KeyLimits, type KeyRecord, parseAccount, parseKey } from "./records.js";
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
@@ -27,6 +28,8 @@ export interface NewKey {
   allowedModels: string[] | null;
   logBodies: boolean;
   limits: KeyLimits;
+  /** Budget alert thresholds in percent: null for the configured defaults, [] for none. */
+  alertAt: number[] | null;
 }
 
 /** Where a key hash points: the account and key id. */
@@ -39,6 +42,7 @@ export class KeyStore {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
+    private readonly events: EventStore,
     private readonly observe?: RedisObserver,
   ) {}
 
@@ -51,6 +55,8 @@ export class KeyStore {
         this.keys.key(key.accountId, key.id),
         this.keys.accountKeys(key.accountId),
         this.keys.audit(key.accountId),
+        this.keys.events(key.accountId),
+        this.keys.eventsDue(key.accountId),
       ],
       [
         key.createdAt,
@@ -66,6 +72,8 @@ export class KeyStore {
         key.logBodies ? "1" : "0",
         audit,
         AUDIT_CAP,
+        key.alertAt === null ? "default" : key.alertAt.join(","),
+        this.events.context(key.createdAt),
         key.hash,
         JSON.stringify(limitFields(key.limits)),
       ],
@@ -82,6 +90,7 @@ export class KeyStore {
     await Promise.all([
       this.redis.set(this.keys.keyHash(key.hash), `${key.accountId}:${key.id}`, "NX"),
       this.redis.set(this.keys.keyAccount(key.id), key.accountId, "NX"),
+      this.events.hintWork(key.accountId, key.createdAt),
     ]);
   }
 
@@ -152,10 +161,15 @@ export class KeyStore {
     const [code, revokedAt] = await runScript(
       this.redis,
       "revokeKey",
-      [this.keys.key(ref.accountId, ref.keyId), this.keys.audit(ref.accountId)],
-      [now, audit, AUDIT_CAP],
+      [
+        this.keys.key(ref.accountId, ref.keyId),
+        this.keys.audit(ref.accountId),
+        this.keys.events(ref.accountId),
+      ],
+      [now, audit, AUDIT_CAP, this.events.context(now)],
     );
     if (code === "key_not_found") throw new GatewayError("key_not_found", `no key with id ${ref.keyId}`);
+    if (code === "ok") await this.events.hintWork(ref.accountId, now);
     return { revokedAt: Number(revokedAt), alreadyRevoked: code === "already_revoked" };
   }
 
@@ -174,13 +188,18 @@ export class KeyStore {
     if ((await this.redis.set(lookup, `${ref.accountId}:${ref.keyId}`, "NX")) === null)
       throw new GatewayError("internal_error", "key value collision; try again");
     // Should the script fail, whether it ran is unknown; the lookup then stays, harmless either way.
+    const now = this.events.now();
     const [code] = await runScript(
       this.redis,
       "rotateKey",
-      [this.keys.key(ref.accountId, ref.keyId), this.keys.audit(ref.accountId)],
-      [value.hash, value.hint, previousUntil, audit, AUDIT_CAP],
+      [
+        this.keys.key(ref.accountId, ref.keyId),
+        this.keys.audit(ref.accountId),
+        this.keys.events(ref.accountId),
+      ],
+      [value.hash, value.hint, previousUntil, audit, AUDIT_CAP, this.events.context(now)],
     );
-    if (code === "ok") return;
+    if (code === "ok") return this.events.hintWork(ref.accountId, now);
     await this.redis.del(lookup);
     if (code === "key_not_found") throw new GatewayError("key_not_found", `no key with id ${ref.keyId}`);
     throw revokedKey(ref.keyId);
@@ -188,14 +207,20 @@ export class KeyStore {
 
   /** Disables the key (at `disabledAt`) or, with null, enables it; returns whether anything changed. */
   async setDisabled(ref: KeyRef, disabledAt: number | null, audit: string): Promise<boolean> {
+    const now = this.events.now();
     const [code, changed] = await runScript(
       this.redis,
       "setKeyDisabled",
-      [this.keys.key(ref.accountId, ref.keyId), this.keys.audit(ref.accountId)],
-      [disabledAt ?? "", audit, AUDIT_CAP],
+      [
+        this.keys.key(ref.accountId, ref.keyId),
+        this.keys.audit(ref.accountId),
+        this.keys.events(ref.accountId),
+      ],
+      [disabledAt ?? "", audit, AUDIT_CAP, this.events.context(now)],
     );
     if (code === "key_not_found") throw new GatewayError("key_not_found", `no key with id ${ref.keyId}`);
     if (code === "key_revoked") throw revokedKey(ref.keyId);
+    if (Number(changed) === 1) await this.events.hintWork(ref.accountId, now);
     return Number(changed) === 1;
   }
 
@@ -227,15 +252,22 @@ export class KeyStore {
     audit: string,
     read: PeriodSpending["read"] = { spent: "", periodStart: "" },
   ): Promise<"ok" | "conflict"> {
+    const now = this.events.now();
     const [code] = await runScript(
       this.redis,
       "updateKey",
-      [this.keys.key(ref.accountId, ref.keyId), this.keys.audit(ref.accountId)],
-      [JSON.stringify(changes), audit, AUDIT_CAP, read.spent, read.periodStart],
+      [
+        this.keys.key(ref.accountId, ref.keyId),
+        this.keys.audit(ref.accountId),
+        this.keys.eventsDue(ref.accountId),
+      ],
+      [JSON.stringify(changes), audit, AUDIT_CAP, read.spent, read.periodStart, now],
     );
     if (code === "key_not_found") throw new GatewayError("key_not_found", `no key with id ${ref.keyId}`);
     if (code === "key_revoked") throw revokedKey(ref.keyId);
     if (code === "conflict") return "conflict";
+    // A new expiry may bring a time-based event closer than the account's next work.
+    if (changes.expires_at !== undefined) await this.events.hintWork(ref.accountId, now);
     return "ok";
   }
 }
@@ -262,6 +294,8 @@ export interface KeyChanges {
   period_start?: string;
   /** µ₽ spent in the new period so far. */
   spent?: string;
+  /** Budget alert thresholds: percents "50,80,100", "" for none, "default" for the configured ones. */
+  alert_at?: string;
   /** Limits: a whole number, or "" to remove the limit. */
   rpm?: string;
   tpm?: string;

@@ -13,6 +13,8 @@ export interface AccountRecord {
   tokenHash?: string;
   /** Its last characters, to recognise it. */
   tokenHint?: string;
+  /** The balance below which balance.low is announced, if the account has one. */
+  lowBalance?: Micros;
 }
 
 export interface KeyRecord {
@@ -43,6 +45,8 @@ export interface KeyRecord {
   previousHash: string | null;
   /** When the grace period of the value a rotation replaced ends; null before any rotation. */
   previousUntil: number | null;
+  /** Budget alert thresholds in percent: null for the configured defaults, [] for none. */
+  alertAt: number[] | null;
 }
 
 /** A key's optional limits; null where it has none. */
@@ -67,6 +71,7 @@ export function parseAccount(hash: Hash): AccountRecord | null {
   };
   if (hash.token_hash) account.tokenHash = hash.token_hash;
   if (hash.token_hint) account.tokenHint = hash.token_hint;
+  if (hash.low_balance) account.lowBalance = int(hash.low_balance);
   return account;
 }
 
@@ -95,12 +100,18 @@ export function parseKey(hash: Hash): KeyRecord | null {
     hash: hash.hash ?? null,
     previousHash: hash.previous_hash ?? null,
     previousUntil: optionalInt(hash.previous_until),
+    alertAt: hash.alert_at === undefined ? null : parseThresholds(hash.alert_at),
   };
 }
 
 export function parseModels(json: string): string[] {
   const parsed: unknown = JSON.parse(json);
   return Array.isArray(parsed) ? parsed.map(String) : [];
+}
+
+/** Thresholds as the key record keeps them: percents, comma-separated ("" for none). */
+export function parseThresholds(csv: string): number[] {
+  return csv === "" ? [] : csv.split(",").map(Number);
 }
 
 function int(value: string | undefined): number {

@@ -1,8 +1,8 @@
 // Every Redis key the gateway uses, in one place. Everything that belongs to one account carries the hash
 // tag {a:<account>}, so that a script touching several of them works unchanged on Redis Cluster (all of an
 // account's keys live in one slot). Only the lookups that must be found without knowing the account — key
-// hash -> key, key id -> account and dashboard-token hash -> account — and the list of accounts stand
-// outside the tag; they are read and written by single-key commands.
+// hash -> key, key id -> account and dashboard-token hash -> account — the list of accounts and the alert
+// workers' hints stand outside the tag; they are read and written by single-key commands.
 
 export class RedisKeys {
   constructor(readonly prefix: string) {}
@@ -59,6 +59,34 @@ export class RedisKeys {
     return `${this.tag(accountId)}:audit`;
   }
 
+  /**
+   * stream: the account's alert events, oldest first, each written by the script whose change causes it (see
+   * src/alerts/event-types.ts); the delivery workers read it as one consumer group
+   */
+  events(accountId: string): string {
+    return `${this.tag(accountId)}:events`;
+  }
+
+  /** zset: "<keyId> <kind> <expiresAt>" -> when that time-based event of a key is due (ms) */
+  eventsDue(accountId: string): string {
+    return `${this.tag(accountId)}:events:due`;
+  }
+
+  /** zset: stream id of an event being delivered -> when it next needs a worker (ms): its retry, or its lease's end */
+  deliveryQueue(accountId: string): string {
+    return `${this.tag(accountId)}:events:retry`;
+  }
+
+  /** string: one event's delivery to each endpoint (JSON), kept as long as events are */
+  delivery(accountId: string, streamId: string): string {
+    return `${this.tag(accountId)}:delivery:${streamId}`;
+  }
+
+  /** hash: the account's own webhook: url, secret, events, hint, created_at */
+  webhook(accountId: string): string {
+    return `${this.tag(accountId)}:webhook`;
+  }
+
   /** string: SHA-256 of an account's dashboard token -> account id */
   accountToken(hash: string): string {
     return `${this.prefix}acctoken:${hash}`;
@@ -77,5 +105,19 @@ export class RedisKeys {
   /** zset: account id -> creation time (ms) */
   accounts(): string {
     return `${this.prefix}accounts`;
+  }
+
+  /**
+   * zset: account id -> when the account next has alert work (ms): events to deliver or retry, time-based
+   * events due. A hint the workers poll, written after the scripts; rebuilt from the accounts' own keys by the
+   * periodic sweep, so that a hint lost in a crash only delays delivery
+   */
+  alertWork(): string {
+    return `${this.prefix}alerts:work`;
+  }
+
+  /** string: held by the replica sweeping every account for alert work, so that one sweeps at a time */
+  alertSweep(): string {
+    return `${this.prefix}alerts:sweep`;
   }
 }

@@ -2,6 +2,7 @@
 
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
+import { runScript } from "./scripts.js";
 
 /** One request as kept in the key's recent-requests list. */
 export interface RequestLogEntry {
@@ -51,6 +52,20 @@ export class RequestLogStore {
     private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
   ) {}
+
+  /**
+   * The key's most recent request with this id, or null. Searched in Redis (findRequest-1.lua), so that only the
+   * entry found crosses the network. Ids are tokens of [A-Za-z0-9._:@/+=-], which JSON writes as they are.
+   */
+  async find(accountId: string, keyId: string, requestId: string): Promise<RequestLogEntry | null> {
+    const found = await runScript<string | null>(
+      this.redis,
+      "findRequest",
+      [this.keys.requestLog(accountId, keyId)],
+      [`"request_id":${JSON.stringify(requestId)},`],
+    );
+    return found ? (JSON.parse(found) as RequestLogEntry) : null;
+  }
 
   /** The key's most recent requests, newest first. */
   async recent(accountId: string, keyId: string, limit: number): Promise<RequestLogEntry[]> {

@@ -68,7 +68,13 @@ export type ScriptName =
   | "setAccountToken"
   | "reserve"
   | "settle"
-  | "extendReservations";
+  | "extendReservations"
+  | "setAccountAlerts"
+  | "setAccountWebhook"
+  | "fireDueEvents"
+  | "claimEvents"
+  | "finishDelivery"
+  | "findRequest";
 
 type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 

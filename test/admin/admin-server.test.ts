@@ -37,6 +37,7 @@ beforeAll(async () => {
     adminHandler({
       credentials: new AdminCredentials(ADMIN, store.accounts),
       services: store.context,
+      alerts: { allowHttp: false, thresholds: [80, 95, 100] },
       balanceChanged: (accountId, balance) => balances.push([accountId, balance]),
       logger: captureLogs().logger,
       ui: new StaticFiles(builtDashboard()),
@@ -114,6 +115,7 @@ describe("adminHandler", () => {
       adminHandler({
         credentials: new AdminCredentials(ADMIN, store.accounts),
         services: store.context,
+        alerts: { allowHttp: false, thresholds: [80, 95, 100] },
         logger: logs.logger,
         ui: new StaticFiles(directory()),
       }),

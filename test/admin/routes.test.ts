@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Principal } from "../../src/admin/credentials.js";
 import { type AdminServices, authorize, ROUTES, type Route } from "../../src/admin/routes.js";
 import { emptyRecord, recentRequest } from "../../src/observability/request-record.js";
+import { AlertService } from "../../src/services/alerts.js";
 import { KeyService } from "../../src/services/keys.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
@@ -23,6 +24,7 @@ beforeEach(async () => {
   services = {
     accounts: store.accountService,
     keys: new KeyService(store.context),
+    alerts: new AlertService(store.context, { allowHttp: false, thresholds: [80, 95, 100] }),
     calendar: store.calendar,
     now: store.clock.now,
     balanceChanged: (accountId, balance) => balances.push([accountId, balance]),
@@ -69,7 +71,13 @@ describe("the route table", () => {
 
   it("keeps operator-only routes to the admin token and every account path to its own account", () => {
     const operatorOnly = ROUTES.filter((r) => r.access === "admin").map((r) => r.operationId);
-    expect(operatorOnly.sort()).toEqual(["audit", "createAccount", "topUpAccount"]);
+    expect(operatorOnly.sort()).toEqual([
+      "audit",
+      "createAccount",
+      "operatorAlerts",
+      "testOperatorWebhook",
+      "topUpAccount",
+    ]);
     for (const route of ROUTES) {
       const params: Record<string, string> = route.path.includes("{accountId}")
         ? { accountId: "other", keyId: "key_x" }

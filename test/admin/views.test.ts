@@ -51,6 +51,7 @@ describe("adminKeyView", () => {
       revoked_at: "2026-11-21T09:59:00.000Z",
       state: "revoked",
       period: "month",
+      alert_at: null,
     });
     expect(Object.keys(view)).toEqual([
       "id",
@@ -68,6 +69,7 @@ describe("adminKeyView", () => {
       "budget",
       "period",
       "limits",
+      "alert_at",
       "currency",
     ]);
   });

@@ -12,6 +12,7 @@ import { AccountService } from "../../src/services/accounts.js";
 import { buildServiceContext, type ServiceContext } from "../../src/services/context.js";
 import { KeyService } from "../../src/services/keys.js";
 import { BillingStore, type Settled, type SettleInput } from "../../src/store/billing-store.js";
+import { DEFAULT_EVENT_SETTINGS, EventStore } from "../../src/store/event-store.js";
 import type { RedisClient } from "../../src/store/redis.js";
 import { connectRedis, createRedis } from "../../src/store/redis.js";
 import { isConnectionError } from "../../src/store/redis-errors.js";
@@ -54,10 +55,12 @@ async function billingOn(
   const connection = createRedis({ url: server.url }, "gateway");
   redis = connection;
   await connectRedis(connection, { url: server.url });
+  const keys = new RedisKeys("q:");
   const billing = new BillingStore(
     connection,
-    new RedisKeys("q:"),
+    keys,
     { usageRetentionDays: 31, lateSettlementSeconds, requestLogMaxPerKey: 10, requestLogRetentionDays: 30 },
+    new EventStore(connection, keys, DEFAULT_EVENT_SETTINGS, Date.now),
     observe,
   );
   return { redis: connection, billing };

@@ -18,7 +18,7 @@ import {
 import { ConfigError } from "../../src/config/config-error.js";
 import { GatewayError } from "../../src/errors.js";
 import type { UsageDay } from "../../src/services/usage.js";
-import { accountView, keyListView, keyState } from "../../src/services/views.js";
+import { accountView, keyListView } from "../../src/services/views.js";
 import { accountRecord, keyRecord } from "../helpers/records.js";
 
 const utc = new PeriodCalendar("UTC");

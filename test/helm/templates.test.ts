@@ -366,6 +366,7 @@ describe("PrometheusRule and the rule file contract", () => {
     ["upstream_error_ratio", "upstreamErrorRatio", 0.05],
     ["overhead_p99_seconds", "overheadP99Seconds", 0.005],
     ["settlements_pending", "settlementsPending", 1],
+    ["webhook_delivery_age_seconds", "webhookDeliveryAgeSeconds", 3600],
   ];
 
   it("renders the thresholds group from prometheusRule.thresholds", () => {

@@ -46,7 +46,13 @@ export async function json(res: Response): Promise<any> {
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
 
 export async function startTestGateway(
-  options: { config?: DeepPartial<ConfigInput>; clock?: TestClock; upstreamUrl?: string } = {},
+  options: {
+    config?: DeepPartial<ConfigInput>;
+    clock?: TestClock;
+    upstreamUrl?: string;
+    /** The environment the gateway reads the operator's webhook secrets from. */
+    env?: Record<string, string>;
+  } = {},
 ): Promise<TestGateway> {
   const clock = options.clock ?? new TestClock();
   const input = options.config ?? {};
@@ -64,7 +70,7 @@ export async function startTestGateway(
   });
   const logs: Record<string, unknown>[] = [];
   const logger = createLogger("info", { write: (line: string) => void logs.push(JSON.parse(line)) });
-  const gateway = await startGateway({ config, now: clock.now, logger });
+  const gateway = await startGateway({ config, now: clock.now, logger, env: options.env ?? {} });
   // The gateway connects to Redis in the background and checks it (answering 503 until then); tests start
   // once it serves.
   const refusal = await Promise.race([gateway.serving, gateway.refused]);

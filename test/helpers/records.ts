@@ -25,6 +25,7 @@ export function keyRecord(fields: Partial<KeyRecord> = {}): KeyRecord {
     hash: HASH,
     previousHash: null,
     previousUntil: null,
+    alertAt: null,
     ...fields,
   };
 }

@@ -30,6 +30,8 @@ function recordingMetrics(failing = false): GatewayMetrics & { calls: Call[] } {
     settlementFailed: record("settlementFailed"),
     redisOperation: record("redisOperation"),
     expiredReservations: record("expiredReservations"),
+    alertEvent: record("alertEvent"),
+    webhookDelivery: record("webhookDelivery"),
   };
 }
 

@@ -26,6 +26,7 @@ const THRESHOLDS: Record<string, number> = {
   upstream_error_ratio: 0.05,
   overhead_p99_seconds: 0.005,
   settlements_pending: 1,
+  webhook_delivery_age_seconds: 3600,
 };
 
 interface Rule {

@@ -38,6 +38,15 @@ async function presented(record: KeyRecord, value: string): Promise<string> {
   return reply.ok ? "ok" : reply.code;
 }
 
+/** The account's events, newest first: type, key and fields as the scripts wrote them. */
+async function events() {
+  return (await store.context.events.recent("acme", 100)).map(({ event }) => ({
+    type: event.type,
+    keyId: event.keyId,
+    fields: event.fields,
+  }));
+}
+
 async function auditActions(): Promise<string[]> {
   return (await store.accountService.audit("acme", 100)).map((entry) => entry.action);
 }
@@ -130,6 +139,8 @@ describe("rotation", () => {
       key_id: created.record.id,
       details: { previous_hint: created.record.hint, hint: rotated.record.hint, grace_until: null },
     });
+    // Without a grace period the event says so too (its webhook data shows grace_until: null).
+    expect((await events())[0]).toMatchObject({ type: "key.rotated", fields: { grace_until: "" } });
   });
 
   it("with a grace period: the old value works until it ends, then is refused", async () => {
@@ -143,6 +154,17 @@ describe("rotation", () => {
     store.clock.advance(1);
     expect(await presented(rotated.record, created.value)).toBe("key_rotated");
     expect(await presented(rotated.record, rotated.value)).toBe("ok");
+    const [event] = await events();
+    expect(event).toEqual({
+      type: "key.rotated",
+      keyId: created.record.id,
+      fields: {
+        name: "k",
+        previous_hint: created.record.hint,
+        hint: rotated.record.hint,
+        grace_until: String(rotated.record.previousUntil),
+      },
+    });
   });
 
   it("again during a grace period ends the first grace at once; only the value just replaced gets one", async () => {
@@ -201,6 +223,12 @@ describe("disable and enable", () => {
     expect(await presented(record, value)).toBe("ok");
     expect((await store.keyService.setDisabled(record.id, false, ACTOR)).changed).toBe(false);
     expect(await auditActions()).toEqual(["key.enable", "key.disable", "key.create", "account.create"]);
+    // One event per change, none for what changed nothing.
+    expect((await events()).map((event) => [event.type, event.keyId, event.fields.name])).toEqual([
+      ["key.enabled", record.id, "k"],
+      ["key.disabled", record.id, "k"],
+      ["key.created", record.id, "k"],
+    ]);
   });
 
   it("refuse a revoked key", async () => {

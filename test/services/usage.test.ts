@@ -49,7 +49,7 @@ describe("days", () => {
     );
     expect(usage.days("2026-01-01", "2026-12-31")).toHaveLength(365);
     expect(() => usage.days("2025-01-01", "2026-12-31")).toThrow(
-      `a usage range may span at most ${MAX_USAGE_DAYS} days`,
+      `from and to may span at most ${MAX_USAGE_DAYS} days; got 2025-01-01 to 2026-12-31`,
     );
   });
 });

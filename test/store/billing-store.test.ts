@@ -267,6 +267,7 @@ describe("settle", () => {
       budget: rub("50"),
       spent: rub("2.5"),
       period: "month",
+      events: 0,
     });
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
     const usage = await store.redis.hgetall(
@@ -443,12 +444,17 @@ describe("settle", () => {
   it("keeps the key's recent requests for requestLog.retentionDays after the latest one", async () => {
     await account("100");
     const { ref } = await key();
-    const billing = new BillingStore(store.redis, store.redisKeys, {
-      usageRetentionDays: 31,
-      lateSettlementSeconds: 86_400,
-      requestLogMaxPerKey: 10,
-      requestLogRetentionDays: 2,
-    });
+    const billing = new BillingStore(
+      store.redis,
+      store.redisKeys,
+      {
+        usageRetentionDays: 31,
+        lateSettlementSeconds: 86_400,
+        requestLogMaxPerKey: 10,
+        requestLogRetentionDays: 2,
+      },
+      store.context.events,
+    );
     const list = store.redisKeys.requestLog("acme", ref.keyId);
     const twoDays = 2 * 86_400_000;
     for (let i = 0; i < 2; i++) {
@@ -487,10 +493,24 @@ describe("settling several requests of an account in one call", () => {
       { ref: a.ref, input: settleInput(a2.reservationId, rub("4")) },
     ]);
     expect(results).toEqual([
-      { duplicate: false, balance: rub("99"), budget: rub("50"), spent: rub("1"), period: "month" },
-      { duplicate: false, balance: rub("97"), budget: null, spent: rub("2"), period: "month" },
+      {
+        duplicate: false,
+        balance: rub("99"),
+        budget: rub("50"),
+        spent: rub("1"),
+        period: "month",
+        events: 0,
+      },
+      { duplicate: false, balance: rub("97"), budget: null, spent: rub("2"), period: "month", events: 0 },
       { duplicate: true },
-      { duplicate: false, balance: rub("93"), budget: rub("50"), spent: rub("5"), period: "month" },
+      {
+        duplicate: false,
+        balance: rub("93"),
+        budget: rub("50"),
+        spent: rub("5"),
+        period: "month",
+        events: 0,
+      },
     ]);
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
     const day = store.calendar.dayOf(store.clock.now());

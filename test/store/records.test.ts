@@ -26,6 +26,7 @@ const KEY_HASH = {
   hash: "b".repeat(64),
   previous_hash: "c".repeat(64),
   previous_until: "1763723600000",
+  alert_at: "50,80,100",
 };
 
 describe("parseAccount", () => {
@@ -83,6 +84,7 @@ describe("parseKey", () => {
       hash: "b".repeat(64),
       previousHash: "c".repeat(64),
       previousUntil: 1_763_723_600_000,
+      alertAt: [50, 80, 100],
     });
   });
 
@@ -103,6 +105,7 @@ describe("parseKey", () => {
       hash: null,
       previousHash: null,
       previousUntil: null,
+      alertAt: null,
     });
   });
 

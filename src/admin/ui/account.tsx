@@ -1,6 +1,7 @@
 // One account: its balance, its keys (sortable, revocable) and its audit log.
 
 import { useState } from "preact/hooks";
+import { AccountAlertsSection } from "./account-alerts.js";
 import { api, type Key } from "./api.js";
 import { AuditTable, LoadProblem, PageTitle, RefreshButton, Status, useLoad } from "./components.js";
 import { useSession, useUi } from "./context.js";
@@ -58,6 +59,8 @@ export function AccountView({ accountId }: { accountId: string }) {
               <KeysTable keys={data.keys} accountId={accountId} onRevoke={setRevoking} />
             )}
           </section>
+
+          <AccountAlertsSection accountId={accountId} />
 
           <section aria-labelledby="audit-heading">
             <h2 id="audit-heading">{t("account.audit")}</h2>

@@ -2,7 +2,20 @@
 // in a URL, a cookie or localStorage) and is sent as a bearer token; a 401 on a stored token ends the
 // session.
 
-import type { Account, AuditLog, CreatedKey, Key, Me, RequestLog, Usage } from "./types.js";
+import type {
+  Account,
+  AccountAlerts,
+  AlertEvents,
+  AuditLog,
+  CreatedKey,
+  CreatedWebhook,
+  Key,
+  Me,
+  OperatorAlerts,
+  RequestLog,
+  TestResult,
+  Usage,
+} from "./types.js";
 import type { CreateKeyBody, UpdateKeyBody } from "./validate.js";
 
 export type * from "./types.js";
@@ -55,7 +68,11 @@ interface Options {
   token?: string;
 }
 
-async function call<T>(method: "GET" | "POST" | "PATCH", path: string, options: Options = {}): Promise<T> {
+async function call<T>(
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE",
+  path: string,
+  options: Options = {},
+): Promise<T> {
   const token = options.token ?? storedToken() ?? "";
   const headers: Record<string, string> = { accept: "application/json", authorization: `Bearer ${token}` };
   if (options.body !== undefined) headers["content-type"] = "application/json";
@@ -122,4 +139,17 @@ export const api = {
   usage: (accountId: string, keyId: string) => call<Usage>("GET", `${key(accountId, keyId)}/usage`),
   requests: (accountId: string, keyId: string, limit = 50) =>
     call<RequestLog>("GET", `${key(accountId, keyId)}/requests?limit=${limit}`),
+  setKeyAlerts: (accountId: string, keyId: string, alertAt: number[] | null) =>
+    call<Key>("PATCH", key(accountId, keyId), { body: { alert_at: alertAt } }),
+  accountAlerts: (id: string) => call<AccountAlerts>("GET", `${account(id)}/alerts`),
+  setLowBalance: (id: string, lowBalance: string | null) =>
+    call<AccountAlerts>("PATCH", `${account(id)}/alerts`, { body: { low_balance: lowBalance } }),
+  setWebhook: (id: string, url: string) =>
+    call<CreatedWebhook>("PUT", `${account(id)}/webhook`, { body: { url } }),
+  removeWebhook: (id: string) => call<{ removed: boolean }>("DELETE", `${account(id)}/webhook`),
+  testWebhook: (id: string) => call<TestResult>("POST", `${account(id)}/webhook/test`),
+  events: (id: string, limit = 50) => call<AlertEvents>("GET", `${account(id)}/events?limit=${limit}`),
+  operatorAlerts: () => call<OperatorAlerts>("GET", "/admin/v1/alerts"),
+  testOperatorWebhook: (webhookId: string) =>
+    call<TestResult>("POST", `/admin/v1/alerts/webhooks/${enc(webhookId)}/test`),
 };

@@ -7,6 +7,7 @@ import { UsageCharts } from "./charts.js";
 import { ErrorNote, LoadProblem, PageTitle, RefreshButton, Status, useLoad } from "./components.js";
 import { useUi } from "./context.js";
 import type { MessageKey } from "./i18n.js";
+import { KeyAlerts } from "./key-alerts.js";
 import { type FormField, KeyFields } from "./key-form.js";
 import { StateBadge } from "./keys-table.js";
 import { RevokeDialog } from "./revoke.js";
@@ -85,6 +86,7 @@ export function KeyView({ accountId, keyId }: { accountId: string; keyId: string
       {data && key && (
         <>
           <Facts k={key} />
+          <KeyAlerts k={key} onSaved={replaceKey} />
           <section aria-labelledby="usage-heading">
             <h2 id="usage-heading">{t("key.usageTitle")}</h2>
             <UsageCharts days={data.days} />

@@ -17,6 +17,7 @@ import {
 } from "./components.js";
 import { useUi } from "./context.js";
 import type { MessageKey, Values } from "./i18n.js";
+import { OperatorWebhooks } from "./operator-webhooks.js";
 import { href } from "./route.js";
 import { useAction } from "./use-action.js";
 import { checkAccountId, checkAmount, checkName } from "./validate.js";
@@ -50,6 +51,7 @@ export function OperatorView() {
             <TopUpForm accounts={data.accounts} onDone={loaded.reload} />
             <NewAccountForm onDone={loaded.reload} />
           </div>
+          <OperatorWebhooks />
           <section aria-labelledby="audit-heading">
             <h2 id="audit-heading">{t("op.audit")}</h2>
             <AuditTable entries={data.audit} showAccount={true} />

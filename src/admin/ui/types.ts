@@ -1,6 +1,7 @@
 // The admin API's shapes, inferred from the server's own zod schemas (types only: nothing of zod is bundled).
 
 import type { z } from "zod";
+import type * as A from "../alert-schemas.js";
 import type * as S from "../schemas.js";
 
 export type Me = z.infer<typeof S.Me>;
@@ -13,6 +14,12 @@ export type RequestLog = z.infer<typeof S.RequestLog>;
 export type RequestLogEntry = z.infer<typeof S.RequestLogEntry>;
 export type AuditLog = z.infer<typeof S.AuditLog>;
 export type AuditEntry = z.infer<typeof S.AuditEntry>;
+export type AccountAlerts = z.infer<typeof A.AccountAlerts>;
+export type CreatedWebhook = z.infer<typeof A.CreatedWebhook>;
+export type TestResult = z.infer<typeof A.TestResult>;
+export type AlertEvent = z.infer<typeof A.AlertEvent>;
+export type AlertEvents = z.infer<typeof A.AlertEvents>;
+export type OperatorAlerts = z.infer<typeof A.OperatorAlerts>;
 
 /** What GET /v1/key returns to the key's client, derived from the admin view of the key. */
 export function clientKeyView(k: Key) {

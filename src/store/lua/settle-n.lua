@@ -22,6 +22,10 @@
   back what the request did not use (or takes what it used beyond), so that a minute's allowance is freed by
   requests that used less than they could have.
 
+  A charge that takes the key's spent amount to one of its budget thresholds, or the balance below its
+  low-balance mark or to zero, emits the alert event in this same script (budgetAlerts.lua,
+  balanceAlerts.lua), so that it happens exactly once too.
+
   KEYS[1]  account hash              {a:<account>}:account
   KEYS[2]  reservation expiries zset {a:<account>}:resv
   KEYS[3]  reservation records hash  {a:<account>}:resv:rec
@@ -30,6 +34,8 @@
     +0  key record hash              {a:<account>}:key:<keyId>
     +1  daily usage hash             {a:<account>}:usage:<keyId>:<YYYY-MM-DD>
     +2  recent requests list         {a:<account>}:reqlog:<keyId>
+  and last, after the settlements' keys:
+  KEYS[#KEYS]  the account's event stream   {a:<account>}:events
 
   ARGV[1]  seconds to keep a daily usage hash
   ARGV[2]  most recent requests kept per key (0: none)
@@ -50,9 +56,13 @@
     +12 the same with request and response bodies, or '' (used only while the key's log_bodies is on, so
         that switching it off stops storing bodies from that moment)
     +13 now (ms), for the tokens-per-minute correction
+  and last, after the settlements' arguments:
+  ARGV[#ARGV]  the event context (JSON, see emitEvent.lua)
 
   Returns one reply per settlement, in order:
-    {'ok', balance, budget, spent, period}   budget is '' for a key without one
+    {'ok', balance, budget, spent, period, events}
+                                             budget is '' for a key without one; events the number of alert
+                                             events this settlement emitted
     {'duplicate'}                            no such reservation: this request was settled before
 
   Expired reservations are released by reserve, where they matter; this script makes as few calls per
@@ -62,12 +72,15 @@
 --- @include "releaseReserved"
 --- @include "rollOverPeriod"
 --- @include "gcra"
+--- @include "budgetAlerts"
+--- @include "balanceAlerts"
 
-local count = (#KEYS - 4) / 3
-if count < 1 or count % 1 ~= 0 or #ARGV ~= 3 + 14 * count then
+local count = (#KEYS - 5) / 3
+if count < 1 or count % 1 ~= 0 or #ARGV ~= 4 + 14 * count then
   return redis.error_reply('settle: ' .. #KEYS .. ' keys and ' .. #ARGV .. ' arguments do not make whole settlements')
 end
 local usageTtl, logKeep, logTtl = ARGV[1], ARGV[2], ARGV[3]
+local streamKey, events = KEYS[#KEYS], readEventContext(ARGV[#ARGV])
 
 local function settle(keyKey, usageKey, logKey, a)
   local reservation = redis.call('HGET', KEYS[3], ARGV[a + 3])
@@ -120,7 +133,13 @@ local function settle(keyKey, usageKey, logKey, a)
     redis.call('PEXPIRE', logKey, logTtl)
   end
 
-  return { 'ok', balance, record[5] or '', spent, record[2] or 'month' }
+  local emitted = 0
+  if cost ~= '0' then
+    if record[1] then emitted = budgetAlerts(keyKey, streamKey, events) end
+    emitted = emitted + balanceAlerts(KEYS[1], streamKey, events)
+  end
+
+  return { 'ok', balance, record[5] or '', spent, record[2] or 'month', emitted }
 end
 
 local replies = {}

@@ -1,7 +1,8 @@
 --[[
   Adds a positive amount to an account's balance, and records it in the account's audit log. The new
   balance may not pass the largest amount the gateway represents exactly (the caller passes it), so that
-  money never loses precision.
+  money never loses precision. A balance lifted back to the account's low-balance mark, or above zero, re-arms
+  balance.low and balance.exhausted (balanceAlerts.lua).
 
   KEYS[1]  account hash        {a:<account>}:account
   KEYS[2]  audit log list      {a:<account>}:audit
@@ -14,6 +15,7 @@
   Returns  {'ok', balance} | {'account_not_found'} | {'balance_too_large', balance}
 ]]
 --- @include "appendAudit"
+--- @include "balanceAlerts"
 
 local balance = redis.call('HGET', KEYS[1], 'balance')
 if not balance then
@@ -23,5 +25,6 @@ if tonumber(balance) + tonumber(ARGV[1]) > tonumber(ARGV[2]) then
   return { 'balance_too_large', tonumber(balance) }
 end
 local after = redis.call('HINCRBY', KEYS[1], 'balance', ARGV[1])
+rearmBalanceAlerts(KEYS[1], after)
 appendAudit(KEYS[2], ARGV[3], ARGV[4])
 return { 'ok', after }

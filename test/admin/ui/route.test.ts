@@ -51,6 +51,7 @@ function key(id: string, fields: Partial<Key>): Key {
     budget: null,
     period: "month",
     limits: { rpm: null, tpm: null, max_parallel: null },
+    alert_at: null,
     currency: "RUB",
     ...fields,
   };

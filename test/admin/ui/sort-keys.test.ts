@@ -21,6 +21,7 @@ function key(id: string, fields: Partial<Key> = {}): Key {
     log_bodies: true,
     budget: null,
     limits: { rpm: null, tpm: null, max_parallel: null },
+    alert_at: null,
     period: "month",
     currency: "RUB",
     ...fields,

@@ -11,23 +11,29 @@
   period roll-over, another change), this script changes nothing and answers 'conflict', and the gateway
   reads again and retries.
 
+  A new expiry reschedules the key's time-based events (scheduleKeyEvents.lua).
+
   KEYS[1]  key record hash     {a:<account>}:key:<keyId>
   KEYS[2]  audit log list      {a:<account>}:audit
+  KEYS[3]  due events zset     {a:<account>}:events:due
 
   ARGV[1]  changes as a JSON object whose values are all strings:
              name, budget ('' removes the budget), models (JSON list, '' allows all models),
              log_bodies ('1' | '0'), expires_at (ms; '' for never), rpm, tpm, max_parallel ('' removes the
-             limit), period with period_start and spent (µ₽) for the new period
+             limit), period with period_start and spent (µ₽) for the new period, alert_at (percents
+             "50,80,100", '' for no budget alerts, 'default' for the configured thresholds)
   ARGV[2]  audit entry (JSON)
   ARGV[3]  most audit entries kept
   ARGV[4]  the key's spent field as read with the usage summed into `spent` ('' if it had none)
   ARGV[5]  the key's period_start field as read with it ('' if it had none)
            (both checked only when the period changes)
+  ARGV[6]  now (ms)
 
   Returns  {'ok'} | {'key_not_found'} | {'key_revoked'}
            | {'conflict'}   the key was charged or its period moved since it was read; nothing changed
 ]]
 --- @include "appendAudit"
+--- @include "scheduleKeyEvents"
 
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return { 'key_not_found' }
@@ -52,6 +58,10 @@ if changes.budget == '' then redis.call('HDEL', KEYS[1], 'budget')
 elseif changes.budget then redis.call('HSET', KEYS[1], 'budget', changes.budget) end
 if changes.models == '' then redis.call('HDEL', KEYS[1], 'models')
 elseif changes.models then redis.call('HSET', KEYS[1], 'models', changes.models) end
+if changes.expires_at then
+  local key = redis.call('HMGET', KEYS[1], 'id', 'expires_at')
+  scheduleKeyEvents(KEYS[3], key[1], key[2], changes.expires_at, tonumber(ARGV[6]))
+end
 if changes.expires_at == '' then redis.call('HDEL', KEYS[1], 'expires_at')
 elseif changes.expires_at then redis.call('HSET', KEYS[1], 'expires_at', changes.expires_at) end
 for _, limit in ipairs({ 'rpm', 'tpm' }) do
@@ -63,6 +73,8 @@ for _, limit in ipairs({ 'rpm', 'tpm' }) do
 end
 if changes.max_parallel == '' then redis.call('HDEL', KEYS[1], 'max_parallel')
 elseif changes.max_parallel then redis.call('HSET', KEYS[1], 'max_parallel', changes.max_parallel) end
+if changes.alert_at == 'default' then redis.call('HDEL', KEYS[1], 'alert_at')
+elseif changes.alert_at then redis.call('HSET', KEYS[1], 'alert_at', changes.alert_at) end
 if newPeriod then
   redis.call('HSET', KEYS[1], 'period', changes.period, 'period_start', changes.period_start, 'spent', changes.spent)
 end

@@ -1,13 +1,16 @@
 --[[
   Creates an API key record for an account, only while the account's balance is positive, and records it
-  in the account's audit log. Nothing is written when the account is missing or its balance is zero or
-  less. The key's value is never seen here: the gateway stores the hash -> key mapping separately once
-  this script has succeeded.
+  in the account's audit log, schedules its time-based events (scheduleKeyEvents.lua) and emits key.created.
+  Nothing is written when the account is missing or its balance is zero or less. The key's value is never
+  seen here, only its hash; the gateway stores the hash -> key mapping separately once this script has
+  succeeded.
 
   KEYS[1]  account hash        {a:<account>}:account
   KEYS[2]  key record hash     {a:<account>}:key:<keyId>
   KEYS[3]  account's keys zset {a:<account>}:keys   (key id scored by creation time)
   KEYS[4]  audit log list      {a:<account>}:audit
+  KEYS[5]  event stream        {a:<account>}:events
+  KEYS[6]  due events zset     {a:<account>}:events:due
 
   ARGV[1]  now (ms), the creation time
   ARGV[2]  key id
@@ -22,12 +25,16 @@
   ARGV[11] log_bodies: '1' | '0'
   ARGV[12] audit entry (JSON)
   ARGV[13] most audit entries kept
-  ARGV[14] SHA-256 of the key's value: the value requests must present (rotation replaces it)
-  ARGV[15] limits as a JSON object of strings: rpm, tpm, max_parallel (each optional)
+  ARGV[14] budget alert thresholds: 'default' (the configured ones), '' (none) or percents "50,80,100"
+  ARGV[15] event context (JSON, see emitEvent.lua)
+  ARGV[16] SHA-256 of the key's value: the value requests must present (rotation replaces it)
+  ARGV[17] limits as a JSON object of strings: rpm, tpm, max_parallel (each optional)
 
   Returns  {'ok'} | {'account_not_found'} | {'insufficient_balance', balance} | {'key_exists'}
 ]]
 --- @include "appendAudit"
+--- @include "emitEvent"
+--- @include "scheduleKeyEvents"
 
 local balance = redis.call('HGET', KEYS[1], 'balance')
 if not balance then
@@ -41,11 +48,16 @@ if redis.call('EXISTS', KEYS[2]) == 1 then
 end
 redis.call('HSET', KEYS[2],
   'id', ARGV[2], 'account', ARGV[3], 'name', ARGV[4], 'hint', ARGV[5], 'created_at', ARGV[1],
-  'period', ARGV[8], 'spent', '0', 'period_start', ARGV[9], 'log_bodies', ARGV[11], 'hash', ARGV[14])
+  'period', ARGV[8], 'spent', '0', 'period_start', ARGV[9], 'log_bodies', ARGV[11], 'hash', ARGV[16])
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[2], 'expires_at', ARGV[6]) end
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[2], 'budget', ARGV[7]) end
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[2], 'models', ARGV[10]) end
-for limit, value in pairs(cjson.decode(ARGV[15])) do redis.call('HSET', KEYS[2], limit, value) end
+if ARGV[14] ~= 'default' then redis.call('HSET', KEYS[2], 'alert_at', ARGV[14]) end
+for limit, value in pairs(cjson.decode(ARGV[17])) do redis.call('HSET', KEYS[2], limit, value) end
 redis.call('ZADD', KEYS[3], ARGV[1], ARGV[2])
 appendAudit(KEYS[4], ARGV[12], ARGV[13])
+local events = readEventContext(ARGV[15])
+scheduleKeyEvents(KEYS[6], ARGV[2], nil, ARGV[6], events.now)
+emitEvent(KEYS[5], events, 'key.created', ARGV[2],
+  { 'name', ARGV[4], 'expires_at', ARGV[6], 'budget', ARGV[7], 'period', ARGV[8] })
 return { 'ok' }

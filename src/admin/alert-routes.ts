@@ -1,0 +1,133 @@
+// The admin API's alert routes: an account's alert settings and its own webhook (set by its owner; the secret
+// in the answer that sets it, never again), its recent events with each delivery's outcome, the test events,
+// and the operator's webhooks. Spread into ROUTES (routes.ts), whose rules they follow.
+
+import type { z } from "zod";
+import * as A from "./alert-schemas.js";
+import { actorOf } from "./credentials.js";
+import type { Route } from "./routes.js";
+import * as S from "./schemas.js";
+
+const ACCOUNT = "/admin/v1/accounts/{accountId}";
+const DEFAULT_LIMIT = 100;
+
+function limitOf(query: Record<string, string | undefined>): number {
+  return query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit);
+}
+
+export const ALERT_ROUTES: readonly Route[] = [
+  {
+    method: "GET",
+    path: "/admin/v1/alerts",
+    operationId: "operatorAlerts",
+    summary:
+      "The operator's webhooks and the default budget thresholds, from the configuration (admin token only)",
+    access: "admin",
+    forbiddenAction: "read the operator's alert settings",
+    status: 200,
+    response: A.OperatorAlerts,
+    async handle({ services }) {
+      return {
+        thresholds: services.alerts.defaultThresholds(),
+        webhooks: services.alerts.operatorWebhooks(),
+      };
+    },
+  },
+  {
+    method: "POST",
+    path: "/admin/v1/alerts/webhooks/{webhookId}/test",
+    operationId: "testOperatorWebhook",
+    summary: "Send a test event (webhook.test) to one of the operator's webhooks now (admin token only)",
+    access: "admin",
+    forbiddenAction: "test the operator's webhooks",
+    status: 200,
+    response: A.TestResult,
+    async handle({ params, services }) {
+      return services.alerts.testOperatorWebhook(params.webhookId as string);
+    },
+  },
+  {
+    method: "GET",
+    path: `${ACCOUNT}/alerts`,
+    operationId: "accountAlerts",
+    summary: "The account's alert settings: its low-balance mark and its webhook",
+    access: "account",
+    status: 200,
+    response: A.AccountAlerts,
+    async handle({ params, services }) {
+      return services.alerts.show(params.accountId);
+    },
+  },
+  {
+    method: "PATCH",
+    path: `${ACCOUNT}/alerts`,
+    operationId: "updateAccountAlerts",
+    summary:
+      "Set or remove the account's low-balance mark (balance.low is sent when the balance falls below it)",
+    access: "account",
+    body: A.UpdateAccountAlertsBody,
+    status: 200,
+    response: A.AccountAlerts,
+    async handle({ principal, params, body, services }) {
+      const { low_balance } = body as z.infer<typeof A.UpdateAccountAlertsBody>;
+      return services.alerts.setLowBalance(params.accountId, low_balance, actorOf(principal));
+    },
+  },
+  {
+    method: "PUT",
+    path: `${ACCOUNT}/webhook`,
+    operationId: "setAccountWebhook",
+    summary:
+      "Set or replace the account's webhook; the answer holds its new signing secret, the only time it is shown",
+    access: "account",
+    body: A.SetWebhookBody,
+    status: 200,
+    response: A.CreatedWebhook,
+    async handle({ principal, params, body, services }) {
+      const input = body as z.infer<typeof A.SetWebhookBody>;
+      return services.alerts.setWebhook(params.accountId, input, actorOf(principal));
+    },
+  },
+  {
+    method: "DELETE",
+    path: `${ACCOUNT}/webhook`,
+    operationId: "removeAccountWebhook",
+    summary: "Remove the account's webhook",
+    access: "account",
+    status: 200,
+    response: A.RemovedWebhook,
+    async handle({ principal, params, services }) {
+      return { removed: await services.alerts.removeWebhook(params.accountId, actorOf(principal)) };
+    },
+  },
+  {
+    method: "POST",
+    path: `${ACCOUNT}/webhook/test`,
+    operationId: "testAccountWebhook",
+    summary: "Send a test event (webhook.test) to the account's webhook now, and say what it answered",
+    access: "account",
+    status: 200,
+    response: A.TestResult,
+    async handle({ params, services }) {
+      return services.alerts.testWebhook(params.accountId);
+    },
+  },
+  {
+    method: "GET",
+    path: `${ACCOUNT}/events`,
+    operationId: "accountEvents",
+    summary: "The account's recent alert events, newest first, with each delivery's outcome",
+    access: "account",
+    query: S.LimitQuery,
+    status: 200,
+    response: A.AlertEvents,
+    async handle({ principal, params, query, services }) {
+      const events = await services.alerts.events(
+        params.accountId,
+        limitOf(query),
+        principal.role === "admin",
+      );
+      return { events };
+    },
+  },
+];

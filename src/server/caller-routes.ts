@@ -1,0 +1,105 @@
+// What a key's own caller can see of its use, answered on the public port with the key as credential:
+// GET /v1/requests/{request_id}, one of the key's recent requests and what it cost (from the key's
+// recent-requests list, where the settlement puts it within milliseconds of the response's end), and
+// GET /v1/usage?from=&to=, the key's usage per day in the billing time zone. Only the key's own requests:
+// another key's request id is as unknown as one that never existed.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { rublesForJson } from "../billing/money.js";
+import { GatewayError } from "../errors.js";
+import { UsageService } from "../services/usage.js";
+import { CURRENCY, dailyUsageView } from "../services/views.js";
+import type { GatewayContext } from "./context.js";
+import { type LocalRoute, usableKey } from "./local-routes.js";
+import { sendJson } from "./respond.js";
+
+const REQUESTS = "/v1/requests/";
+const USAGE = "/v1/usage";
+/** Most days one /v1/usage call covers. */
+export const MAX_CALLER_USAGE_DAYS = 92;
+/** What a request id can be (the X-Request-Id rule); anything else cannot be one of the key's requests. */
+const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
+/**
+ * The caller route for a path the exact-match table does not hold, or undefined (the path is forwarded). Two
+ * string comparisons: it runs for every forwarded request.
+ */
+export function callerRoute(path: string): LocalRoute | undefined {
+  if (path === USAGE) return usage;
+  if (path.length > REQUESTS.length && path.startsWith(REQUESTS)) return request;
+  return undefined;
+}
+
+async function request(req: IncomingMessage, res: ServerResponse, ctx: GatewayContext): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://gateway.invalid");
+  if (url.search !== "") throw new GatewayError("invalid_request", "This path takes no query parameters.");
+  const { key } = await usableKey(req, ctx);
+  const id = decoded(url.pathname.slice(REQUESTS.length));
+  const entry =
+    id !== null && REQUEST_ID.test(id) ? await ctx.services.requestLog.find(key.accountId, key.id, id) : null;
+  if (entry === null) throw new GatewayError("request_not_found");
+  sendJson(res, 200, {
+    id: entry.request_id,
+    created_at: entry.at,
+    model: entry.model,
+    path: entry.path,
+    status: entry.status,
+    prompt_tokens: entry.prompt_tokens,
+    completion_tokens: entry.completion_tokens,
+    cost: entry.cost,
+    currency: CURRENCY,
+    usage_estimated: entry.usage_estimated,
+    latency_ms: entry.latency_ms,
+  });
+}
+
+async function usage(req: IncomingMessage, res: ServerResponse, ctx: GatewayContext): Promise<void> {
+  const { key } = await usableKey(req, ctx);
+  const params = new URL(req.url ?? "/", "http://gateway.invalid").searchParams;
+  for (const name of params.keys()) {
+    if (name !== "from" && name !== "to") {
+      throw new GatewayError("invalid_request", `Unknown parameter ${name}: /v1/usage takes from and to.`);
+    }
+  }
+  const days = new UsageService(ctx.services).days(
+    params.get("from") ?? undefined,
+    params.get("to") ?? undefined,
+    MAX_CALLER_USAGE_DAYS,
+  );
+  const counters = await ctx.services.usage.counters(key.accountId, [key.id], days);
+  const views = days.map((date, d) => dailyUsageView(date, counters[d]?.[0] ?? {}));
+  const total = { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0, errors: 0 };
+  let costMicros = 0;
+  for (const [d, view] of views.entries()) {
+    total.requests += view.requests;
+    total.prompt_tokens += view.prompt_tokens;
+    total.completion_tokens += view.completion_tokens;
+    total.errors += view.errors;
+    costMicros += counters[d]?.[0]?.cost ?? 0;
+  }
+  total.cost = rublesForJson(costMicros);
+  sendJson(res, 200, {
+    key_id: key.id,
+    from: days[0],
+    to: days.at(-1),
+    timezone: ctx.services.calendar.zone,
+    currency: CURRENCY,
+    days: views.map(({ date, requests, prompt_tokens, completion_tokens, cost, errors }) => ({
+      date,
+      requests,
+      prompt_tokens,
+      completion_tokens,
+      cost,
+      errors,
+    })),
+    total,
+  });
+}
+
+function decoded(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
