@@ -72,6 +72,11 @@ export class DeliveryWorker {
   private stopped = true;
   private lastSweep = Number.NEGATIVE_INFINITY;
   private readonly operator: ReadonlyMap<string, Endpoint>;
+  /**
+   * Accounts this worker is working on: their hint is taken away while it does, so the metric adds them (every
+   * replica counts those it works on, and the alert takes the maximum over replicas).
+   */
+  private readonly working = new Set<string>();
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     // One round of attempts takes at most the timeout; the lease leaves room for Redis and a slow machine.
@@ -112,7 +117,8 @@ export class DeliveryWorker {
   async oldestUndeliveredAgeSeconds(): Promise<number> {
     const { events, settings, now } = this.options;
     const at = now();
-    const accounts = await events.accountsWithWork(at + settings.maxRetryMs + this.leaseMs, 1000);
+    const hinted = await events.accountsWithWork(at + settings.maxRetryMs + this.leaseMs, 1000);
+    const accounts = [...new Set([...hinted, ...this.working])];
     let oldest = at;
     for (let i = 0; i < accounts.length; i += ACCOUNTS_PER_SCRAPE_ROUND) {
       const chunk = accounts.slice(i, i + ACCOUNTS_PER_SCRAPE_ROUND);
@@ -167,8 +173,9 @@ export class DeliveryWorker {
   /** Everything due for one account: its time-based events, then its events to deliver. */
   private async work(accountId: string): Promise<void> {
     const { events, alertSettings, logger, now, metrics } = this.options;
-    await events.unmark(accountId);
+    this.working.add(accountId);
     try {
+      await events.unmark(accountId);
       await events.fireDue(accountId, now());
       let webhook: Endpoint | null | undefined;
       for (;;) {
@@ -191,6 +198,7 @@ export class DeliveryWorker {
       // Whatever is left — retries, leases, time-based events — brings the workers back when it is due.
       const next = await events.nextWorkAt(accountId, now()).catch(() => now());
       if (next !== null) await events.markForWork(accountId, next).catch(() => {});
+      this.working.delete(accountId);
     }
   }
 

@@ -403,4 +403,16 @@ describe("metrics", () => {
     expect(second).toMatch(/^tunnel_gateway_alert_oldest_undelivered_age_seconds 0$/m);
     expect(second).toMatch(/^tunnel_gateway_alert_events_total\{type="key.created"\} 1$/m);
   });
+
+  it("keep the age of an event whose account a worker is working on (its hint is away meanwhile)", async () => {
+    receiver = await startWebhookReceiver();
+    receiver.hang();
+    await start(alertsTo(receiver.url, ["key.created"]));
+    await t.newKey();
+    // The worker has taken the account's hint away and waits for the receiver's answer.
+    await waitUntil(() => receiver?.received.length === 1, "the attempt in flight");
+    t.clock.advance(30_000);
+    const scrape = await (await fetch(`${t.gateway.metricsUrl}/metrics`)).text();
+    expect(scrape).toMatch(/^tunnel_gateway_alert_oldest_undelivered_age_seconds 30$/m);
+  });
 });
