@@ -10,21 +10,21 @@
 import { createServer, type Server } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import type { SecureContextOptions } from "node:tls";
 import { adminHandler } from "./admin/admin-server.js";
 import { AdminCredentials } from "./admin/credentials.js";
-import { DeliveryWorker } from "./alerts/delivery-worker.js";
+import { createDeliveryWorker } from "./alerts/create-worker.js";
+import type { DeliveryWorker } from "./alerts/delivery-worker.js";
 import { operatorEndpoints } from "./alerts/endpoints.js";
-import { WEBHOOK_USER_AGENT } from "./alerts/webhook-sender.js";
 import { Authenticator } from "./auth/authenticator.js";
+import { createLeases } from "./billing/lease-service.js";
 import { Pricing } from "./billing/pricing.js";
 import { ReservationKeeper } from "./billing/reservation-keeper.js";
 import { SettlementQueue } from "./billing/settlement-queue.js";
-import { ConfigError } from "./config/config-error.js";
 import type { Config } from "./config/schema.js";
 import type { GatewayError } from "./errors.js";
+import { type GatewayMetrics, NO_METRICS } from "./observability/gateway-metrics.js";
 import { createLogger, type Logger } from "./observability/logger.js";
-import { type GatewayMetrics, Metrics, NO_METRICS } from "./observability/metrics.js";
+import { Metrics } from "./observability/metrics.js";
 import { metricsHandler } from "./observability/metrics-server.js";
 import { createObserver } from "./observability/observer.js";
 import { EndpointTable } from "./proxy/endpoints.js";
@@ -38,7 +38,7 @@ import { createPublicHandler } from "./server/public-server.js";
 import { readinessOf } from "./server/readiness.js";
 import { drain } from "./server/shutdown.js";
 import { serveWhileStarting, startingAdminHandler, startingPublicHandler } from "./server/starting.js";
-import { readTlsFiles, type TlsFiles, watchTlsFiles } from "./server/tls-files.js";
+import { loadTls, watchTls } from "./server/tls-files.js";
 import { TransportSecurity } from "./server/transport-security.js";
 import { buildServiceContext } from "./services/context.js";
 import { closeRedis, createRedis, describeRedis, type RedisClient } from "./store/redis.js";
@@ -78,7 +78,10 @@ export interface Gateway {
    * persists nothing, evicts keys, is too old). Stays pending otherwise.
    */
   refused: Promise<GatewayError>;
-  /** Resolves once every forwarded request has finished and every settlement is written to Redis. */
+  /**
+   * Resolves once every forwarded request has finished, every settlement is written to Redis and the
+   * replica's admission leases are given back (nothing stays reserved); new requests take new leases.
+   */
   settled(timeoutMs?: number): Promise<void>;
   /**
    * Shuts down: readiness turns 503 at once, no new connections or forwards, requests in flight get
@@ -141,29 +144,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       thresholds: config.alerts.thresholds,
     },
   });
-  const { delivery } = config.alerts;
-  alerts = new DeliveryWorker({
-    events: services.events,
-    alertSettings: services.alertSettings,
-    accounts: services.accounts,
-    operatorEndpoints: webhooks,
-    settings: {
-      timeoutMs: delivery.timeoutMs,
-      firstRetryMs: delivery.firstRetrySeconds * 1000,
-      maxRetryMs: delivery.maxRetrySeconds * 1000,
-      giveUpMs: delivery.giveUpHours * 3_600_000,
-      pollIntervalMs: delivery.pollIntervalMs,
-      sweepIntervalMs: delivery.sweepSeconds * 1000,
-      allowPrivateNetworks: config.alerts.allowPrivateNetworks,
-      timezone: config.billing.timezone,
-      userAgent: WEBHOOK_USER_AGENT,
-    },
-    metrics,
-    logger,
-    now,
-  });
+  alerts = createDeliveryWorker(config, { services, operatorEndpoints: webhooks, metrics, logger, now });
   const worker = alerts;
-  settlements = new SettlementQueue(services.billing, observer);
+  const leases = createLeases(config.billing, { redis, services, now, logger });
+  settlements = new SettlementQueue(
+    services.billing,
+    leases ? leases.settlementHooks(observer) : observer,
+    leases?.book,
+  );
   const keeper = new ReservationKeeper(
     services.billing,
     tracker,
@@ -182,6 +170,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     endpoints: new EndpointTable(config.endpoints),
     tracker,
     settlements,
+    leases,
     observer,
     logger,
     readiness: readinessOf(redis, { draining: () => draining, checked: () => redisChecked() }),
@@ -210,6 +199,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     ]);
   } catch (error) {
     keeper.stop();
+    void leases?.stop(0);
     settlements.close();
     proxy.close();
     closeRedis(redis);
@@ -247,6 +237,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       openPublic();
       openAdmin();
       worker.start();
+      leases
+        ?.start()
+        .catch((error: unknown) =>
+          logger.warn({ err: (error as Error).message }, "admission leases could not start; they are off"),
+        );
     },
   });
   redisChecked = () => startup.checked;
@@ -267,6 +262,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     async settled(timeoutMs = 10_000) {
       await tracker.idle();
       await settlements.flush(timeoutMs);
+      leases?.book.releaseAll();
+      await settlements.flush(timeoutMs);
+      await leases?.book.idle(timeoutMs);
     },
     async close(drainMs = config.shutdown.drainSeconds * 1000) {
       if (draining) return;
@@ -276,7 +274,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       probing.abort();
       await drain(server, tracker, drainMs, logger);
       keeper.stop();
+      // Leases are given back: what requests do not hold at once, the rest as their settlements land.
+      leases?.book.releaseAll();
       const unsettled = await settlements.flush(SETTLEMENT_FLUSH_MS);
+      await leases?.stop(SETTLEMENT_FLUSH_MS);
       if (unsettled > 0) logger.error({ unsettled }, "settlements could not be written before exiting");
       settlements.close();
       proxy.close();
@@ -292,34 +293,6 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       tracker.abortAll();
     },
   };
-}
-
-/** The certificate and key, or a configuration error naming the settings (not a bug's internal_error). */
-function loadTls(files: TlsFiles, origin: (setting: string) => string): SecureContextOptions {
-  try {
-    return readTlsFiles(files);
-  } catch (error) {
-    throw new ConfigError(
-      `cannot load the TLS certificate and key (tls.certFile ${files.certFile} from ${origin("tls.certFile")}, ` +
-        `tls.keyFile ${files.keyFile} from ${origin("tls.keyFile")}): ${(error as Error).message}`,
-    );
-  }
-}
-
-/** Reloads the certificate when its files change (cert-manager's renewals), keeping the old on a bad pair. */
-function watchTls(files: TlsFiles, server: HttpsServer, logger: Logger): () => void {
-  return watchTlsFiles(
-    files,
-    (options) => {
-      server.setSecureContext(options);
-      logger.info({ cert: files.certFile }, "TLS certificate reloaded");
-    },
-    (error) =>
-      logger.error(
-        { err: error.message, cert: files.certFile },
-        "TLS files changed but do not load; keeping the current ones",
-      ),
-  );
 }
 
 function baseUrl(scheme: string, host: string, server: Server): string {

@@ -12,8 +12,9 @@ import type { ServiceContext } from "../services/context.js";
 import { KeyService } from "../services/keys.js";
 import type { AdminCredentials } from "./credentials.js";
 import { openApiDocument } from "./openapi.js";
+import type { AdminServices } from "./route.js";
 import { createAdminRouter } from "./router.js";
-import { type AdminServices, ROUTES } from "./routes.js";
+import { ROUTES } from "./routes.js";
 import { CONTENT_SECURITY_POLICY, StaticFiles } from "./static.js";
 
 export interface AdminServerOptions {

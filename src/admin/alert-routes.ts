@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import * as A from "./alert-schemas.js";
 import { actorOf } from "./credentials.js";
-import type { Route } from "./routes.js";
+import type { Route } from "./route.js";
 import * as S from "./schemas.js";
 
 const ACCOUNT = "/admin/v1/accounts/{accountId}";

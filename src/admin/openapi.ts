@@ -4,7 +4,8 @@
 
 import { z } from "zod";
 import { WebhookIdParam } from "./alert-schemas.js";
-import { ROUTES, type Route } from "./routes.js";
+import type { Route } from "./route.js";
+import { ROUTES } from "./routes.js";
 import * as S from "./schemas.js";
 
 const REF = (id: string) => `#/components/schemas/${id}`;

@@ -9,7 +9,7 @@ import type { Logger } from "../observability/logger.js";
 import { readBody } from "../proxy/body.js";
 import { sendError, sendJson } from "../server/respond.js";
 import type { AdminCredentials } from "./credentials.js";
-import { type AdminServices, authorize, type Route } from "./routes.js";
+import { type AdminServices, authorize, type Route } from "./route.js";
 
 const MAX_BODY_BYTES = 64 * 1024;
 

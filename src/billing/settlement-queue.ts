@@ -8,9 +8,12 @@
 // round trip, and Redis' command handling. Nobody waits for it: the reservation holds the request's worst
 // case until then, so the budget and the balance are never overspent in the meantime.
 
-import type { BillingStore, Settled, SettleInput } from "../store/billing-store.js";
+import type { BillingStore } from "../store/billing-store.js";
 import type { KeyRef } from "../store/key-store.js";
 import { isConnectionError } from "../store/redis-errors.js";
+import type { LeasedHold, Settled, SettleInput } from "../store/settle-script.js";
+import type { LeaseAdmission } from "./leases.js";
+import type { Acknowledgements } from "./settlement-acks.js";
 
 export interface Settlement {
   ref: KeyRef;
@@ -20,6 +23,14 @@ export interface Settlement {
    */
   keyName: string | null;
   input: SettleInput;
+  /** A request admitted on an admission lease: its settlement names the lease (billing/leases.ts). */
+  admission?: LeaseAdmission;
+}
+
+/** What the queue needs of the lease book for leased settlements. */
+export interface LeaseSettlements {
+  holdOf(admission: LeaseAdmission): LeasedHold;
+  readonly acknowledged: Acknowledgements;
 }
 
 export interface SettlementHooks {
@@ -72,6 +83,7 @@ export class SettlementQueue {
   constructor(
     private readonly billing: BillingStore,
     private readonly hooks: SettlementHooks = {},
+    private readonly leases: LeaseSettlements | null = null,
   ) {}
 
   /** Settlements not yet written to Redis (batched, in flight or waiting for a retry). */
@@ -138,12 +150,21 @@ export class SettlementQueue {
   /** Writes settlements of one account in one script call. */
   private send(entries: Entry[]): void {
     const first = entries[0] as Entry;
+    const accountId = first.settlement.ref.accountId;
     this.running += entries.length;
     this.changed();
+    const leases = this.leases;
+    const acknowledged = leases?.acknowledged.take(accountId) ?? [];
     this.billing
       .settleMany(
-        first.settlement.ref.accountId,
-        entries.map(({ settlement }) => settlement),
+        accountId,
+        entries.map(({ settlement: { ref, input, admission } }) =>
+          // The lease's state as of now decides whether the hold may go back into it.
+          admission && leases
+            ? { ref, input: { ...input, lease: leases.holdOf(admission) } }
+            : { ref, input },
+        ),
+        acknowledged,
       )
       .then(
         (results) => {
@@ -157,6 +178,7 @@ export class SettlementQueue {
         },
         (error: unknown) => {
           this.running -= entries.length;
+          if (acknowledged.length > 0) leases?.acknowledged.giveBack(accountId, acknowledged);
           const unreachable = isConnectionError(error);
           const retried: Entry[] = [];
           const dropped: Entry[] = [];

@@ -281,6 +281,8 @@ export const configSchema = z.strictObject({
       reservationTtlSeconds: z.number().int().min(10).default(900),
       lateSettlementSeconds: z.number().int().min(60).default(86_400),
       overage: z.enum(["absorb", "charge"]).default("absorb"),
+      // Admission leases (docs/leases.md): requests admitted without a Redis round trip where sound.
+      leases: z.boolean().default(true),
       maxPromptTokens: tokens.default(2_000_000),
       // Switching a key to a monthly budget sums up to 31 days of its daily usage, so they must be kept as long.
       usageRetentionDays: z

@@ -112,6 +112,12 @@ export const METRICS = {
     type: "counter",
     help: "Settlements Redis refused repeatedly and that were dropped; each is logged in full for reconciliation.",
   },
+  admissions: {
+    name: "admissions_total",
+    type: "counter",
+    labels: ["path"],
+    help: "Forwarded requests by how they were admitted: lease (on the replica's admission lease, no Redis round trip before forwarding) or reserve (a reservation of their own).",
+  },
   reservationsExpired: {
     name: "reservations_expired_total",
     type: "counter",

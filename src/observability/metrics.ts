@@ -2,10 +2,10 @@
 // (metric-definitions.ts) into one registry. Label sets are bounded: models and keys go through a SeriesCap,
 // and a key's series carry only its current name, so that renaming a key again and again cannot blow up a
 // scrape either. The series the request path updates are made once and written directly (fast-series.ts),
-// so the request path does not validate and hash label sets. With metrics off, NO_METRICS takes their place:
-// every call a no-op, as pino swaps a disabled level for one.
+// so the request path does not validate and hash label sets. With metrics off, NO_METRICS
+// (gateway-metrics.ts) takes their place.
 
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, type Gauge, Registry } from "prom-client";
 import type { AttemptResult } from "../alerts/delivery-plan.js";
 import { EVENT_TYPES, isEventType } from "../alerts/event-types.js";
 import { REJECT_REASONS } from "../billing/charge.js";
@@ -19,8 +19,10 @@ import {
   type HistogramSeries,
   histogramSeries,
 } from "./fast-series.js";
+import type { GatewayMetrics, MetricsOptions, MetricsProbes, RunningKey } from "./gateway-metrics.js";
 import { KeyBudgets } from "./key-budgets.js";
-import { METRIC_PREFIX, METRICS, type MetricKey } from "./metric-definitions.js";
+import { METRICS, type MetricKey } from "./metric-definitions.js";
+import { type Built, buildMetrics } from "./metric-registry.js";
 import type { Outcome, RequestRecord } from "./request-record.js";
 import { OTHER, SeriesCap } from "./series-cap.js";
 
@@ -33,83 +35,7 @@ const FAILURE_OF: Partial<Record<Outcome, UpstreamFailure>> = {
   upstream_reset: "reset",
 };
 
-/** What the gateway reports to its metrics. */
-export interface GatewayMetrics {
-  /** The registry to serve, or null with metrics off. */
-  readonly registry: Registry | null;
-  /** A request the gateway finished or refused. */
-  request(record: RequestRecord): void;
-  /**
-   * The balance and the key's budget as the settle script returned them; `keyName` null for the release of
-   * a request that was never forwarded, which touches no per-key series.
-   */
-  settled(
-    accountId: string,
-    keyId: string,
-    keyName: string | null,
-    balance: Micros,
-    budget: Micros | null,
-    spent: Micros,
-    resetAt: number,
-  ): void;
-  /** An account's balance as just read or written (after a settlement or a top-up). */
-  balance(accountId: string, balance: Micros): void;
-  settlementFailed(): void;
-  redisOperation(operation: string, seconds: number): void;
-  expiredReservations(count: number): void;
-  /** An alert event handed to a delivery worker for the first time. */
-  alertEvent(type: string): void;
-  webhookDelivery(result: AttemptResult): void;
-}
-
 const ATTEMPT_RESULTS: readonly AttemptResult[] = ["delivered", "retried", "failed"];
-
-/** Values read at scrape time rather than updated on every request. */
-export interface MetricsProbes {
-  inFlight(): number;
-  /** The keys of the requests in flight, one entry per request. */
-  runningKeys(): Iterable<RunningKey>;
-  /** Settlements waiting to be retried because Redis was away. */
-  settlementsPending(): number;
-  redisUp(): boolean;
-  /** Wall clock (ms), to tell whether a budget period has ended since a key's last request. */
-  now(): number;
-  /** Age (seconds) of the oldest alert event not yet delivered; read from Redis at scrape time. */
-  oldestUndeliveredAge?(): Promise<number>;
-}
-
-/** A running request's key, as the request tracker knows it. */
-export interface RunningKey {
-  accountId: string;
-  keyId: string;
-  keyName: string;
-  maxParallel: number | null;
-}
-
-export interface MetricsOptions {
-  /** Per-key series on or off. */
-  perKey: boolean;
-  /** Most keys with series of their own. */
-  maxKeySeries: number;
-  /** Most distinct model names with series of their own. */
-  maxModelSeries: number;
-  /** Also export Node's process and event-loop metrics. */
-  defaultMetrics?: boolean;
-}
-
-export const NO_METRICS: GatewayMetrics = {
-  registry: null,
-  request() {},
-  settled() {},
-  balance() {},
-  settlementFailed() {},
-  redisOperation() {},
-  expiredReservations() {},
-  alertEvent() {},
-  webhookDelivery() {},
-};
-
-type Built = { [K in MetricKey]: Counter<string> & Gauge<string> & Histogram<string> };
 
 /** The request path's series, one per label set, made once and kept; bounded as the series are. */
 function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
@@ -144,6 +70,8 @@ export class Metrics implements GatewayMetrics {
     redis: new Map<string, HistogramSeries>(),
   };
   private readonly overhead: HistogramSeries;
+  /** Forwarded requests by how they were admitted (both series exist from the start). */
+  private readonly admissions: Record<"lease" | "reserve", CounterSeries>;
 
   constructor(
     private readonly options: MetricsOptions,
@@ -177,6 +105,10 @@ export class Metrics implements GatewayMetrics {
     for (const result of ATTEMPT_RESULTS) this.m.webhookDeliveries.labels(result).inc(0);
     this.m.alertOldestUndelivered.set(0);
     this.m.reservationsExpired.inc(0);
+    this.admissions = {
+      lease: counterSeries(this.m.admissions, { path: "lease" }),
+      reserve: counterSeries(this.m.admissions, { path: "reserve" }),
+    };
     this.m.settlementsFailed.inc(0);
     if (options.defaultMetrics !== false) {
       collectDefaultMetrics({ register: this.registry });
@@ -199,6 +131,7 @@ export class Metrics implements GatewayMetrics {
     cached(s.requests, `${model}\n${status}`, () => counterSeries(this.m.requests, { model, status })).inc();
     if (record.code !== null) this.m.refusals.labels(record.code).inc();
     if (record.outcome === "refused") return;
+    if (record.admission !== null) this.admissions[record.admission].inc();
     this.finished(record, model);
   }
 
@@ -327,34 +260,4 @@ export class Metrics implements GatewayMetrics {
   webhookDelivery(result: AttemptResult): void {
     this.m.webhookDeliveries.labels(result).inc();
   }
-}
-
-/** The declared metrics as prom-client objects in `registry`; gauges in `collect` are set at scrape time. */
-function buildMetrics(
-  registry: Registry,
-  collect: Partial<Record<MetricKey, (gauge: Gauge<string>) => void | Promise<void>>>,
-): Built {
-  const built: Partial<Record<MetricKey, unknown>> = {};
-  for (const [key, definition] of Object.entries(METRICS) as [MetricKey, (typeof METRICS)[MetricKey]][]) {
-    const config = {
-      name: METRIC_PREFIX + definition.name,
-      help: definition.help,
-      labelNames: "labels" in definition ? [...definition.labels] : [],
-      registers: [registry],
-    };
-    const fill = collect[key];
-    if (definition.type === "counter") built[key] = new Counter(config);
-    else if (definition.type === "histogram")
-      built[key] = new Histogram({ ...config, buckets: [...definition.buckets] });
-    else
-      built[key] = new Gauge({
-        ...config,
-        ...(fill && {
-          collect(this: Gauge<string>) {
-            return fill(this);
-          },
-        }),
-      });
-  }
-  return built as Built;
 }

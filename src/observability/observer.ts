@@ -3,9 +3,9 @@
 // metric, a log write); it never lets that reach the request path, which has already answered.
 
 import type { Settlement } from "../billing/settlement-queue.js";
-import type { Settled } from "../store/billing-store.js";
+import type { Settled } from "../store/settle-script.js";
+import type { GatewayMetrics } from "./gateway-metrics.js";
 import type { Logger } from "./logger.js";
-import type { GatewayMetrics } from "./metrics.js";
 import { logFields, type RequestRecord } from "./request-record.js";
 
 export interface RequestObserver {

@@ -54,6 +54,11 @@ export interface RequestRecord {
   usageRejected: Charge["rejected"];
   overage: Micros;
   reserved: Micros;
+  /**
+   * How a forwarded request was admitted: on the replica's admission lease (no Redis round trip before
+   * forwarding) or by a reservation of its own; null for a request that was never admitted.
+   */
+  admission: "lease" | "reserve" | null;
   /** Wall-clock time the request ended (ms). */
   endedAt: number;
   latencyMs: number;
@@ -83,6 +88,7 @@ export function emptyRecord(
     usageRejected: null,
     overage: 0,
     reserved: 0,
+    admission: null,
     latencyMs: 0,
     upstreamTtfbMs: null,
     gatewayMs: 0,

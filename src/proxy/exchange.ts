@@ -3,8 +3,8 @@
 // 502/504, stops the upstream the instant the client goes away or a shutdown drain ends, and — exactly once,
 // whatever way it ends — hands what happened to request-end.ts, which charges, settles and reports it.
 //
-// Event handlers are module-level functions that find their exchange through a symbol on the request and
-// response objects, so the per-request cost is one object, not a bundle of closures.
+// Event handlers are module-level functions (exchange-events.ts) that find their exchange through a symbol on
+// the request and response objects, so the per-request cost is one object, not a bundle of closures.
 
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
@@ -15,16 +15,24 @@ import type { Outcome } from "../observability/request-record.js";
 import type { GatewayContext } from "../server/context.js";
 import { sendError } from "../server/respond.js";
 import { BodyCapture } from "./body-capture.js";
+import {
+  type ExchangeEvents,
+  onClientClose,
+  onClientDrain,
+  onProxyError,
+  onUpstreamClose,
+  onUpstreamData,
+  onUpstreamEnd,
+  onUpstreamTimeout,
+  tag,
+} from "./exchange-events.js";
 import type { ForwardedRequest } from "./forwarded-request.js";
 import { clientResponseHeaders } from "./headers.js";
 import { HeldModelList } from "./model-list.js";
 import { endRequest } from "./request-end.js";
 import { ResponseMeter } from "./response-meter.js";
 
-const EXCHANGE = Symbol("tunnel-gateway.exchange");
-type Tagged = { [EXCHANGE]?: Exchange };
-
-export class Exchange {
+export class Exchange implements ExchangeEvents {
   private forwardedAt = 0;
   private firstByteAt = 0;
   private upstreamRequest: ClientRequest | undefined;
@@ -59,8 +67,8 @@ export class Exchange {
     tracked.reservationId = this.init.reservationId;
     tracked.accountId = this.init.ref.accountId;
     tracked.reservedAt = this.ctx.services.now();
-    (this.req as Tagged)[EXCHANGE] = this;
-    (this.res as Tagged)[EXCHANGE] = this;
+    tag(this.req, this);
+    tag(this.res, this);
     this.res.on("close", onClientClose);
     if (this.res.destroyed) {
       // The client left while the reservation was being made.
@@ -86,7 +94,7 @@ export class Exchange {
       response.destroy();
       return;
     }
-    (response as Tagged)[EXCHANGE] = this;
+    tag(response, this);
     this.upstreamResponse = response;
     this.status = response.statusCode ?? 502;
     const meter = new ResponseMeter(response.headers, this.init.strip, this.ctx.config.metering);
@@ -265,10 +273,6 @@ export class Exchange {
   }
 }
 
-export function exchangeOf(target: object): Exchange | undefined {
-  return (target as Tagged)[EXCHANGE];
-}
-
 /**
  * The request body for http-proxy-3, which sends `options.buffer` with `buffer.pipe(proxyRequest)`. The body
  * is already in memory, so this stand-in ends the upstream request with it in one write, without the stream
@@ -288,50 +292,4 @@ function statusWithoutResponse(outcome: Outcome, res: ServerResponse): number {
   if (outcome === "client_aborted") return 499;
   if (outcome === "shutdown") return 503;
   return res.headersSent ? res.statusCode : 502;
-}
-
-// The upstream's events run outside any request handler's try: an exception thrown while relaying an answer
-// would end the process. A bug there fails that one request instead (see Exchange.failed).
-
-function onUpstreamData(this: IncomingMessage, chunk: Buffer): void {
-  const exchange = exchangeOf(this);
-  try {
-    exchange?.onUpstreamData(this, chunk);
-  } catch (error) {
-    exchange?.failed(error);
-  }
-}
-
-function onUpstreamEnd(this: IncomingMessage): void {
-  const exchange = exchangeOf(this);
-  try {
-    exchange?.onUpstreamEnd(this);
-  } catch (error) {
-    exchange?.failed(error);
-  }
-}
-
-function onUpstreamClose(this: IncomingMessage): void {
-  const exchange = exchangeOf(this);
-  try {
-    exchange?.onUpstreamClose(this);
-  } catch (error) {
-    exchange?.failed(error);
-  }
-}
-
-function onClientClose(this: ServerResponse): void {
-  exchangeOf(this)?.onClientClose();
-}
-
-function onClientDrain(this: ServerResponse): void {
-  exchangeOf(this)?.resumeUpstream();
-}
-
-function onUpstreamTimeout(exchange: Exchange): void {
-  exchange.onTimeout();
-}
-
-function onProxyError(error: Error, req: IncomingMessage): void {
-  exchangeOf(req)?.onUpstreamError(error as NodeJS.ErrnoException);
 }

@@ -3,6 +3,7 @@
 
 import type { OutgoingHttpHeaders } from "node:http";
 import type { UsageClass } from "../billing/charge.js";
+import type { LeaseAdmission } from "../billing/leases.js";
 import type { Micros } from "../billing/money.js";
 import type { ModelPrice } from "../billing/pricing.js";
 import type { ErrorCode, ErrorFormat } from "../errors.js";
@@ -29,6 +30,8 @@ export interface ForwardedRequest {
   usageClass: UsageClass | null;
   price: ModelPrice;
   reservationId: string;
+  /** Admitted on the replica's admission lease instead of a reservation of its own (null: reserved). */
+  lease?: LeaseAdmission | null;
   /** What was reserved (0 for a free request). */
   reserved: Micros;
   /** The body as the client sent it (logged). */

@@ -1,19 +1,20 @@
 // Forwarding: everything the gateway does not answer itself goes through here, in one direction —
 // authenticate (cached mapping), classify the endpoint (refusing the model server's management switches),
-// read and check the body within its limits, find the model and the worst case, reserve it in Redis (the
-// one round trip before forwarding), then hand the request to an Exchange, which streams it to the
-// upstream with http-proxy-3 and settles it when it ends. Once a reservation is made it is settled or
-// released, whatever fails afterwards.
+// read and check the body within its limits, find the model and the worst case, admit it on the replica's
+// admission lease when that covers it, else reserve it in Redis (the one round trip before forwarding),
+// then hand the request to an Exchange, which streams it to the upstream with http-proxy-3 and settles it
+// when it ends. Once a request is admitted it is settled or released, whatever fails afterwards.
 
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { estimatedPromptTokens, NOTHING, worstCase } from "../billing/estimate.js";
+import type { LeaseAdmission } from "../billing/leases.js";
 import type { ModelPrice } from "../billing/pricing.js";
 import { asGatewayError, GatewayError } from "../errors.js";
 import { refusalRecord } from "../observability/request-record.js";
 import type { Forwarder, GatewayContext } from "../server/context.js";
 import { errorFormatOf, sendError } from "../server/respond.js";
-import type { ModelCheck } from "../store/billing-store.js";
+import type { ModelCheck, Refusal, Reservation, ReserveInput } from "../store/billing-store.js";
 import type { KeyRef } from "../store/key-store.js";
 import { isConnectionError } from "../store/redis-errors.js";
 import { checkDeclaredLength, readBody } from "./body.js";
@@ -24,7 +25,7 @@ import { prepareUpstreamHeaders } from "./headers.js";
 import { modelOfPath } from "./model-list.js";
 import { rateLimitHeaders } from "./rate-limit-headers.js";
 import { refusalError } from "./refusals.js";
-import { submitRelease } from "./release.js";
+import { type Released, submitRelease } from "./release.js";
 import { inspectRequest, type RequestFacts, valueAt } from "./request-facts.js";
 import { createUpstreamProxy } from "./upstream-proxy.js";
 
@@ -79,34 +80,27 @@ export function createForwarder(ctx: GatewayContext): ForwardingProxy {
       const now = services.now();
       const periods = services.calendar.at(now);
       const reservationId = randomUUID();
-      const reservation = await services.billing
-        .reserve(ref, {
-          reservationId,
-          amount: worst.amount,
-          tokens: worst.promptTokens + worst.completionTokens,
-          keyHash: credential.hash,
-          now,
-          periods,
-          expiresAt: now + reservationTtlMs,
-          model: check,
-        })
-        .catch((error: unknown) => {
-          // The script may have run with only its reply lost: release what it may hold now.
-          if (isConnectionError(error)) {
-            submitRelease(ctx, {
-              ref: credential.ref,
-              reservationId,
-              requestId,
-              method,
-              path,
-              model,
-              arrivedAt,
-              outcome: "redis_unavailable",
-              status: 503,
-            });
-          }
-          throw error;
-        });
+      const admission = ctx.leases?.admit(ref, credential.hash, check, worst.amount) ?? null;
+      const reserveInput: ReserveInput = {
+        reservationId,
+        amount: worst.amount,
+        tokens: worst.promptTokens + worst.completionTokens,
+        keyHash: credential.hash,
+        now,
+        periods,
+        expiresAt: now + reservationTtlMs,
+        model: check,
+      };
+      const request = { requestId, method, path, model, arrivedAt };
+      let reservation = admission
+        ? leasedReservation(admission)
+        : await reserveOrRelease(ctx, ref, reserveInput, request);
+      const reclaim = reclaimable(reservation);
+      if (reclaim !== null && (await ctx.leases?.reclaim(ref, reclaim === "balance"))) {
+        // Other replicas' leases held part of what this request needs: they were asked to give back what
+        // they do not use, and the request is reserved once more.
+        reservation = await reserveOrRelease(ctx, ref, reserveInput, request);
+      }
       if (reservation.expired > 0) ctx.observer.expiredReservations(reservation.expired);
       if (!reservation.ok) throw refusalError(reservation, worst, price, check, periods);
       tracked.key = {
@@ -148,6 +142,7 @@ export function createForwarder(ctx: GatewayContext): ForwardingProxy {
           usageClass,
           price,
           reservationId,
+          lease: admission,
           reserved: worst.amount,
           received: body,
           body: forwarded,
@@ -172,6 +167,7 @@ export function createForwarder(ctx: GatewayContext): ForwardingProxy {
           outcome: "internal_error",
           status: 500,
           keyName: reservation.keyName,
+          lease: admission,
         });
         throw error;
       }
@@ -201,6 +197,56 @@ export function createForwarder(ctx: GatewayContext): ForwardingProxy {
     },
     close: () => upstream.close(),
   };
+}
+
+/**
+ * Reserves the request's worst case. When the reply is lost (Redis stalled, the connection dropped) the
+ * script may have run all the same: what it may hold is released now, not after its expiry.
+ */
+async function reserveOrRelease(
+  ctx: GatewayContext,
+  ref: KeyRef,
+  input: ReserveInput,
+  request: Pick<Released, "requestId" | "method" | "path" | "model" | "arrivedAt">,
+): Promise<Reservation | Refusal> {
+  try {
+    return await ctx.services.billing.reserve(ref, input);
+  } catch (error) {
+    if (isConnectionError(error)) {
+      submitRelease(ctx, {
+        ...request,
+        ref,
+        reservationId: input.reservationId,
+        outcome: "redis_unavailable",
+        status: 503,
+      });
+    }
+    throw error;
+  }
+}
+
+/** A lease admission as the rest of the request path sees a reservation (leased keys have no limits). */
+function leasedReservation(admission: LeaseAdmission) {
+  return {
+    ok: true as const,
+    expired: 0,
+    keyName: admission.keyName,
+    logBodies: admission.logBodies,
+    allowedModels: admission.allowedModels,
+    rpm: null,
+    tpm: null,
+    maxParallel: null,
+  };
+}
+
+/** A refusal for the budget or the balance while something was reserved: leases may be holding it. */
+function reclaimable(
+  reservation: Reservation | Refusal | ReturnType<typeof leasedReservation>,
+): "key" | "balance" | null {
+  if (reservation.ok || !("code" in reservation)) return null;
+  if (reservation.code === "budget_exceeded" && (reservation.keyReserved ?? 0) > 0) return "key";
+  if (reservation.code === "insufficient_balance" && (reservation.accountReserved ?? 0) > 0) return "balance";
+  return null;
 }
 
 export function pathOf(url: string | undefined): string {

@@ -5,6 +5,7 @@
 // billing.reservationTtlSeconds. The request still appears in the key's recent requests, as failed.
 
 import { performance } from "node:perf_hooks";
+import type { LeaseAdmission } from "../billing/leases.js";
 import type { PeriodCalendar } from "../billing/periods.js";
 import type { SettlementQueue } from "../billing/settlement-queue.js";
 import { emptyRecord, type RecordOutcome, recentRequestJson } from "../observability/request-record.js";
@@ -29,6 +30,8 @@ export interface Released {
   status: number;
   /** For the metrics' key_name label, when known. */
   keyName?: string | null;
+  /** A request admitted on an admission lease: its hold goes back to the lease. */
+  lease?: LeaseAdmission | null;
 }
 
 export function submitRelease(deps: ReleaseDeps, request: Released): void {
@@ -47,6 +50,7 @@ export function submitRelease(deps: ReleaseDeps, request: Released): void {
   deps.settlements.submit({
     ref: request.ref,
     keyName: request.keyName ?? null,
+    ...(request.lease && { admission: request.lease }),
     input: {
       reservationId: request.reservationId,
       logEntry: recentRequestJson(record, 0).entry,

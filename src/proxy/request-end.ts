@@ -39,6 +39,7 @@ export function endRequest(ctx: GatewayContext, init: ForwardedRequest, ending: 
     ctx.settlements.submit({
       ref: init.ref,
       keyName: init.keyName,
+      ...(init.lease && { admission: init.lease }),
       input: {
         reservationId: init.reservationId,
         logEntry: entry,
@@ -124,6 +125,7 @@ function recordOf(
     usageRejected: billed.rejected,
     overage: billed.overage,
     reserved: init.reserved,
+    admission: init.lease ? "lease" : "reserve",
     endedAt: ctx.services.now(),
     latencyMs: endedAt - init.arrivedAt,
     upstreamTtfbMs: ending.firstByteAt > 0 ? ending.firstByteAt - ending.forwardedAt : null,

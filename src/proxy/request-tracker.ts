@@ -2,7 +2,7 @@
 // owner for that state, read by the shutdown (wait until idle, then abort what is left), the reservation
 // keeper (which reservations of running requests to keep alive) and the in-flight gauges.
 
-import type { RunningKey } from "../observability/metrics.js";
+import type { RunningKey } from "../observability/gateway-metrics.js";
 
 export interface Tracked {
   /** Aborts the request at the end of a shutdown drain; set once it is forwarded. */

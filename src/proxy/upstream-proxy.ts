@@ -5,7 +5,7 @@ import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import { createProxyServer, type ProxyServer } from "http-proxy-3";
 import type { Config } from "../config/schema.js";
-import { exchangeOf } from "./exchange.js";
+import { exchangeOf } from "./exchange-events.js";
 
 export interface UpstreamProxy {
   proxy: ProxyServer;

@@ -3,6 +3,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Authenticator } from "../auth/authenticator.js";
+import type { LeaseService } from "../billing/lease-service.js";
 import type { Pricing } from "../billing/pricing.js";
 import type { SettlementQueue } from "../billing/settlement-queue.js";
 import type { Config } from "../config/schema.js";
@@ -32,6 +33,8 @@ export interface GatewayContext {
   /** What is in flight (shutdown, the keeper and the gauge read it). */
   tracker: RequestTracker;
   settlements: SettlementQueue;
+  /** Admission leases; null where they are off (docs/leases.md). */
+  leases: LeaseService | null;
   observer: RequestObserver;
   logger: Logger;
   /** null when ready to take traffic, else why not. */

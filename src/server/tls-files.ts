@@ -4,7 +4,10 @@
 // load (half-written, mismatched) leaves the current one in place and is tried again at the next change.
 
 import { readFileSync, unwatchFile, watchFile } from "node:fs";
+import type { Server } from "node:https";
 import { createSecureContext, type SecureContextOptions } from "node:tls";
+import { ConfigError } from "../config/config-error.js";
+import type { Logger } from "../observability/logger.js";
 
 export interface TlsFiles {
   certFile: string;
@@ -41,4 +44,32 @@ export function watchTlsFiles(
     unwatchFile(files.certFile, reload);
     unwatchFile(files.keyFile, reload);
   };
+}
+
+/** The certificate and key, or a configuration error naming the settings (not a bug's internal_error). */
+export function loadTls(files: TlsFiles, origin: (setting: string) => string): SecureContextOptions {
+  try {
+    return readTlsFiles(files);
+  } catch (error) {
+    throw new ConfigError(
+      `cannot load the TLS certificate and key (tls.certFile ${files.certFile} from ${origin("tls.certFile")}, ` +
+        `tls.keyFile ${files.keyFile} from ${origin("tls.keyFile")}): ${(error as Error).message}`,
+    );
+  }
+}
+
+/** Reloads the certificate when its files change (cert-manager's renewals), keeping the old on a bad pair. */
+export function watchTls(files: TlsFiles, server: Server, logger: Logger): () => void {
+  return watchTlsFiles(
+    files,
+    (options) => {
+      server.setSecureContext(options);
+      logger.info({ cert: files.certFile }, "TLS certificate reloaded");
+    },
+    (error) =>
+      logger.error(
+        { err: error.message, cert: files.certFile },
+        "TLS files changed but do not load; keeping the current ones",
+      ),
+  );
 }

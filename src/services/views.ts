@@ -3,8 +3,8 @@
 
 import { type Micros, rublesForJson } from "../billing/money.js";
 import type { PeriodCalendar } from "../billing/periods.js";
-import { LATENCY_BUCKETS_MS } from "../store/billing-store.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
+import { LATENCY_BUCKETS_MS } from "../store/settle-script.js";
 import type { UsageCounters } from "../store/usage-store.js";
 
 export const CURRENCY = "RUB";

@@ -38,7 +38,7 @@ export class AccountStore {
     const [code, balance] = await runScript(
       this.redis,
       "topUpAccount",
-      [this.keys.account(accountId), this.keys.audit(accountId)],
+      [this.keys.account(accountId), this.keys.audit(accountId), this.keys.changes(accountId)],
       [amount, MAX_MICROS, audit, AUDIT_CAP],
     );
     if (code === "account_not_found") throw accountNotFound(accountId);

@@ -1,33 +1,22 @@
 // The money path's Redis side: one typed function per billing script. reserve() is the one round trip a
-// forwarded request makes before it is forwarded; settle() charges it afterwards, exactly once.
+// forwarded request makes before it is forwarded, unless the replica's admission lease on the key covers it
+// (lease(), lease-script.ts; see billing/leases.ts); settle() charges it afterwards, exactly once
+// (settle-script.ts).
 
+import { randomBytes } from "node:crypto";
 import type { Micros } from "../billing/money.js";
 import { type CurrentPeriods, isPeriod, type Period } from "../billing/periods.js";
 import type { ErrorCode } from "../errors.js";
+import { type BillingConnection, type BillingSettings, PURGE_LIMIT } from "./billing-connection.js";
 import type { EventStore } from "./event-store.js";
 import type { KeyRef } from "./key-store.js";
+import { type LeaseGrant, type LeaseInput, runLease } from "./lease-script.js";
 import { parseModels } from "./records.js";
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
 import { runScript } from "./scripts.js";
+import { runSettle, type Settled, type SettleInput } from "./settle-script.js";
 import { type RedisObserver, timed } from "./timing.js";
-
-/** Most expired reservations one script call releases; the rest go on the next calls. */
-export const PURGE_LIMIT = 100;
-
-/** Upper bounds (ms) of the latency histogram kept in the daily usage counters. */
-export const LATENCY_BUCKETS_MS = [
-  50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000, 120_000, 300_000,
-];
-
-/**
- * The daily-usage field a latency is counted in: lat_le_<bound>, or lat_le_inf beyond the last bound.
- * Every request is counted in exactly one, so they add up to the day's number of requests.
- */
-export function latencyField(ms: number): string {
-  for (const bound of LATENCY_BUCKETS_MS) if (ms <= bound) return `lat_le_${bound}`;
-  return "lat_le_inf";
-}
 
 export type ModelCheck = { kind: "none" } | { kind: "unknown" } | { kind: "named"; model: string };
 
@@ -103,54 +92,21 @@ export interface Refusal {
   accountReserved?: Micros;
 }
 
-export interface SettleInput {
-  reservationId: string;
-  /** The request for the key's recent-requests list (JSON), without and with bodies ("" if none kept). */
-  logEntry: string;
-  logEntryWithBodies: string;
-  cost: Micros;
-  promptTokens: number;
-  completionTokens: number;
-  failed: boolean;
-  estimated: boolean;
-  latencyMs: number;
-  periods: CurrentPeriods;
-  /** YYYY-MM-DD of the time the request ended, in the billing time zone. */
-  day: string;
-  /** When the request ended (ms): the tokens-per-minute correction is made as of then. */
-  now: number;
-}
-
-export interface Settled {
-  /** No reservation with that id: the request had been settled already, and nothing changed. */
-  duplicate: boolean;
-  /** Balance after the charge (absent for a duplicate). */
-  balance?: Micros;
-  budget?: Micros | null;
-  spent?: Micros;
-  /** The key's budget period, whose current bounds the request settled in. */
-  period?: Period;
-  /** Alert events the settlement emitted (a budget threshold reached, the balance low or exhausted). */
-  events?: number;
-}
-
-export interface BillingSettings {
-  usageRetentionDays: number;
-  lateSettlementSeconds: number;
-  /** Most recent requests kept per key (0: none). */
-  requestLogMaxPerKey: number;
-  /** Days a key's recent-requests list is kept after its latest request. */
-  requestLogRetentionDays: number;
-}
-
 export class BillingStore {
+  /** This process's id among the replicas, in its admission leases and settlement markers. */
+  readonly replicaId = randomBytes(9).toString("base64url");
+
+  private readonly connection: BillingConnection;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     private readonly settings: BillingSettings,
-    private readonly events: EventStore,
+    events: EventStore,
     private readonly observe?: RedisObserver,
-  ) {}
+  ) {
+    this.connection = { redis, keys, settings, events, observe, replicaId: this.replicaId };
+  }
 
   async reserve(ref: KeyRef, input: ReserveInput): Promise<Reservation | Refusal> {
     const { accountId } = ref;
@@ -240,75 +196,26 @@ export class BillingStore {
     }
   }
 
-  async settle(ref: KeyRef, input: SettleInput): Promise<Settled> {
-    return (await this.settleMany(ref.accountId, [{ ref, input }]))[0] as Settled;
+  /** Sets the replica's admission lease on a key (lease-5.lua, see lease-script.ts). */
+  lease(ref: KeyRef, input: LeaseInput): Promise<LeaseGrant> {
+    return runLease(this.connection, ref, input);
   }
 
   /**
    * Settles requests of one account in one script call, each exactly once and as if alone; the results
-   * come in the same order. One account's keys share a hash slot, so a Redis Cluster takes them together.
+   * come in the same order (settle-n.lua, see settle-script.ts).
    */
-  async settleMany(
+  settleMany(
     accountId: string,
     settlements: readonly { ref: KeyRef; input: SettleInput }[],
+    /** Markers of leased settlements whose reply was read: deleted from the replica's marker hash. */
+    acknowledged: readonly string[] = [],
   ): Promise<Settled[]> {
-    const keys = [
-      this.keys.account(accountId),
-      this.keys.reservations(accountId),
-      this.keys.reservationRecords(accountId),
-      this.keys.reserved(accountId),
-    ];
-    const args: (string | number)[] = [
-      this.settings.usageRetentionDays * 86_400,
-      this.settings.requestLogMaxPerKey,
-      this.settings.requestLogRetentionDays * 86_400_000,
-    ];
-    for (const { ref, input } of settlements) {
-      if (ref.accountId !== accountId) {
-        throw new Error(
-          `a settlement of account ${ref.accountId} cannot be made with account ${accountId}'s`,
-        );
-      }
-      keys.push(
-        this.keys.key(accountId, ref.keyId),
-        this.keys.usage(accountId, ref.keyId, input.day),
-        this.keys.requestLog(accountId, ref.keyId),
-      );
-      args.push(
-        input.periods.day.start,
-        input.periods.week.start,
-        input.periods.month.start,
-        input.reservationId,
-        input.cost,
-        input.promptTokens,
-        input.completionTokens,
-        input.failed ? 1 : 0,
-        input.estimated ? 1 : 0,
-        Math.round(input.latencyMs),
-        latencyField(input.latencyMs),
-        input.logEntry,
-        input.logEntryWithBodies,
-        input.now,
-      );
-    }
-    keys.push(this.keys.events(accountId));
-    args.push(this.events.context());
-    const replies = await timed(this.observe, "settle", () =>
-      runScript<unknown[][]>(this.redis, "settle", keys, args),
-    );
-    const results = replies.map((reply): Settled => {
-      if (reply[0] === "duplicate") return { duplicate: true };
-      return {
-        duplicate: false,
-        balance: Number(reply[1]),
-        budget: reply[2] === "" ? null : Number(reply[2]),
-        spent: Number(reply[3]),
-        period: isPeriod(reply[4]) ? reply[4] : "month",
-        events: Number(reply[5] ?? 0),
-      };
-    });
-    if (results.some((result) => (result.events ?? 0) > 0)) await this.events.hintWork(accountId);
-    return results;
+    return runSettle(this.connection, accountId, settlements, acknowledged);
+  }
+
+  async settle(ref: KeyRef, input: SettleInput): Promise<Settled> {
+    return (await this.settleMany(ref.accountId, [{ ref, input }]))[0] as Settled;
   }
 
   /** Moves the expiry of running requests' reservations forward; returns how many were extended. */

@@ -8,6 +8,7 @@ import { GatewayError } from "../errors.js";
 import { accountNotFound } from "./account-store.js";
 import { AUDIT_CAP } from "./audit-store.js";
 import type { EventStore } from "./event-store.js";
+import type { KeyChanges, PeriodSpending } from "./key-changes.js";
 import { type AccountRecord, type KeyLimits, type KeyRecord, parseAccount, parseKey } from "./records.js";
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
@@ -165,6 +166,7 @@ export class KeyStore {
         this.keys.key(ref.accountId, ref.keyId),
         this.keys.audit(ref.accountId),
         this.keys.events(ref.accountId),
+        this.keys.changes(ref.accountId),
       ],
       [now, audit, AUDIT_CAP, this.events.context(now)],
     );
@@ -196,6 +198,7 @@ export class KeyStore {
         this.keys.key(ref.accountId, ref.keyId),
         this.keys.audit(ref.accountId),
         this.keys.events(ref.accountId),
+        this.keys.changes(ref.accountId),
       ],
       [value.hash, value.hint, previousUntil, audit, AUDIT_CAP, this.events.context(now)],
     );
@@ -215,6 +218,7 @@ export class KeyStore {
         this.keys.key(ref.accountId, ref.keyId),
         this.keys.audit(ref.accountId),
         this.keys.events(ref.accountId),
+        this.keys.changes(ref.accountId),
       ],
       [disabledAt ?? "", audit, AUDIT_CAP, this.events.context(now)],
     );
@@ -260,6 +264,7 @@ export class KeyStore {
         this.keys.key(ref.accountId, ref.keyId),
         this.keys.audit(ref.accountId),
         this.keys.eventsDue(ref.accountId),
+        this.keys.changes(ref.accountId),
       ],
       [JSON.stringify(changes), audit, AUDIT_CAP, read.spent, read.periodStart, now],
     );
@@ -270,36 +275,6 @@ export class KeyStore {
     if (changes.expires_at !== undefined) await this.events.hintWork(ref.accountId, now);
     return "ok";
   }
-}
-
-/** What a period change is computed from: see KeyStore.periodSpending. */
-export interface PeriodSpending {
-  /** The key record's spent and period_start fields as stored ("" when absent). */
-  read: { spent: string; periodStart: string };
-  /** µ₽ charged on the days asked for, by the daily usage counters. */
-  cost: Micros;
-}
-
-/** Changes to a key as the updateKey script takes them: every value a string. */
-export interface KeyChanges {
-  name?: string;
-  /** µ₽, or "" to remove the budget. */
-  budget?: string;
-  /** A JSON list, or "" to allow every model. */
-  models?: string;
-  log_bodies?: "1" | "0";
-  /** Expiry time (ms), or "" for a key that never expires. */
-  expires_at?: string;
-  period?: string;
-  period_start?: string;
-  /** µ₽ spent in the new period so far. */
-  spent?: string;
-  /** Budget alert thresholds: percents "50,80,100", "" for none, "default" for the configured ones. */
-  alert_at?: string;
-  /** Limits: a whole number, or "" to remove the limit. */
-  rpm?: string;
-  tpm?: string;
-  max_parallel?: string;
 }
 
 /** The limits a key has, as the createKey script takes them (fields of the key record). */

@@ -41,6 +41,19 @@ export class RedisKeys {
     return `${this.tag(accountId)}:reserved`;
   }
 
+  /**
+   * sharded pub/sub channel: the account's changes that replicas' admission leases rely on (a key id, '*' for
+   * the account, 'reclaim <keyId>'); see lua/includes/publishChange.lua
+   */
+  changes(accountId: string): string {
+    return `${this.tag(accountId)}:changes`;
+  }
+
+  /** hash: marker -> 1 for each leased settlement of one replica whose reply it has not yet acknowledged */
+  settlementMarkers(accountId: string, replicaId: string): string {
+    return `${this.tag(accountId)}:settled:${replicaId}`;
+  }
+
   /** hash: one key's usage counters for one calendar day (YYYY-MM-DD in the billing time zone) */
   usage(accountId: string, keyId: string, day: string): string {
     return `${this.tag(accountId)}:usage:${keyId}:${day}`;

@@ -67,6 +67,7 @@ export type ScriptName =
   | "setKeyDisabled"
   | "setAccountToken"
   | "reserve"
+  | "lease"
   | "settle"
   | "extendReservations"
   | "setAccountAlerts"

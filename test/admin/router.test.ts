@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AdminCredentials } from "../../src/admin/credentials.js";
+import type { AdminServices, Call, Route } from "../../src/admin/route.js";
 import { createAdminRouter } from "../../src/admin/router.js";
-import type { AdminServices, Call, Route } from "../../src/admin/routes.js";
 import { GatewayError } from "../../src/errors.js";
 import { ACTOR } from "../helpers/actor.js";
 import { type Listening, listen } from "../helpers/http.js";

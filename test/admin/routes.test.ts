@@ -4,7 +4,8 @@
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Principal } from "../../src/admin/credentials.js";
-import { type AdminServices, authorize, ROUTES, type Route } from "../../src/admin/routes.js";
+import { type AdminServices, authorize, type Route } from "../../src/admin/route.js";
+import { ROUTES } from "../../src/admin/routes.js";
 import { emptyRecord, recentRequest } from "../../src/observability/request-record.js";
 import { AlertService } from "../../src/services/alerts.js";
 import { KeyService } from "../../src/services/keys.js";

@@ -56,6 +56,22 @@ describe("the benchmark report", () => {
     expect(text).toContain("80 → 96 MiB | met |");
   });
 
+  it("compares the gateway with the bare proxy for the admission-lease targets, and shows the per-request path", () => {
+    const text = renderFigures({
+      ...report,
+      perRequest: { p50: 1.4, p99: 13, cpu: 1100, redisCpu: 300, rps: 2300, ttfb: 1.6 },
+    });
+    expect(text).toContain(
+      "| tunnel-gateway, key never leased (reserves per request) | 1.40 ms | 13.00 ms | 1 100 µs (300 µs) |",
+    );
+    expect(text).toContain("| throughput, share of the bare proxy | ≥ 85 % | 57 % | not met |");
+    expect(text).toContain("| CPU per request, against the bare proxy | ≤ 1.3× | 1.98× | not met |");
+    expect(text).toContain("| p50 added over the bare proxy | ≤ +0.15 ms | +0.41 ms | not met |");
+    expect(text).toContain("| p99, against the bare proxy's | ≤ 2× | 3.31× | not met |");
+    expect(text).toContain("| stream TTFB added over the bare proxy | ≤ +0.3 ms | +0.68 ms | not met |");
+    expect(renderFigures(report)).not.toContain("never leased");
+  });
+
   it("gives the command that repeats a run, with only the settings that differ from the defaults", () => {
     const defaults = { rounds: 4, seconds: 5 };
     expect(benchCommand(4, 5, defaults)).toBe("npm run bench");

@@ -11,12 +11,13 @@ import { type RedisServer, startRedisServer } from "../../src/demo/redis-server.
 import { AccountService } from "../../src/services/accounts.js";
 import { buildServiceContext, type ServiceContext } from "../../src/services/context.js";
 import { KeyService } from "../../src/services/keys.js";
-import { BillingStore, type Settled, type SettleInput } from "../../src/store/billing-store.js";
+import { BillingStore } from "../../src/store/billing-store.js";
 import { DEFAULT_EVENT_SETTINGS, EventStore } from "../../src/store/event-store.js";
 import type { RedisClient } from "../../src/store/redis.js";
 import { connectRedis, createRedis } from "../../src/store/redis.js";
 import { isConnectionError } from "../../src/store/redis-errors.js";
 import { RedisKeys } from "../../src/store/redis-keys.js";
+import type { Settled, SettleInput } from "../../src/store/settle-script.js";
 import type { RedisObserver } from "../../src/store/timing.js";
 import { ACTOR } from "../helpers/actor.js";
 import { TestClock } from "../helpers/clock.js";

@@ -50,7 +50,9 @@ function requestLines(): Record<string, any>[] {
 
 describe("metrics after real traffic", () => {
   it("count requests, tokens, spend and refusals as they happened, and show budgets as /v1/key does", async () => {
-    await setup();
+    // Without admission leases, so that every forwarded request makes its reserve call and is counted there
+    // (a leased request makes none: test/e2e/leases.test.ts).
+    await setup({ billing: { leases: false } });
     const budgeted = await t.newKey({ budget: "10", period: "day" });
     const limited = await t.newKey({ models: ["demo-large"] });
     for (let i = 0; i < 4; i++) await (await chat(budgeted.value, { stream: i % 2 === 0 })).text();

@@ -43,6 +43,7 @@ export function testContext(store: TestStore, config: ConfigInput, settlements?:
     tracker: new RequestTracker(),
     settlements:
       settlements ?? ({ submit: (s: Settlement) => settled.push(s) } as unknown as SettlementQueue),
+    leases: null,
     observer,
     logger: createLogger("info", { write: (line: string) => void logs.push(JSON.parse(line)) }),
     readiness: async () => null,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Metrics, NO_METRICS, type RunningKey } from "../../src/observability/metrics.js";
+import { NO_METRICS, type RunningKey } from "../../src/observability/gateway-metrics.js";
+import { Metrics } from "../../src/observability/metrics.js";
 import { emptyRecord, type RequestRecord } from "../../src/observability/request-record.js";
 
 /** A completed request of key_a of account acme for model m. */

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { PeriodCalendar } from "../../src/billing/periods.js";
 import type { Settlement } from "../../src/billing/settlement-queue.js";
-import type { GatewayMetrics } from "../../src/observability/metrics.js";
+import type { GatewayMetrics } from "../../src/observability/gateway-metrics.js";
 import { createObserver } from "../../src/observability/observer.js";
 import { emptyRecord, type RequestRecord } from "../../src/observability/request-record.js";
 import { captureLogs } from "../helpers/logs.js";

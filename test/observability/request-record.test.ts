@@ -73,6 +73,7 @@ describe("emptyRecord", () => {
       usageRejected: null,
       overage: 0,
       reserved: 0,
+      admission: null,
       latencyMs: 0,
       upstreamTtfbMs: null,
       gatewayMs: 0,

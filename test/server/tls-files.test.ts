@@ -5,7 +5,8 @@ import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SecureContextOptions } from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
-import { readTlsFiles, watchTlsFiles } from "../../src/server/tls-files.js";
+import { ConfigError } from "../../src/config/config-error.js";
+import { loadTls, readTlsFiles, watchTlsFiles } from "../../src/server/tls-files.js";
 import { makeCertificate } from "../helpers/certificate.js";
 import { temporaryDirectories } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
@@ -80,5 +81,17 @@ describe("watchTlsFiles", () => {
       "the third pair",
     );
     expect(applied).toHaveLength(appliedBefore);
+  });
+});
+
+describe("loadTls", () => {
+  it("refuses files that do not load with a configuration error naming both settings and where they came from", () => {
+    const pair = makeCertificate("one", directory());
+    const missing = { certFile: join(directory(), "missing.crt"), keyFile: pair.keyFile };
+    expect(() => loadTls(missing, (setting) => `${setting} in config.yaml`)).toThrow(ConfigError);
+    expect(() => loadTls(missing, (setting) => `${setting} in config.yaml`)).toThrow(
+      /cannot load the TLS certificate and key \(tls\.certFile .*missing\.crt from tls\.certFile in config\.yaml, tls\.keyFile .* from tls\.keyFile in config\.yaml\): .*ENOENT/,
+    );
+    expect(String(loadTls(pair, () => "").cert)).toBe(pair.cert);
   });
 });

@@ -3,14 +3,11 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseRubles } from "../../src/billing/money.js";
-import {
-  BillingStore,
-  PURGE_LIMIT,
-  type ReserveInput,
-  type SettleInput,
-} from "../../src/store/billing-store.js";
+import { PURGE_LIMIT } from "../../src/store/billing-connection.js";
+import { BillingStore, type ReserveInput } from "../../src/store/billing-store.js";
 import type { KeyRef } from "../../src/store/key-store.js";
 import { runScript } from "../../src/store/scripts.js";
+import type { SettleInput } from "../../src/store/settle-script.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 

@@ -4,7 +4,6 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { parseRubles } from "../../src/billing/money.js";
-import type { SettleInput } from "../../src/store/billing-store.js";
 import {
   DEFAULT_EVENT_SETTINGS,
   EventStore,
@@ -13,6 +12,7 @@ import {
 } from "../../src/store/event-store.js";
 import type { KeyRef } from "../../src/store/key-store.js";
 import { connectRedis, createRedis } from "../../src/store/redis.js";
+import type { SettleInput } from "../../src/store/settle-script.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 

@@ -14,8 +14,8 @@ import { type ChargeFacts, charge, type OveragePolicy } from "../../src/billing/
 import { formatRubles, type Micros } from "../../src/billing/money.js";
 import type { Period } from "../../src/billing/periods.js";
 import type { ModelPrice } from "../../src/billing/pricing.js";
-import type { SettleInput } from "../../src/store/billing-store.js";
 import type { KeyRef } from "../../src/store/key-store.js";
+import type { SettleInput } from "../../src/store/settle-script.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 

@@ -1,14 +1,15 @@
 // One key: its facts and budget, spend/requests and latency per day as charts, the recent request log (with
 // bodies when the key keeps them), the view its client gets from GET /v1/key, and a form to change it.
 
-import { useId, useState } from "preact/hooks";
-import { api, type CreatedKey, clientKeyView, type Key, type RequestLogEntry } from "./api.js";
+import { useState } from "preact/hooks";
+import { api, type CreatedKey, clientKeyView, type Key } from "./api.js";
 import { UsageCharts } from "./charts.js";
 import { ErrorNote, LoadProblem, PageTitle, RefreshButton, Status, useLoad } from "./components.js";
 import { useUi } from "./context.js";
 import type { MessageKey } from "./i18n.js";
 import { KeyAlerts } from "./key-alerts.js";
 import { type FormField, KeyFields } from "./key-form.js";
+import { RequestsTable } from "./key-requests.js";
 import { StateBadge } from "./keys-table.js";
 import { RevokeDialog } from "./revoke.js";
 import { RotateDialog, RotatedPanel } from "./rotate.js";
@@ -201,112 +202,6 @@ function Facts({ k }: { k: Key }) {
         <dd>{k.log_bodies ? t("keys.bodiesOn") : t("keys.bodiesOff")}</dd>
       </dl>
     </section>
-  );
-}
-
-function prettyBody(body: string): string {
-  try {
-    return JSON.stringify(JSON.parse(body), null, 2);
-  } catch {
-    return body;
-  }
-}
-
-function RequestsTable({ requests, logBodies }: { requests: RequestLogEntry[]; logBodies: boolean }) {
-  const { t } = useUi();
-  if (requests.length === 0) return <p class="muted">{t("key.noRequests")}</p>;
-  return (
-    <div class="table-wrap">
-      <table class="requests">
-        <thead>
-          <tr>
-            <th scope="col">{t("req.col.at")}</th>
-            <th scope="col">{t("req.col.request")}</th>
-            <th scope="col">{t("req.col.model")}</th>
-            <th scope="col">{t("req.col.status")}</th>
-            <th scope="col">{t("req.col.tokens")}</th>
-            <th scope="col">{t("req.col.cost")}</th>
-            <th scope="col">{t("req.col.latency")}</th>
-            <th scope="col">{t("req.col.bodies")}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {requests.map((r) => (
-            <RequestRow key={r.request_id} r={r} logBodies={logBodies} />
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-const REQUEST_COLUMNS = 8;
-
-function RequestRow({ r, logBodies }: { r: RequestLogEntry; logBodies: boolean }) {
-  const { t, instant, num, rub, ms } = useUi();
-  const [open, setOpen] = useState(false);
-  const bodiesId = useId();
-  const hasBodies = r.request_body !== undefined || r.response_body !== undefined;
-  return (
-    <>
-      <tr data-request-id={r.request_id} class={open ? "open" : undefined}>
-        <td class="date">{instant(r.at)}</td>
-        <td>
-          <code>
-            {r.method} {r.path}
-          </code>
-          <div class="muted small">{r.request_id}</div>
-        </td>
-        <td>{r.model ?? "—"}</td>
-        <td>
-          <span class={r.status >= 400 ? "badge revoked" : "badge active"}>{r.status}</span>{" "}
-          <span class="muted small">{r.outcome}</span>
-        </td>
-        <td class="num nowrap">
-          {num(r.prompt_tokens)} / {num(r.completion_tokens)}
-          {r.usage_estimated && <div class="muted small">{t("req.estimated")}</div>}
-        </td>
-        <td class="num nowrap">{rub(r.cost)}</td>
-        <td class="num nowrap">
-          {ms(r.latency_ms)} / {ms(r.upstream_ttfb_ms)}
-        </td>
-        <td>
-          {hasBodies ? (
-            <button
-              type="button"
-              class="secondary small"
-              aria-expanded={open}
-              aria-controls={bodiesId}
-              onClick={() => setOpen(!open)}
-            >
-              {open ? t("req.hide") : t("req.show")}
-            </button>
-          ) : (
-            <span class="muted">{logBodies ? "—" : t("req.notStored")}</span>
-          )}
-        </td>
-      </tr>
-      {hasBodies && open && (
-        <tr class="bodies-row" id={bodiesId}>
-          <td colSpan={REQUEST_COLUMNS}>
-            <div class="bodies">
-              {r.request_body !== undefined && (
-                <div>
-                  <h3>{t("req.requestBody")}</h3>
-                  <pre>{prettyBody(r.request_body)}</pre>
-                </div>
-              )}
-              {r.response_body !== undefined && (
-                <div>
-                  <h3>{t("req.responseBody")}</h3>
-                  <pre>{prettyBody(r.response_body)}</pre>
-                </div>
-              )}
-            </div>
-          </td>
-        </tr>
-      )}
-    </>
   );
 }
 

@@ -22,6 +22,15 @@
   back what the request did not use (or takes what it used beyond), so that a minute's allowance is freed by
   requests that used less than they could have.
 
+  A request admitted on a replica's admission lease (lease-5.lua) has no reservation record: its settlement
+  names the lease and the hold the request took from it, and a marker of its own that the script writes into
+  the replica's marker hash (HSETNX), which makes it exactly-once the same way; the replica acknowledges the
+  markers of settlements whose reply it has read in a later call, which deletes them, so that the hash holds
+  only those whose reply was lost (and expires with a replica that died). The hold leaves the lease and, when
+  the lease is live and the replica asks for it, goes back in as far as what is then free allows (the same
+  share as lease-5.lua grants): a lease that far from the limits stays the same size however many requests
+  it serves, and one near them shrinks.
+
   A charge that takes the key's spent amount to one of its budget thresholds, or the balance below its
   low-balance mark or to zero, emits the alert event in this same script (budgetAlerts.lua,
   balanceAlerts.lua), so that it happens exactly once too.
@@ -30,7 +39,8 @@
   KEYS[2]  reservation expiries zset {a:<account>}:resv
   KEYS[3]  reservation records hash  {a:<account>}:resv:rec
   KEYS[4]  reserved totals hash      {a:<account>}:reserved
-  then three keys for each settlement, from KEYS[5 + 3i] for the i-th (from 0):
+  KEYS[5]  the replica's settlement markers hash  {a:<account>}:settled:<replica>
+  then three keys for each settlement, from KEYS[6 + 3i] for the i-th (from 0):
     +0  key record hash              {a:<account>}:key:<keyId>
     +1  daily usage hash             {a:<account>}:usage:<keyId>:<YYYY-MM-DD>
     +2  recent requests list         {a:<account>}:reqlog:<keyId>
@@ -40,7 +50,9 @@
   ARGV[1]  seconds to keep a daily usage hash
   ARGV[2]  most recent requests kept per key (0: none)
   ARGV[3]  milliseconds a recent-requests list is kept after its latest request
-  then 14 arguments for each settlement, from ARGV[4 + 14i] for the i-th:
+  ARGV[4]  milliseconds the marker hash is kept after its latest marker
+  ARGV[5]  markers whose settlement's reply the replica has read, separated by spaces ('' for none): deleted
+  then 15 arguments for each settlement, from ARGV[6 + 15i] for the i-th:
     +0  start of the current day (ms)
     +1  start of the current week (ms)
     +2  start of the current month (ms)
@@ -56,13 +68,18 @@
     +12 the same with request and response bodies, or '' (used only while the key's log_bodies is on, so
         that switching it off stops storing bodies from that moment)
     +13 now (ms), for the tokens-per-minute correction
+    +14 '' for a request with a reservation record, or for a leased request "<leaseId> <hold> <marker>
+        <share>": its lease, the amount it took from it (µ₽), its marker, and the share of what is available its
+        hold may go back into the lease with (0: none, the replica is giving the lease up)
   and last, after the settlements' arguments:
   ARGV[#ARGV]  the event context (JSON, see emitEvent.lua)
 
   Returns one reply per settlement, in order:
-    {'ok', balance, budget, spent, period, events}
+    {'ok', balance, budget, spent, period, events, leaseDelta, leaseState}
                                              budget is '' for a key without one; events the number of alert
-                                             events this settlement emitted
+                                             events this settlement emitted; for a leased request, how much
+                                             its lease changed (µ₽, <= 0) and 'live', or 'gone' when the lease
+                                             no longer exists (it expired, or was given up)
     {'duplicate'}                            no such reservation: this request was settled before
 
   Expired reservations are released by reserve, where they matter; this script makes as few calls per
@@ -74,23 +91,43 @@
 --- @include "gcra"
 --- @include "budgetAlerts"
 --- @include "balanceAlerts"
+--- @include "resizeLease"
 
-local count = (#KEYS - 5) / 3
-if count < 1 or count % 1 ~= 0 or #ARGV ~= 4 + 14 * count then
+local count = (#KEYS - 6) / 3
+if count < 1 or count % 1 ~= 0 or #ARGV ~= 6 + 15 * count then
   return redis.error_reply('settle: ' .. #KEYS .. ' keys and ' .. #ARGV .. ' arguments do not make whole settlements')
 end
 local usageTtl, logKeep, logTtl = ARGV[1], ARGV[2], ARGV[3]
 local streamKey, events = KEYS[#KEYS], readEventContext(ARGV[#ARGV])
+local markersKey, markers = KEYS[5], 0
+if ARGV[5] ~= '' then
+  for marker in string.gmatch(ARGV[5], '%S+') do redis.call('HDEL', markersKey, marker) end
+end
 
 local function settle(keyKey, usageKey, logKey, a)
-  local reservation = redis.call('HGET', KEYS[3], ARGV[a + 3])
-  if not reservation then
-    return { 'duplicate' }
+  local reservedTokens, reservedTpm
+  local leaseId, hold, share, leaseKeyId, leaseAmount
+  if ARGV[a + 14] == '' then
+    local reservation = redis.call('HGET', KEYS[3], ARGV[a + 3])
+    if not reservation then
+      return { 'duplicate' }
+    end
+    local keyId, amount, tokens, tpm, inFlight = parseReservation(reservation)
+    reservedTokens, reservedTpm = tokens, tpm
+    if keyId then releaseReserved(KEYS[4], keyId, amount, inFlight) end
+    redis.call('HDEL', KEYS[3], ARGV[a + 3])
+    redis.call('ZREM', KEYS[2], ARGV[a + 3])
+  else
+    local marker
+    leaseId, hold, marker, share = string.match(ARGV[a + 14], '^(%S+) (%d+) (%S+) (%d+)$')
+    if not leaseId then return redis.error_reply('settle: malformed lease ' .. ARGV[a + 14]) end
+    if redis.call('HSETNX', markersKey, marker, '1') == 0 then
+      return { 'duplicate' }
+    end
+    markers = markers + 1
+    local keyId, amount, _, _, _, isLease = parseReservation(redis.call('HGET', KEYS[3], leaseId))
+    if isLease then leaseKeyId, leaseAmount = keyId, tonumber(amount) end
   end
-  local keyId, amount, reservedTokens, reservedTpm, inFlight = parseReservation(reservation)
-  if keyId then releaseReserved(KEYS[4], keyId, amount, inFlight) end
-  redis.call('HDEL', KEYS[3], ARGV[a + 3])
-  redis.call('ZREM', KEYS[2], ARGV[a + 3])
 
   local cost = ARGV[a + 4]
   local record = redis.call('HMGET', keyKey, 'id', 'period', 'spent', 'period_start', 'budget', 'log_bodies', 'tpm', 'tpm_tat')
@@ -139,11 +176,26 @@ local function settle(keyKey, usageKey, logKey, a)
     emitted = emitted + balanceAlerts(KEYS[1], streamKey, events)
   end
 
-  return { 'ok', balance, record[5] or '', spent, record[2] or 'month', emitted }
+  if not leaseId then return { 'ok', balance, record[5] or '', spent, record[2] or 'month', emitted } end
+  if not leaseKeyId then return { 'ok', balance, record[5] or '', spent, record[2] or 'month', emitted, '0', 'gone' } end
+  local released = math.min(tonumber(hold), leaseAmount)
+  local kept = 0
+  if share ~= '0' then
+    -- Back in as far as the lease stays within its cap (lease-5.lua), never above what it was.
+    local reserved = redis.call('HMGET', KEYS[4], leaseKeyId, '*')
+    local rest = leaseAmount - released
+    local free = freeToReserve(tonumber(balance), tonumber(reserved[2] or '0') - released, tonumber(record[5]),
+      tonumber(spent), tonumber(reserved[1] or '0') - released)
+    kept = math.max(0, math.min(released, leaseCap(free + rest, tonumber(share)) - rest))
+  end
+  resizeLease(KEYS[2], KEYS[3], KEYS[4], leaseId, leaseKeyId, leaseAmount, leaseAmount - released + kept, nil)
+  return { 'ok', balance, record[5] or '', spent, record[2] or 'month', emitted,
+    string.format('%d', kept - released), 'live' }
 end
 
 local replies = {}
 for i = 0, count - 1 do
-  replies[i + 1] = settle(KEYS[5 + 3 * i], KEYS[6 + 3 * i], KEYS[7 + 3 * i], 4 + 14 * i)
+  replies[i + 1] = settle(KEYS[6 + 3 * i], KEYS[7 + 3 * i], KEYS[8 + 3 * i], 6 + 15 * i)
 end
+if markers > 0 then redis.call('PEXPIRE', markersKey, ARGV[4]) end
 return replies

@@ -22,19 +22,21 @@ end
 --[[
   A reservation record: "<keyId> <amount> <tokens>", amount in µ₽ and tokens "<count>:<tpm>", the worst case
   counted against the key's tokens-per-minute limit and that limit's value then, or '-' when none was counted
-  (the key had no such limit). A record of two fields, "<keyId> <amount>", was written before limits existed:
-  it counted neither tokens nor a request in flight.
+  (the key had no such limit), or 'L' for a replica's admission lease (lease-5.lua), which holds an amount
+  and no request. A record of two fields, "<keyId> <amount>", was written before limits existed: it counted
+  neither tokens nor a request in flight.
   Returns keyId, amount, tokens and tpm (nil when none were counted), inFlight (whether a request in flight
-  was counted) — or nil for anything else (the 'expired' marker).
+  was counted), lease (whether it is a lease) — or nil for anything else (the 'expired' marker).
 ]]
 local function parseReservation(record)
   if not record then return nil end
   local keyId, amount, tokens = string.match(record, '^(%S+) (%d+) (%S+)$')
   if keyId then
     local count, tpm = string.match(tokens, '^(%d+):(%d+)$')
-    return keyId, amount, count, tpm, true
+    local lease = tokens == 'L'
+    return keyId, amount, count, tpm, not lease, lease
   end
   keyId, amount = string.match(record, '^(%S+) (%d+)$')
-  if keyId then return keyId, amount, nil, nil, false end
+  if keyId then return keyId, amount, nil, nil, false, false end
   return nil
 end

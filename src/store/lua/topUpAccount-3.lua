@@ -6,6 +6,7 @@
 
   KEYS[1]  account hash        {a:<account>}:account
   KEYS[2]  audit log list      {a:<account>}:audit
+  KEYS[3]  change channel      {a:<account>}:changes (sharded pub/sub: every replica drops its leases)
 
   ARGV[1]  amount (µ₽, integer > 0)
   ARGV[2]  largest allowed balance (µ₽)
@@ -15,6 +16,7 @@
   Returns  {'ok', balance} | {'account_not_found'} | {'balance_too_large', balance}
 ]]
 --- @include "appendAudit"
+--- @include "publishChange"
 --- @include "balanceAlerts"
 
 local balance = redis.call('HGET', KEYS[1], 'balance')
@@ -27,4 +29,5 @@ end
 local after = redis.call('HINCRBY', KEYS[1], 'balance', ARGV[1])
 rearmBalanceAlerts(KEYS[1], after)
 appendAudit(KEYS[2], ARGV[3], ARGV[4])
+publishChange(KEYS[3], '*')
 return { 'ok', after }

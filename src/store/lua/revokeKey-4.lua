@@ -7,6 +7,7 @@
   KEYS[1]  key record hash     {a:<account>}:key:<keyId>
   KEYS[2]  audit log list      {a:<account>}:audit
   KEYS[3]  event stream        {a:<account>}:events
+  KEYS[4]  change channel      {a:<account>}:changes (sharded pub/sub: every replica drops its leases)
 
   ARGV[1]  now (ms)
   ARGV[2]  audit entry (JSON)
@@ -16,6 +17,7 @@
   Returns  {'ok', revokedAt} | {'already_revoked', revokedAt} | {'key_not_found'}
 ]]
 --- @include "appendAudit"
+--- @include "publishChange"
 --- @include "emitEvent"
 
 if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -30,4 +32,5 @@ appendAudit(KEYS[2], ARGV[2], ARGV[3])
 local record = redis.call('HMGET', KEYS[1], 'id', 'name')
 emitEvent(KEYS[3], readEventContext(ARGV[4]), 'key.revoked', record[1],
   { 'name', record[2] or '', 'revoked_at', ARGV[1] })
+publishChange(KEYS[4], record[1])
 return { 'ok', ARGV[1] }

@@ -8,6 +8,7 @@
   KEYS[1]  key record hash     {a:<account>}:key:<keyId>
   KEYS[2]  audit log list      {a:<account>}:audit
   KEYS[3]  event stream        {a:<account>}:events
+  KEYS[4]  change channel      {a:<account>}:changes (sharded pub/sub: every replica drops its leases)
 
   ARGV[1]  SHA-256 of the new value
   ARGV[2]  hint of the new value (its last characters)
@@ -22,6 +23,7 @@
   Returns  {'ok'} | {'key_not_found'} | {'key_revoked'}
 ]]
 --- @include "appendAudit"
+--- @include "publishChange"
 --- @include "emitEvent"
 
 local current = redis.call('HMGET', KEYS[1], 'id', 'revoked_at', 'hash', 'name', 'hint')
@@ -33,4 +35,5 @@ appendAudit(KEYS[2], ARGV[4], ARGV[5])
 local events = readEventContext(ARGV[6])
 emitEvent(KEYS[3], events, 'key.rotated', current[1], { 'name', current[4] or '', 'previous_hint',
   current[5] or '', 'hint', ARGV[2], 'grace_until', tonumber(ARGV[3]) > events.now and ARGV[3] or '' })
+publishChange(KEYS[4], current[1])
 return { 'ok' }

@@ -16,6 +16,7 @@
   KEYS[1]  key record hash     {a:<account>}:key:<keyId>
   KEYS[2]  audit log list      {a:<account>}:audit
   KEYS[3]  due events zset     {a:<account>}:events:due
+  KEYS[4]  change channel      {a:<account>}:changes (sharded pub/sub: every replica drops its leases)
 
   ARGV[1]  changes as a JSON object whose values are all strings:
              name, budget ('' removes the budget), models (JSON list, '' allows all models),
@@ -33,6 +34,7 @@
            | {'conflict'}   the key was charged or its period moved since it was read; nothing changed
 ]]
 --- @include "appendAudit"
+--- @include "publishChange"
 --- @include "scheduleKeyEvents"
 
 if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -78,5 +80,6 @@ elseif changes.alert_at then redis.call('HSET', KEYS[1], 'alert_at', changes.ale
 if newPeriod then
   redis.call('HSET', KEYS[1], 'period', changes.period, 'period_start', changes.period_start, 'spent', changes.spent)
 end
+publishChange(KEYS[4], redis.call('HGET', KEYS[1], 'id'))
 appendAudit(KEYS[2], ARGV[2], ARGV[3])
 return { 'ok' }

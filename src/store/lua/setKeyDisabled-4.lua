@@ -8,6 +8,7 @@
   KEYS[1]  key record hash     {a:<account>}:key:<keyId>
   KEYS[2]  audit log list      {a:<account>}:audit
   KEYS[3]  event stream        {a:<account>}:events
+  KEYS[4]  change channel      {a:<account>}:changes (sharded pub/sub: every replica drops its leases)
 
   ARGV[1]  now (ms) to disable the key, or '' to enable it
   ARGV[2]  audit entry (JSON)
@@ -17,6 +18,7 @@
   Returns  {'ok', changed (1 | 0)} | {'key_not_found'} | {'key_revoked'}
 ]]
 --- @include "appendAudit"
+--- @include "publishChange"
 --- @include "emitEvent"
 
 local current = redis.call('HMGET', KEYS[1], 'id', 'revoked_at', 'disabled_at', 'name')
@@ -29,4 +31,5 @@ else redis.call('HDEL', KEYS[1], 'disabled_at') end
 appendAudit(KEYS[2], ARGV[2], ARGV[3])
 emitEvent(KEYS[3], readEventContext(ARGV[4]), disable and 'key.disabled' or 'key.enabled', current[1],
   { 'name', current[4] or '' })
+publishChange(KEYS[4], current[1])
 return { 'ok', 1 }

@@ -1,0 +1,82 @@
+// What the gateway reports to its metrics, and the values read at scrape time: the interface the request path,
+// the settlement queue and the alert worker call (metrics.ts implements it), and its no-op stand-in for
+// metrics off, as pino swaps a disabled level for one.
+
+import type { Registry } from "prom-client";
+import type { AttemptResult } from "../alerts/delivery-plan.js";
+import type { Micros } from "../billing/money.js";
+import type { RequestRecord } from "./request-record.js";
+
+/** What the gateway reports to its metrics. */
+export interface GatewayMetrics {
+  /** The registry to serve, or null with metrics off. */
+  readonly registry: Registry | null;
+  /** A request the gateway finished or refused. */
+  request(record: RequestRecord): void;
+  /**
+   * The balance and the key's budget as the settle script returned them; `keyName` null for the release of
+   * a request that was never forwarded, which touches no per-key series.
+   */
+  settled(
+    accountId: string,
+    keyId: string,
+    keyName: string | null,
+    balance: Micros,
+    budget: Micros | null,
+    spent: Micros,
+    resetAt: number,
+  ): void;
+  /** An account's balance as just read or written (after a settlement or a top-up). */
+  balance(accountId: string, balance: Micros): void;
+  settlementFailed(): void;
+  redisOperation(operation: string, seconds: number): void;
+  expiredReservations(count: number): void;
+  /** An alert event handed to a delivery worker for the first time. */
+  alertEvent(type: string): void;
+  webhookDelivery(result: AttemptResult): void;
+}
+
+/** Values read at scrape time rather than updated on every request. */
+export interface MetricsProbes {
+  inFlight(): number;
+  /** The keys of the requests in flight, one entry per request. */
+  runningKeys(): Iterable<RunningKey>;
+  /** Settlements waiting to be retried because Redis was away. */
+  settlementsPending(): number;
+  redisUp(): boolean;
+  /** Wall clock (ms), to tell whether a budget period has ended since a key's last request. */
+  now(): number;
+  /** Age (seconds) of the oldest alert event not yet delivered; read from Redis at scrape time. */
+  oldestUndeliveredAge?(): Promise<number>;
+}
+
+/** A running request's key, as the request tracker knows it. */
+export interface RunningKey {
+  accountId: string;
+  keyId: string;
+  keyName: string;
+  maxParallel: number | null;
+}
+
+export interface MetricsOptions {
+  /** Per-key series on or off. */
+  perKey: boolean;
+  /** Most keys with series of their own. */
+  maxKeySeries: number;
+  /** Most distinct model names with series of their own. */
+  maxModelSeries: number;
+  /** Also export Node's process and event-loop metrics. */
+  defaultMetrics?: boolean;
+}
+
+export const NO_METRICS: GatewayMetrics = {
+  registry: null,
+  request() {},
+  settled() {},
+  balance() {},
+  settlementFailed() {},
+  redisOperation() {},
+  expiredReservations() {},
+  alertEvent() {},
+  webhookDelivery() {},
+};

@@ -1,0 +1,142 @@
+// The settle script's call (settle-n.lua): the settlements of one account in one call, their keys and
+// arguments in the script's layout, and its replies read back. BillingStore.settleMany is its entry point.
+
+import type { Micros } from "../billing/money.js";
+import { type CurrentPeriods, isPeriod, type Period } from "../billing/periods.js";
+import type { BillingConnection } from "./billing-connection.js";
+import type { KeyRef } from "./key-store.js";
+import { runScript } from "./scripts.js";
+import { timed } from "./timing.js";
+
+/** Upper bounds (ms) of the latency histogram kept in the daily usage counters. */
+export const LATENCY_BUCKETS_MS = [
+  50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000, 120_000, 300_000,
+];
+
+/**
+ * The daily-usage field a latency is counted in: lat_le_<bound>, or lat_le_inf beyond the last bound.
+ * Every request is counted in exactly one, so they add up to the day's number of requests.
+ */
+export function latencyField(ms: number): string {
+  for (const bound of LATENCY_BUCKETS_MS) if (ms <= bound) return `lat_le_${bound}`;
+  return "lat_le_inf";
+}
+
+export interface SettleInput {
+  reservationId: string;
+  /** The request for the key's recent-requests list (JSON), without and with bodies ("" if none kept). */
+  logEntry: string;
+  logEntryWithBodies: string;
+  cost: Micros;
+  promptTokens: number;
+  completionTokens: number;
+  failed: boolean;
+  estimated: boolean;
+  latencyMs: number;
+  periods: CurrentPeriods;
+  /** YYYY-MM-DD of the time the request ended, in the billing time zone. */
+  day: string;
+  /** When the request ended (ms): the tokens-per-minute correction is made as of then. */
+  now: number;
+  /** For a request admitted on an admission lease (it has no reservation record): see LeasedHold. */
+  lease?: LeasedHold;
+}
+
+/** What a leased request's settlement tells the settle script about its lease. */
+export interface LeasedHold {
+  leaseId: string;
+  /** What the request took from the lease (µ₽). */
+  hold: Micros;
+  /** The settlement's own marker (exactly-once), unique within the replica. */
+  marker: string;
+  /** The share of what is free the hold may go back into the lease with; 0 when the lease is given up. */
+  share: number;
+}
+
+export interface Settled {
+  /** No reservation with that id: the request had been settled already, and nothing changed. */
+  duplicate: boolean;
+  /** Balance after the charge (absent for a duplicate). */
+  balance?: Micros;
+  budget?: Micros | null;
+  spent?: Micros;
+  /** The key's budget period, whose current bounds the request settled in. */
+  period?: Period;
+  /** Alert events the settlement emitted (a budget threshold reached, the balance low or exhausted). */
+  events?: number;
+  /** For a leased request: how its lease changed (µ₽, <= 0), and whether the lease still exists. */
+  lease?: { delta: Micros; live: boolean };
+}
+
+/**
+ * Settles requests of one account in one script call, each exactly once and as if alone; the results come in
+ * the same order. One account's keys share a hash slot, so a Redis Cluster takes them together.
+ */
+export async function runSettle(
+  { redis, keys: names, settings, events, observe, replicaId }: BillingConnection,
+  accountId: string,
+  settlements: readonly { ref: KeyRef; input: SettleInput }[],
+  /** Markers of leased settlements whose reply was read: deleted from the replica's marker hash. */
+  acknowledged: readonly string[] = [],
+): Promise<Settled[]> {
+  const keys = [
+    names.account(accountId),
+    names.reservations(accountId),
+    names.reservationRecords(accountId),
+    names.reserved(accountId),
+    names.settlementMarkers(accountId, replicaId),
+  ];
+  const args: (string | number)[] = [
+    settings.usageRetentionDays * 86_400,
+    settings.requestLogMaxPerKey,
+    settings.requestLogRetentionDays * 86_400_000,
+    settings.lateSettlementSeconds * 1000,
+    acknowledged.join(" "),
+  ];
+  for (const { ref, input } of settlements) {
+    if (ref.accountId !== accountId) {
+      throw new Error(`a settlement of account ${ref.accountId} cannot be made with account ${accountId}'s`);
+    }
+    keys.push(
+      names.key(accountId, ref.keyId),
+      names.usage(accountId, ref.keyId, input.day),
+      names.requestLog(accountId, ref.keyId),
+    );
+    args.push(
+      input.periods.day.start,
+      input.periods.week.start,
+      input.periods.month.start,
+      input.reservationId,
+      input.cost,
+      input.promptTokens,
+      input.completionTokens,
+      input.failed ? 1 : 0,
+      input.estimated ? 1 : 0,
+      Math.round(input.latencyMs),
+      latencyField(input.latencyMs),
+      input.logEntry,
+      input.logEntryWithBodies,
+      input.now,
+      input.lease
+        ? `${input.lease.leaseId} ${input.lease.hold} ${input.lease.marker} ${input.lease.share}`
+        : "",
+    );
+  }
+  keys.push(names.events(accountId));
+  args.push(events.context());
+  const replies = await timed(observe, "settle", () => runScript<unknown[][]>(redis, "settle", keys, args));
+  const results = replies.map((reply): Settled => {
+    if (reply[0] === "duplicate") return { duplicate: true };
+    return {
+      duplicate: false,
+      balance: Number(reply[1]),
+      budget: reply[2] === "" ? null : Number(reply[2]),
+      spent: Number(reply[3]),
+      period: isPeriod(reply[4]) ? reply[4] : "month",
+      events: Number(reply[5] ?? 0),
+      ...(reply[7] === undefined ? {} : { lease: { delta: Number(reply[6]), live: reply[7] === "live" } }),
+    };
+  });
+  if (results.some((result) => (result.events ?? 0) > 0)) await events.hintWork(accountId);
+  return results;
+}
