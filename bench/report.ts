@@ -45,6 +45,8 @@ export interface BenchReport {
   bare: PathFigures;
   gateway: PathFigures;
   metricsOff: PathFigures;
+  /** The gateway with a key that is never leased (it has limits): every request reserves in Redis. */
+  perRequest?: PathFigures;
   /** CPU that metrics add to one request, measured in-process (µs). */
   metricsMicros: number;
   /** The gateway's peak RSS before and after 256 MiB streamed through it (MiB). */
@@ -100,6 +102,12 @@ export function renderFigures(report: BenchReport): string {
     ["bare http-proxy-3 (reads the body)", bare],
     ["tunnel-gateway", gw],
     ["tunnel-gateway, metrics off", off],
+    ...(report.perRequest
+      ? ([["tunnel-gateway, key never leased (reserves per request)", report.perRequest]] as [
+          string,
+          PathFigures,
+        ][])
+      : []),
   ];
   const p50Added = gw.p50 - direct.p50;
   const p99Added = gw.p99 - direct.p99;
@@ -129,6 +137,14 @@ export function renderFigures(report: BenchReport): string {
     `| stream TTFB added over direct | ≤ 1 ms | ${signedMs(ttfbAdded)} | ${met(ttfbAdded <= 1)} |`,
     `| CPU per request, metrics on against off | ≤ 5 % more | ${signedPercent(metricsCpu)} | ${met(metricsCpu <= 5)} |`,
     `| peak RSS growth while 256 MiB stream through | < 64 MiB | ${whole(report.rssBefore)} → ${whole(report.rssAfter)} MiB | ${met(report.rssAfter - report.rssBefore < 64)} |`,
+    "",
+    "| the gateway against the bare proxy (admission leases) | target | this run | |",
+    "| --- | --- | --- | --- |",
+    `| throughput, share of the bare proxy | ≥ 85 % | ${share.toFixed(0)} % | ${met(share >= 85)} |`,
+    `| CPU per request, against the bare proxy | ≤ 1.3× | ${(gw.cpu / bare.cpu).toFixed(2)}× | ${met(gw.cpu / bare.cpu <= 1.3)} |`,
+    `| p50 added over the bare proxy | ≤ +0.15 ms | ${signedMs(gw.p50 - bare.p50)} | ${met(gw.p50 - bare.p50 <= 0.15)} |`,
+    `| p99, against the bare proxy's | ≤ 2× | ${(gw.p99 / bare.p99).toFixed(2)}× | ${met(gw.p99 / bare.p99 <= 2)} |`,
+    `| stream TTFB added over the bare proxy | ≤ +0.3 ms | ${signedMs(gw.ttfb - bare.ttfb)} | ${met(gw.ttfb - bare.ttfb <= 0.3)} |`,
     "",
     `Metrics on against off, end to end: p50 ${signedMs(gw.p50 - off.p50)}, throughput ${((gw.rps / off.rps) * 100).toFixed(0)} %. ` +
       `In-process, the metrics calls of one request cost ${report.metricsMicros.toFixed(1)} µs of CPU, ` +

@@ -66,6 +66,10 @@ const STREAM_BODY = JSON.stringify({
 });
 
 const children: ChildProcess[] = [];
+// A run that fails half-way must not leave its servers behind (they would hold the caller's terminal open).
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+});
 const here = import.meta.dirname;
 
 async function forkServer(script: string, args: string[]): Promise<ChildProcess> {
@@ -95,6 +99,7 @@ async function waitReady(url: string): Promise<void> {
 }
 
 const redis = await startRedisServer();
+children.push(redis.process);
 const [upstreamPort, barePort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
 const upstream = `http://127.0.0.1:${upstreamPort}`;
 const upstreamProcess = await forkServer("upstream.ts", [String(upstreamPort)]);
@@ -139,6 +144,11 @@ const context = buildServiceContext(admin, { prefix: "bench:", timezone: "UTC" }
 const operator: Actor = { kind: "cli" };
 await new AccountService(context).create({ id: "bench", balance: "999999999" }, operator);
 const { value: key } = await new KeyService(context).create({ accountId: "bench", name: "bench" }, operator);
+// A key with a rate limit far above what the run sends is never leased: the per-request path, measured too.
+const { value: limitedKey } = await new KeyService(context).create(
+  { accountId: "bench", name: "bench, per request", rpm: 1_000_000 },
+  operator,
+);
 closeRedis(admin);
 
 /** A path to measure, and the process that serves it (whose CPU time is counted). */
@@ -146,6 +156,12 @@ const targets: Array<Target & { server: ChildProcess }> = [
   { name: "direct", url: upstream, headers: {}, server: upstreamProcess },
   { name: "bare proxy", url: `http://127.0.0.1:${barePort}`, headers: {}, server: bareProcess },
   { name: "gateway", url: gatewayUrl, headers: { authorization: `Bearer ${key}` }, server: gateway },
+  {
+    name: "gateway, per request",
+    url: gatewayUrl,
+    headers: { authorization: `Bearer ${limitedKey}` },
+    server: gateway,
+  },
   {
     name: "gateway, metrics off",
     url: `http://127.0.0.1:${plainPort}`,
@@ -256,6 +272,7 @@ const report: BenchReport = {
   bare: row("bare proxy"),
   gateway: row("gateway"),
   metricsOff: row("gateway, metrics off"),
+  perRequest: row("gateway, per request"),
   metricsMicros: metricsMicrosPerRequest(),
   rssBefore: before,
   rssAfter: after,
