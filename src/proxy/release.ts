@@ -64,6 +64,7 @@ export function submitRelease(deps: ReleaseDeps, request: Released): void {
       periods: deps.services.calendar.at(now),
       day: deps.services.calendar.dayOf(now),
       now,
+      model: request.model,
     },
   });
 }

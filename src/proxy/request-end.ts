@@ -53,6 +53,7 @@ export function endRequest(ctx: GatewayContext, init: ForwardedRequest, ending: 
         periods: ctx.services.calendar.at(now),
         day: ctx.services.calendar.dayOf(now),
         now,
+        model: record.model,
       },
     });
   } catch (error) {

@@ -59,6 +59,11 @@ export class RedisKeys {
     return `${this.tag(accountId)}:usage:${keyId}:${day}`;
   }
 
+  /** hash: the account's requests and cost (µ₽) in one calendar month (YYYY-MM in the billing time zone) */
+  month(accountId: string, month: string): string {
+    return `${this.tag(accountId)}:month:${month}`;
+  }
+
   /**
    * list: the key's most recent requests, newest first, as JSON (capped by requestLog.maxPerKey; expires
    * requestLog.retentionDays after the latest)

@@ -67,7 +67,12 @@ export class RequestLogStore {
     return found ? (JSON.parse(found) as RequestLogEntry) : null;
   }
 
-  /** The key's most recent requests, newest first. */
+  /** Every request the key's list keeps (at most requestLog.maxPerKey), newest first. */
+  async all(accountId: string, keyId: string): Promise<RequestLogEntry[]> {
+    return this.recent(accountId, keyId, 0);
+  }
+
+  /** The key's most recent requests, newest first (all that are kept for a limit of 0). */
   async recent(accountId: string, keyId: string, limit: number): Promise<RequestLogEntry[]> {
     const raw = await this.redis.lrange(this.keys.requestLog(accountId, keyId), "0", String(limit - 1));
     return raw.map((line) => JSON.parse(line) as RequestLogEntry);

@@ -22,6 +22,20 @@ export function latencyField(ms: number): string {
   return "lat_le_inf";
 }
 
+/** Longest model name counted by name in the daily usage. */
+const MAX_MODEL_LENGTH = 128;
+
+/**
+ * The model name a settlement is counted under: the model as the caller named it, or "" for none — also for a
+ * name no model has (longer than 128 characters, or with control characters), which only a hostile caller
+ * sends and which would otherwise fill the usage hash's fields with junk.
+ */
+export function usageModel(model: string | null): string {
+  if (model === null || model.length > MAX_MODEL_LENGTH) return "";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  return /[\u0000-\u001f\u007f]/.test(model) ? "" : model;
+}
+
 export interface SettleInput {
   reservationId: string;
   /** The request for the key's recent-requests list (JSON), without and with bodies ("" if none kept). */
@@ -38,6 +52,8 @@ export interface SettleInput {
   day: string;
   /** When the request ended (ms): the tokens-per-minute correction is made as of then. */
   now: number;
+  /** The request's model, counted by model in the daily usage; null for a request without one. */
+  model: string | null;
   /** For a request admitted on an admission lease (it has no reservation record): see LeasedHold. */
   lease?: LeasedHold;
 }
@@ -101,6 +117,7 @@ export async function runSettle(
       names.key(accountId, ref.keyId),
       names.usage(accountId, ref.keyId, input.day),
       names.requestLog(accountId, ref.keyId),
+      names.month(accountId, input.day.slice(0, 7)),
     );
     args.push(
       input.periods.day.start,
@@ -120,6 +137,7 @@ export async function runSettle(
       input.lease
         ? `${input.lease.leaseId} ${input.lease.hold} ${input.lease.marker} ${input.lease.share}`
         : "",
+      usageModel(input.model),
     );
   }
   keys.push(names.events(accountId));

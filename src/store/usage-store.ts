@@ -1,5 +1,6 @@
 // Reading the daily usage counters the settle script writes: one hash per key and calendar day (billing time
-// zone) of integer counters — requests by latency bucket, tokens, cost in µ₽, errors, estimated requests.
+// zone) of integer counters — requests by latency bucket, tokens, cost in µ₽, errors, estimated requests, and
+// the same by model — and the account's counters of each month.
 
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
@@ -36,6 +37,30 @@ export class UsageStore {
       }),
     );
   }
+
+  /**
+   * Each account's counters of one month (YYYY-MM), kept by the settle script beside the daily ones so that
+   * the operator's view of every account reads one hash per account. Each account is its own hash slot, so
+   * the reads go out side by side rather than in one pipeline (which a Cluster would refuse).
+   */
+  async months(accountIds: readonly string[], month: string): Promise<MonthCounters[]> {
+    return Promise.all(
+      accountIds.map(async (accountId) => {
+        const [requests, cost] = await this.redis.hmget(
+          this.keys.month(accountId, month),
+          "requests",
+          "cost",
+        );
+        return { requests: Number(requests ?? 0), cost: Number(cost ?? 0) };
+      }),
+    );
+  }
+}
+
+/** An account's requests and cost (µ₽) in one month, from its month hash. */
+export interface MonthCounters {
+  requests: number;
+  cost: number;
 }
 
 function integers(hash: Record<string, string>): UsageCounters {

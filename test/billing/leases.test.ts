@@ -73,6 +73,7 @@ async function settle(ref: KeyRef, admission: LeaseAdmission, cost: number) {
     reservationId: randomUUID(),
     logEntry: "{}",
     logEntryWithBodies: "",
+    model: null,
     cost,
     promptTokens: 1,
     completionTokens: 1,

@@ -105,6 +105,7 @@ export async function spend(store: TestStore, ref: { accountId: string; keyId: s
     reservationId,
     logEntry: "{}",
     logEntryWithBodies: "",
+    model: null,
     cost: micros,
     promptTokens: 1,
     completionTokens: 1,

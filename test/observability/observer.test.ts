@@ -66,6 +66,7 @@ function settlement(): Settlement {
       reservationId: "resv-1",
       logEntry: '{"request_id":"req-1"}',
       logEntryWithBodies: '{"request_id":"req-1","request_body":"SECRET PROMPT"}',
+      model: null,
       cost: 26_000,
       promptTokens: 12,
       completionTokens: 7,

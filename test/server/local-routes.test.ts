@@ -34,6 +34,7 @@ async function spend(keyId: string, accountId: string, micros: number): Promise<
     reservationId,
     logEntry: "{}",
     logEntryWithBodies: "",
+    model: null,
     cost: micros,
     promptTokens: 1,
     completionTokens: 1,

@@ -72,6 +72,7 @@ function settleInput(reservationId: string, cost: number, overrides: Partial<Set
     reservationId,
     logEntry: JSON.stringify({ request_id: reservationId }),
     logEntryWithBodies: "",
+    model: null,
     cost,
     promptTokens: 10,
     completionTokens: 20,

@@ -66,6 +66,7 @@ async function charge(ref: KeyRef, cost: string): Promise<number> {
     reservationId,
     logEntry: "{}",
     logEntryWithBodies: "",
+    model: null,
     cost: amount,
     promptTokens: 1,
     completionTokens: 1,

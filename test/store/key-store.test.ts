@@ -45,6 +45,7 @@ async function charge(amount: number): Promise<void> {
     reservationId,
     logEntry: "{}",
     logEntryWithBodies: "",
+    model: null,
     cost: amount,
     promptTokens: 1,
     completionTokens: 1,

@@ -56,6 +56,7 @@ function leasedSettlement(
     reservationId: randomUUID(),
     logEntry: "{}",
     logEntryWithBodies: "",
+    model: null,
     cost,
     promptTokens: 1,
     completionTokens: 1,

@@ -318,6 +318,7 @@ async function settle(model: MoneyModel, s: Scenario, picks: { r: ModelReservati
       reservationId: r.id,
       logEntry: JSON.stringify({ request_id: r.id }),
       logEntryWithBodies: "",
+      model: null,
       cost: costs[i] as Micros,
       promptTokens: 1,
       completionTokens: 1,

@@ -68,6 +68,7 @@ function settle(k: Limited, reservationId: string, used: { prompt: number; compl
     reservationId,
     logEntry: "{}",
     logEntryWithBodies: "",
+    model: null,
     cost: 500,
     promptTokens: used.prompt,
     completionTokens: used.completion,

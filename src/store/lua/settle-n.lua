@@ -1,8 +1,9 @@
 --[[
   Settles requests of one account, atomically and each exactly once: releases its reservation, charges its
   cost to the key's spent amount for the current period and to the account's balance, adds it to the key's
-  daily usage counters, and keeps it in the key's list of recent requests, whose lifetime it starts again
-  (so that the list of a key no longer used goes away by itself).
+  daily usage counters (in all, and by model) and to the account's counters of the month, and keeps it in
+  the key's list of recent requests, whose lifetime it starts again (so that the list of a key no longer used
+  goes away by itself).
 
   One call settles one request or several of the same account (the gateway batches those that finish close
   together, which saves Redis a command and the gateway a round trip per request); each is handled exactly
@@ -40,10 +41,12 @@
   KEYS[3]  reservation records hash  {a:<account>}:resv:rec
   KEYS[4]  reserved totals hash      {a:<account>}:reserved
   KEYS[5]  the replica's settlement markers hash  {a:<account>}:settled:<replica>
-  then three keys for each settlement, from KEYS[6 + 3i] for the i-th (from 0):
+  then four keys for each settlement, from KEYS[6 + 4i] for the i-th (from 0):
     +0  key record hash              {a:<account>}:key:<keyId>
     +1  daily usage hash             {a:<account>}:usage:<keyId>:<YYYY-MM-DD>
     +2  recent requests list         {a:<account>}:reqlog:<keyId>
+    +3  the account's month hash     {a:<account>}:month:<YYYY-MM>  (requests, cost: what the operator's
+                                     view of all accounts reads, one hash per account)
   and last, after the settlements' keys:
   KEYS[#KEYS]  the account's event stream   {a:<account>}:events
 
@@ -52,7 +55,7 @@
   ARGV[3]  milliseconds a recent-requests list is kept after its latest request
   ARGV[4]  milliseconds the marker hash is kept after its latest marker
   ARGV[5]  markers whose settlement's reply the replica has read, separated by spaces ('' for none): deleted
-  then 15 arguments for each settlement, from ARGV[6 + 15i] for the i-th:
+  then 16 arguments for each settlement, from ARGV[6 + 16i] for the i-th:
     +0  start of the current day (ms)
     +1  start of the current week (ms)
     +2  start of the current month (ms)
@@ -71,6 +74,7 @@
     +14 '' for a request with a reservation record, or for a leased request "<leaseId> <hold> <marker>
         <share>": its lease, the amount it took from it (µ₽), its marker, and the share of what is available its
         hold may go back into the lease with (0: none, the replica is giving the lease up)
+    +15 the request's model ('' for a request without one)
   and last, after the settlements' arguments:
   ARGV[#ARGV]  the event context (JSON, see emitEvent.lua)
 
@@ -85,6 +89,13 @@
   Expired reservations are released by reserve, where they matter; this script makes as few calls per
   request as it can (each redis.call costs a few microseconds of Redis' time). The daily usage hash has no
   request counter: the latency histogram fields add up to it.
+
+  By model, the daily usage hash counts m:<model>:requests, m:<model>:cost, m:<model>:prompt_tokens and
+  m:<model>:completion_tokens (the model may itself contain ':'; the counter is after the last one); a
+  request that named no model is not counted by model, since the totals less the models' counters give it. Model
+  names come from callers, so a model is counted by name only while its four counters fit in
+  MAX_USAGE_FIELDS fields; one first seen when the hash is that full is counted under mx:requests, mx:cost,
+  ... ("other models") instead, so that a hash never holds more than MAX_USAGE_FIELDS + 4 fields.
 ]]
 --- @include "releaseReserved"
 --- @include "rollOverPeriod"
@@ -93,8 +104,9 @@
 --- @include "balanceAlerts"
 --- @include "resizeLease"
 
-local count = (#KEYS - 6) / 3
-if count < 1 or count % 1 ~= 0 or #ARGV ~= 6 + 15 * count then
+local MAX_USAGE_FIELDS = 256
+local count = (#KEYS - 6) / 4
+if count < 1 or count % 1 ~= 0 or #ARGV ~= 6 + 16 * count then
   return redis.error_reply('settle: ' .. #KEYS .. ' keys and ' .. #ARGV .. ' arguments do not make whole settlements')
 end
 local usageTtl, logKeep, logTtl = ARGV[1], ARGV[2], ARGV[3]
@@ -104,7 +116,7 @@ if ARGV[5] ~= '' then
   for marker in string.gmatch(ARGV[5], '%S+') do redis.call('HDEL', markersKey, marker) end
 end
 
-local function settle(keyKey, usageKey, logKey, a)
+local function settle(keyKey, usageKey, logKey, monthKey, a)
   local reservedTokens, reservedTpm
   local leaseId, hold, share, leaseKeyId, leaseAmount
   if ARGV[a + 14] == '' then
@@ -161,6 +173,20 @@ local function settle(keyKey, usageKey, logKey, a)
   if cost ~= '0' then redis.call('HINCRBY', usageKey, 'cost', cost) end
   if ARGV[a + 7] ~= '0' then redis.call('HINCRBY', usageKey, 'errors', ARGV[a + 7]) end
   if ARGV[a + 8] ~= '0' then redis.call('HINCRBY', usageKey, 'estimated', ARGV[a + 8]) end
+  if ARGV[a + 15] ~= '' then
+    local model = 'm:' .. ARGV[a + 15] .. ':'
+    if redis.call('HINCRBY', usageKey, model .. 'requests', 1) == 1
+        and redis.call('HLEN', usageKey) + 3 > MAX_USAGE_FIELDS then
+      redis.call('HDEL', usageKey, model .. 'requests')
+      model = 'mx:'
+      redis.call('HINCRBY', usageKey, model .. 'requests', 1)
+    end
+    if ARGV[a + 5] ~= '0' then redis.call('HINCRBY', usageKey, model .. 'prompt_tokens', ARGV[a + 5]) end
+    if ARGV[a + 6] ~= '0' then redis.call('HINCRBY', usageKey, model .. 'completion_tokens', ARGV[a + 6]) end
+    if cost ~= '0' then redis.call('HINCRBY', usageKey, model .. 'cost', cost) end
+  end
+  if redis.call('HINCRBY', monthKey, 'requests', 1) == 1 then redis.call('EXPIRE', monthKey, usageTtl) end
+  if cost ~= '0' then redis.call('HINCRBY', monthKey, 'cost', cost) end
 
   if logKeep ~= '0' then
     local entry = ARGV[a + 11]
@@ -195,7 +221,7 @@ end
 
 local replies = {}
 for i = 0, count - 1 do
-  replies[i + 1] = settle(KEYS[6 + 3 * i], KEYS[7 + 3 * i], KEYS[8 + 3 * i], 6 + 15 * i)
+  replies[i + 1] = settle(KEYS[6 + 4 * i], KEYS[7 + 4 * i], KEYS[8 + 4 * i], KEYS[9 + 4 * i], 6 + 16 * i)
 end
 if markers > 0 then redis.call('PEXPIRE', markersKey, ARGV[4]) end
 return replies
