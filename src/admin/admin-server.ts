@@ -6,10 +6,12 @@ import type { RequestListener } from "node:http";
 import { GatewayError } from "../errors.js";
 import type { Logger } from "../observability/logger.js";
 import { sendError, sendJson } from "../server/respond.js";
+import { AccountUsageService } from "../services/account-usage.js";
 import { AccountService } from "../services/accounts.js";
 import { type AlertOptions, AlertService } from "../services/alerts.js";
 import type { ServiceContext } from "../services/context.js";
 import { KeyService } from "../services/keys.js";
+import { OperatorOverviewService } from "../services/operator-overview.js";
 import type { AdminCredentials } from "./credentials.js";
 import { openApiDocument } from "./openapi.js";
 import type { AdminServices } from "./route.js";
@@ -44,6 +46,8 @@ export function adminHandler(options: AdminServerOptions): RequestListener {
     accounts: new AccountService(context),
     keys: new KeyService(context),
     alerts: new AlertService(context, options.alerts),
+    usage: new AccountUsageService(context),
+    overview: new OperatorOverviewService(context),
     calendar: context.calendar,
     now: context.now,
     ...(options.balanceChanged && { balanceChanged: options.balanceChanged }),

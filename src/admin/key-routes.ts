@@ -3,7 +3,7 @@
 
 import type { z } from "zod";
 import { actorOf } from "./credentials.js";
-import { ACCOUNT, KEY, keyOf, limitOf, type Route } from "./route.js";
+import { ACCOUNT, KEY, keyOf, type Route } from "./route.js";
 import * as S from "./schemas.js";
 import { adminKeyView } from "./views.js";
 
@@ -168,20 +168,6 @@ export const KEY_ROUTES: readonly Route[] = [
       const key = await keyOf(call);
       const days = await call.services.keys.usage(key.id, call.query.from, call.query.to);
       return { key_id: key.id, from: days[0]?.date ?? "", to: days.at(-1)?.date ?? "", days };
-    },
-  },
-  {
-    method: "GET",
-    path: `${KEY}/requests`,
-    operationId: "keyRequests",
-    summary: "A key's most recent requests, newest first (bodies only while its log_bodies is on)",
-    access: "account",
-    query: S.LimitQuery,
-    status: 200,
-    response: S.RequestLog,
-    async handle(call) {
-      const key = await keyOf(call);
-      return { key_id: key.id, requests: await call.services.keys.requests(key.id, limitOf(call.query)) };
     },
   },
 ];

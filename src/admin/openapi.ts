@@ -77,7 +77,9 @@ export function openApiDocument(): JsonSchema {
       responses: {
         [String(route.status)]: {
           description: route.summary,
-          content: { "application/json": { schema: schemaOf(route.response, "output") } },
+          content: route.csv
+            ? { "text/csv": { schema: { type: "string" } } }
+            : { "application/json": { schema: schemaOf(route.response, "output") } },
         },
         ...errors,
       },

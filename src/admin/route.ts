@@ -5,9 +5,11 @@
 import type { z } from "zod";
 import type { PeriodCalendar } from "../billing/periods.js";
 import { GatewayError } from "../errors.js";
+import type { AccountUsageService } from "../services/account-usage.js";
 import type { AccountService } from "../services/accounts.js";
 import type { AlertService } from "../services/alerts.js";
 import type { KeyService } from "../services/keys.js";
+import type { OperatorOverviewService } from "../services/operator-overview.js";
 import type { KeyRecord } from "../store/records.js";
 import { assertAdmin, assertMayAccess, type Principal } from "./credentials.js";
 
@@ -15,6 +17,8 @@ export interface AdminServices {
   accounts: AccountService;
   keys: KeyService;
   alerts: AlertService;
+  usage: AccountUsageService;
+  overview: OperatorOverviewService;
   calendar: PeriodCalendar;
   now: () => number;
   /** An account's balance changed through the admin API (for the metrics' balance gauge). */
@@ -39,6 +43,11 @@ interface RouteShape {
   body?: z.ZodType;
   status: 200 | 201;
   response: z.ZodType;
+  /**
+   * The route answers CSV (a download named by this function) rather than JSON: its handler returns the text,
+   * and `response` describes it.
+   */
+  csv?: (call: Call) => string;
   handle(call: Call): Promise<unknown>;
 }
 

@@ -7,7 +7,7 @@ import type { z } from "zod";
 import { asGatewayError, GatewayError } from "../errors.js";
 import type { Logger } from "../observability/logger.js";
 import { readBody } from "../proxy/body.js";
-import { sendError, sendJson } from "../server/respond.js";
+import { sendCsv, sendError, sendJson } from "../server/respond.js";
 import type { AdminCredentials } from "./credentials.js";
 import { type AdminServices, authorize, type Route } from "./route.js";
 
@@ -54,8 +54,10 @@ export function createAdminRouter(
       string | undefined
     >;
     const body = route.body ? validate(route.body, await jsonBody(req), "body") : undefined;
-    const result = await route.handle({ principal, params, query, body, services });
-    sendJson(res, route.status, result);
+    const call = { principal, params, query, body, services };
+    const result = await route.handle(call);
+    if (route.csv) sendCsv(res, route.status, result as string, route.csv(call));
+    else sendJson(res, route.status, result);
   }
 
   return {

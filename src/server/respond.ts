@@ -13,6 +13,21 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(text);
 }
 
+/**
+ * Writes a CSV download: UTF-8 with a byte order mark, which spreadsheets need to read Cyrillic names right
+ * (and CSV readers skip), named `filename` (ASCII: ids and dates only).
+ */
+export function sendCsv(res: ServerResponse, status: number, text: string, filename: string): void {
+  const body = `\uFEFF${text}`;
+  res.writeHead(status, {
+    "content-type": "text/csv; charset=utf-8; header=present",
+    "content-length": Buffer.byteLength(body),
+    "content-disposition": `attachment; filename="${filename.replace(/[^\w.-]/g, "_")}"`,
+    "cache-control": "no-store",
+  });
+  res.end(body);
+}
+
 export interface ErrorOptions {
   /** The Allow header of a 405. */
   allow?: string;

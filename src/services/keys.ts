@@ -23,6 +23,7 @@ import {
   thresholdsInput,
   type UpdateKeyInput,
 } from "./key-input.js";
+import { checkFilter, pageOf, type RequestFilter, type RequestPage } from "./request-log-query.js";
 import { UsageService } from "./usage.js";
 import { validateAccountId, validateKeyId, validateLimit, validateModels, validateName } from "./validate.js";
 import { type DailyUsage, dailyUsageView } from "./views.js";
@@ -254,6 +255,25 @@ export class KeyService {
   async requests(keyId: unknown, limit: number): Promise<RequestLogEntry[]> {
     const key = await this.show(keyId);
     return this.ctx.requestLog.recent(key.accountId, key.id, Math.min(Math.max(1, limit), MAX_REQUESTS_READ));
+  }
+
+  /** A page of the key's kept requests that pass the filter, newest first. */
+  async requestPage(
+    keyId: unknown,
+    filter: RequestFilter,
+    offset: number,
+    limit: number,
+  ): Promise<RequestPage> {
+    checkFilter(filter);
+    const key = await this.show(keyId);
+    const entries = await this.ctx.requestLog.all(key.accountId, key.id);
+    return pageOf(
+      entries,
+      filter,
+      this.ctx.calendar.zone,
+      offset,
+      Math.min(Math.max(1, limit), MAX_REQUESTS_READ),
+    );
   }
 
   /** Calendar days (billing time zone) from the one containing `start` to the one containing `end`. */

@@ -60,6 +60,14 @@ const ROUTES: Route[] = [
   route({ method: "GET", path: "/admin/v1/accounts" }),
   route({
     method: "GET",
+    path: "/admin/v1/accounts/{accountId}/export.csv",
+    csv: ({ params }) => `${params.accountId} "export".csv`,
+    async handle() {
+      return "name,amount\r\nПродакшн,1.5\r\n";
+    },
+  }),
+  route({
+    method: "GET",
     path: "/admin/v1/fail/{how}",
     access: "admin",
     forbiddenAction: "fail",
@@ -111,6 +119,26 @@ async function send(
   } catch {}
   return { status: res.status, body, headers: res.headers };
 }
+
+describe("a CSV route", () => {
+  it("answers its text as a UTF-8 download with a byte order mark, named safely, never cached", async () => {
+    const res = await fetch(`${server.url}/admin/v1/accounts/acme/export.csv`, {
+      headers: { authorization: `Bearer ${acmeToken}` },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8; header=present");
+    expect(res.headers.get("content-disposition")).toBe('attachment; filename="acme__export_.csv"');
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(new TextDecoder().decode(bytes)).toBe("name,amount\r\nПродакшн,1.5\r\n");
+  });
+
+  it("applies the route's access rule like any other", async () => {
+    const other = await send("GET", "/admin/v1/accounts/globex/export.csv", { token: acmeToken });
+    expect(other.status).toBe(403);
+  });
+});
 
 describe("matching", () => {
   it("leaves every path outside /admin/v1/ to the caller", async () => {

@@ -7,8 +7,10 @@ import type { Principal } from "../../src/admin/credentials.js";
 import { type AdminServices, authorize, type Route } from "../../src/admin/route.js";
 import { ROUTES } from "../../src/admin/routes.js";
 import { emptyRecord, recentRequest } from "../../src/observability/request-record.js";
+import { AccountUsageService } from "../../src/services/account-usage.js";
 import { AlertService } from "../../src/services/alerts.js";
 import { KeyService } from "../../src/services/keys.js";
+import { OperatorOverviewService } from "../../src/services/operator-overview.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
@@ -26,6 +28,8 @@ beforeEach(async () => {
     accounts: store.accountService,
     keys: new KeyService(store.context),
     alerts: new AlertService(store.context, { allowHttp: false, thresholds: [80, 95, 100] }),
+    usage: new AccountUsageService(store.context),
+    overview: new OperatorOverviewService(store.context),
     calendar: store.calendar,
     now: store.clock.now,
     balanceChanged: (accountId, balance) => balances.push([accountId, balance]),
@@ -76,6 +80,7 @@ describe("the route table", () => {
       "audit",
       "createAccount",
       "operatorAlerts",
+      "operatorOverview",
       "testOperatorWebhook",
       "topUpAccount",
     ]);
@@ -254,5 +259,92 @@ describe("a key's usage and requests", () => {
     expect(all.requests.map((r: any) => r.request_id)).toEqual(["r3", "r2", "r1"]);
     const one = await call("keyRequests", ACME, params, { query: { limit: "1" } });
     expect(one.requests.map((r: any) => r.request_id)).toEqual(["r3"]);
+    expect(one).toMatchObject({ total: 3, offset: 0, limit: 1 });
+  });
+
+  it("filter its requests and page through them, refusing a bad filter by name", async () => {
+    const key = await newKey();
+    const statuses = [200, 429, 200, 500, 200];
+    for (const [i, status] of statuses.entries()) {
+      const record = emptyRecord({
+        requestId: `req-${i}`,
+        method: "POST",
+        path: "/v1/chat/completions",
+        model: i % 2 === 0 ? "llama" : "bge",
+        status,
+        outcome: status === 200 ? "completed" : "upstream_reset",
+        endedAt: store.clock.now(),
+      });
+      await store.redis.lpush(
+        store.redisKeys.requestLog("acme", key.id),
+        JSON.stringify(recentRequest(record)),
+      );
+    }
+    const params = { accountId: "acme", keyId: key.id };
+    const errors = await call("keyRequests", ACME, params, { query: { status: "error" } });
+    expect(errors.requests.map((r: any) => r.request_id)).toEqual(["req-3", "req-1"]);
+    expect(errors.models).toEqual(["bge", "llama"]);
+    const page = await call("keyRequests", ACME, params, {
+      query: { model: "llama", offset: "1", limit: "1" },
+    });
+    expect(page).toMatchObject({ total: 3, offset: 1, limit: 1 });
+    expect(page.requests.map((r: any) => r.request_id)).toEqual(["req-2"]);
+    const found = await call("keyRequests", ACME, params, { query: { request_id: "Q-4" } });
+    expect(found.requests.map((r: any) => r.request_id)).toEqual(["req-4"]);
+    await expect(call("keyRequests", ACME, params, { query: { status: "fine" } })).rejects.toThrow(
+      'status must be one of ok, error, 2xx, 4xx, 5xx or a status code such as 429; got "fine"',
+    );
+  });
+});
+
+describe("an account's usage", () => {
+  it("reports this month by key and model, and exports the same as CSV", async () => {
+    const key = await newKey("acme", { name: "prod" });
+    await store.redis.hset(store.redisKeys.usage("acme", key.id, "2026-11-21"), {
+      lat_le_50: 2,
+      cost: 1_500_001,
+      "m:llama:requests": 2,
+      "m:llama:cost": 1_500_001,
+    });
+    const report = await call("accountUsage", ACME, { accountId: "acme" });
+    expect(report).toMatchObject({
+      from: "2026-11-01",
+      to: "2026-11-21",
+      totals: { month: { cost: 1.500001 } },
+    });
+    expect(report.models).toEqual([
+      { model: "llama", other: false, requests: 2, prompt_tokens: 0, completion_tokens: 0, cost: 1.500001 },
+    ]);
+    const csv = await call("accountUsageCsv", ACME, { accountId: "acme" });
+    expect(csv.split("\r\n").slice(1, -1)).toEqual([`2026-11-21,${key.id},prod,llama,2,0,0,1.500001`]);
+    expect(
+      routeOf("accountUsageCsv").csv?.({
+        principal: ACME,
+        params: { accountId: "acme" },
+        query: { from: "2026-11-01" },
+        body: undefined,
+        services,
+      }),
+    ).toBe("acme-usage-from-2026-11-01.csv");
+    const requests = await call("accountRequestsCsv", ACME, { accountId: "acme" });
+    expect(requests.split("\r\n")[0]).toMatch(/^at,request_id,key_id,key_name,/);
+  });
+});
+
+describe("operatorOverview", () => {
+  it("gives the totals and a page of accounts with their spend this month", async () => {
+    await store.redis.hset(store.redisKeys.month("other", "2026-11"), { requests: 2, cost: 250_000 });
+    const overview = await call("operatorOverview", ADMIN, {}, { query: { q: "oth", limit: "10" } });
+    expect(overview).toMatchObject({
+      month: "2026-11",
+      totals: { accounts: 2, balance: 150, month_requests: 2, month_cost: 0.25 },
+      matching: 1,
+      offset: 0,
+      limit: 10,
+    });
+    expect(overview.accounts.map((a: any) => [a.id, a.balance, a.month])).toEqual([
+      ["other", 50, { requests: 2, cost: 0.25 }],
+    ]);
+    expect(routeOf("operatorOverview").access).toBe("admin");
   });
 });
