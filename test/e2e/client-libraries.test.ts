@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { readRubles } from "../../src/billing/money.js";
 import { costOf, Pricing } from "../../src/billing/pricing.js";
+import { AccountUsageService } from "../../src/services/account-usage.js";
 import { RealClock } from "../helpers/clock.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { type GatewayProcess, spawnGateway } from "../helpers/gateway-process.js";
@@ -230,5 +231,12 @@ describe("the official client libraries through two replicas", () => {
     expect(spent).toBe(logged);
     expect(balanceBefore - balanceAfter).toBe(logged);
     expect(await t.store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
+    // The usage the dashboard shows says the same: the day's counters, their split by model, the month's.
+    const usage = await new AccountUsageService(t.store.context).report("acme");
+    expect(micros(usage.totals.range.cost)).toBe(logged);
+    expect(usage.totals.range.requests).toBe(lines.length);
+    expect(usage.models.reduce((sum, row) => sum + micros(row.cost), 0)).toBe(logged);
+    const month = usage.month;
+    expect(Number(await t.store.redis.hget(t.store.redisKeys.month("acme", month), "cost"))).toBe(logged);
   });
 });
