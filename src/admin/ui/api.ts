@@ -5,6 +5,7 @@
 import type {
   Account,
   AccountAlerts,
+  AccountUsage,
   AlertEvents,
   AuditLog,
   CreatedKey,
@@ -12,7 +13,9 @@ import type {
   Key,
   Me,
   OperatorAlerts,
+  Overview,
   RequestLog,
+  RequestPage,
   TestResult,
   Usage,
 } from "./types.js";
@@ -112,6 +115,67 @@ async function call<T>(
   return data as T;
 }
 
+/** A query string of the values given (undefined ones left out), "" for none. */
+export function queryOf(values: Record<string, string | number | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(values))
+    if (value !== undefined) search.set(name, String(value));
+  const text = search.toString();
+  return text === "" ? "" : `?${text}`;
+}
+
+/**
+ * Downloads a file of the admin API (a CSV export) under its own name: fetched with the token like every call
+ * (a link could not carry it), then handed to the browser as a blob.
+ */
+async function download(path: string, fallbackName: string): Promise<void> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      headers: { authorization: `Bearer ${storedToken() ?? ""}` },
+      cache: "no-store",
+      credentials: "omit",
+      redirect: "error",
+    });
+  } catch {
+    throw new ApiError(0, "network_error", "network error");
+  }
+  if (!res.ok) {
+    const data = (await res.json().catch(() => null)) as {
+      error?: { code?: string; message?: string };
+    } | null;
+    const failure = new ApiError(
+      res.status,
+      data?.error?.code ?? `http_${res.status}`,
+      data?.error?.message ?? `HTTP ${res.status}`,
+    );
+    if (res.status === 401) {
+      forgetToken();
+      sessionEnded?.(failure);
+    }
+    throw failure;
+  }
+  const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? fallbackName;
+  const url = URL.createObjectURL(await res.blob());
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+export interface RequestQuery {
+  status?: string;
+  model?: string;
+  from?: string;
+  to?: string;
+  request_id?: string;
+  offset?: number;
+  limit?: number;
+}
+
 const enc = encodeURIComponent;
 const account = (id: string) => `/admin/v1/accounts/${enc(id)}`;
 const key = (accountId: string, keyId: string) => `${account(accountId)}/keys/${enc(keyId)}`;
@@ -139,6 +203,16 @@ export const api = {
   usage: (accountId: string, keyId: string) => call<Usage>("GET", `${key(accountId, keyId)}/usage`),
   requests: (accountId: string, keyId: string, limit = 50) =>
     call<RequestLog>("GET", `${key(accountId, keyId)}/requests?limit=${limit}`),
+  requestPage: (accountId: string, keyId: string, query: RequestQuery) =>
+    call<RequestPage>("GET", `${key(accountId, keyId)}/requests${queryOf({ ...query })}`),
+  accountUsage: (id: string, from?: string, to?: string) =>
+    call<AccountUsage>("GET", `${account(id)}/usage${queryOf({ from, to })}`),
+  downloadUsage: (id: string, from?: string, to?: string) =>
+    download(`${account(id)}/usage.csv${queryOf({ from, to })}`, `${id}-usage.csv`),
+  downloadRequests: (id: string, from?: string, to?: string) =>
+    download(`${account(id)}/requests.csv${queryOf({ from, to })}`, `${id}-requests.csv`),
+  overview: (query: { q?: string; sort?: string; offset?: number; limit?: number }) =>
+    call<Overview>("GET", `/admin/v1/overview${queryOf({ ...query })}`),
   setKeyAlerts: (accountId: string, keyId: string, alertAt: number[] | null) =>
     call<Key>("PATCH", key(accountId, keyId), { body: { alert_at: alertAt } }),
   accountAlerts: (id: string) => call<AccountAlerts>("GET", `${account(id)}/alerts`),

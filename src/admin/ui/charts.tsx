@@ -2,7 +2,7 @@
 // allows): spend as bars and requests as a line, and latency p50/p95. The same numbers are in a table below
 // the charts for screen readers and for copying.
 
-import { useEffect, useRef } from "preact/hooks";
+import { useCallback, useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import type { DailyUsage } from "./api.js";
 import { type Ui, useUi } from "./context.js";
@@ -10,14 +10,14 @@ import { daySeconds, formatAxisDay } from "./format.js";
 
 const DAY = 86_400;
 /** Days on the x axis, with half a day of room on each side so that the first and last bar or point show whole. */
-const X_SCALE: uPlot.Scale = { time: true, range: (_u, min, max) => [min - DAY / 2, max + DAY / 2] };
+export const X_SCALE: uPlot.Scale = { time: true, range: (_u, min, max) => [min - DAY / 2, max + DAY / 2] };
 
-function cssColor(name: string, fallback: string): string {
+export function cssColor(name: string, fallback: string): string {
   const value = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
   return value === "" ? fallback : value;
 }
 
-function baseOptions(width: number): Pick<uPlot.Options, "width" | "height" | "scales" | "tzDate"> {
+export function baseOptions(width: number): Pick<uPlot.Options, "width" | "height" | "scales" | "tzDate"> {
   return {
     width,
     height: 220,
@@ -26,7 +26,7 @@ function baseOptions(width: number): Pick<uPlot.Options, "width" | "height" | "s
   };
 }
 
-function xAxis(ui: Ui, stroke: string, grid: string): uPlot.Axis {
+export function xAxis(ui: Ui, stroke: string, grid: string): uPlot.Axis {
   return {
     stroke,
     grid: { stroke: grid, width: 1 },
@@ -37,7 +37,7 @@ function xAxis(ui: Ui, stroke: string, grid: string): uPlot.Axis {
   };
 }
 
-function xSeries(ui: Ui): uPlot.Series {
+export function xSeries(ui: Ui): uPlot.Series {
   return {
     label: ui.t("usage.col.date"),
     value: (_u, v) => (v === null ? "—" : formatAxisDay(ui.lang, v)),
@@ -142,25 +142,37 @@ const latency: Build = (ui, days, width) => {
   };
 };
 
-function Chart({ days, build, label }: { days: DailyUsage[]; build: Build; label: string }) {
-  const ui = useUi();
+/** A uPlot chart that follows its box's width; `build` makes its options and data for a width. */
+export function Plot({
+  build,
+  label,
+}: {
+  build: (width: number) => { options: uPlot.Options; data: uPlot.AlignedData };
+  label: string;
+}) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const element = box.current;
     if (!element) return;
     const width = () => Math.max(280, Math.floor(element.clientWidth));
-    const { options, data } = build(ui, days, width());
+    const { options, data } = build(width());
     const plot = new uPlot(options, data, element);
     const resize = new ResizeObserver(() => {
-      if (width() !== plot.width) plot.setSize({ width: width(), height: 220 });
+      if (width() !== plot.width) plot.setSize({ width: width(), height: plot.height });
     });
     resize.observe(element);
     return () => {
       resize.disconnect();
       plot.destroy();
     };
-  }, [days, build, ui]);
+  }, [build]);
   return <div class="chart" ref={box} role="img" aria-label={label} />;
+}
+
+function Chart({ days, build, label }: { days: DailyUsage[]; build: Build; label: string }) {
+  const ui = useUi();
+  const make = useCallback((width: number) => build(ui, days, width), [ui, days, build]);
+  return <Plot build={make} label={label} />;
 }
 
 export function UsageCharts({ days }: { days: DailyUsage[] }) {

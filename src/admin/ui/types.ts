@@ -3,6 +3,7 @@
 import type { z } from "zod";
 import type * as A from "../alert-schemas.js";
 import type * as S from "../schemas.js";
+import type * as U from "../usage-schemas.js";
 
 export type Me = z.infer<typeof S.Me>;
 export type Account = z.infer<typeof S.Account>;
@@ -20,6 +21,9 @@ export type TestResult = z.infer<typeof A.TestResult>;
 export type AlertEvent = z.infer<typeof A.AlertEvent>;
 export type AlertEvents = z.infer<typeof A.AlertEvents>;
 export type OperatorAlerts = z.infer<typeof A.OperatorAlerts>;
+export type AccountUsage = z.infer<typeof U.AccountUsage>;
+export type RequestPage = z.infer<typeof U.RequestPage>;
+export type Overview = z.infer<typeof U.Overview>;
 
 /** What GET /v1/key returns to the key's client, derived from the admin view of the key. */
 export function clientKeyView(k: Key) {
