@@ -7,6 +7,7 @@ import { ApiError, type AuditEntry } from "./api.js";
 import { useUi } from "./context.js";
 import type { MessageKey } from "./i18n.js";
 import { href } from "./route.js";
+import { Time } from "./time.js";
 
 /** The view's heading: sets the document title and takes the focus, so that screen readers announce it. */
 export function PageTitle({ title }: { title: string }) {
@@ -260,7 +261,7 @@ function detailText(details: Record<string, unknown>): string {
 }
 
 export function AuditTable({ entries, showAccount }: { entries: AuditEntry[]; showAccount: boolean }) {
-  const { t, instant } = useUi();
+  const { t } = useUi();
   if (entries.length === 0) return <p class="muted">{t("audit.empty")}</p>;
   return (
     <div class="table-wrap">
@@ -278,7 +279,9 @@ export function AuditTable({ entries, showAccount }: { entries: AuditEntry[]; sh
         <tbody>
           {entries.map((entry, i) => (
             <tr key={`${entry.at}-${i}`}>
-              <td class="nowrap">{instant(entry.at)}</td>
+              <td class="nowrap">
+                <Time iso={entry.at} />
+              </td>
               <td>{actorText(entry.actor, t)}</td>
               <td data-action={entry.action}>{t(`audit.action.${entry.action}` as MessageKey)}</td>
               {showAccount && (
