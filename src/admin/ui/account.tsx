@@ -57,7 +57,12 @@ export function AccountView({ accountId }: { accountId: string }) {
             {data.keys.length === 0 ? (
               <p class="muted">{t("account.noKeys")}</p>
             ) : (
-              <KeysTable keys={data.keys} accountId={accountId} onRevoke={setRevoking} />
+              <KeysTable
+                keys={data.keys}
+                accountId={accountId}
+                onRevoke={setRevoking}
+                onChanged={loaded.reload}
+              />
             )}
           </section>
 

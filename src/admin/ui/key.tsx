@@ -177,6 +177,14 @@ function Facts({ k }: { k: Key }) {
         <dd>
           <Time iso={k.created_at} />
         </dd>
+        {k.revoked_at !== null && (
+          <>
+            <dt>{t("key.revoked")}</dt>
+            <dd>
+              <Time iso={k.revoked_at} />
+            </dd>
+          </>
+        )}
         <dt>{t("keys.col.expires")}</dt>
         <dd>{k.expires_at ? <Time iso={k.expires_at} /> : t("common.never")}</dd>
         <dt>{t("keys.col.budget")}</dt>
