@@ -1,15 +1,17 @@
 // The dashboard in a real browser (Debian's Chromium driven by playwright-core) against a real gateway:
 // signing in, creating a key through the form and reading it from the one-time display, using it on the
 // public port, seeing its spend and request in the dashboard, revoking it, the operator's view with a
-// top-up and the audit log, both languages — with no console error or CSP violation on the way and no
-// token ever in the URL. `npm test` builds dist/admin/ui first.
+// top-up and the audit log, both languages; the keys table fitting a 1280-pixel window with keys in every
+// state, its row menu used from the keyboard, the audit log's sentences, times in the browser's time zone —
+// with no console error or CSP violation on the way and no token ever in the URL. `npm test` builds
+// dist/admin/ui first.
 
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTENT_SECURITY_POLICY } from "../../src/admin/static.js";
-import { formatRubles, plainSpaces } from "../../src/admin/ui/format.js";
+import { formatInstant, formatInstantUtc, formatRubles, plainSpaces } from "../../src/admin/ui/format.js";
 import { MESSAGES } from "../../src/admin/ui/i18n.js";
 import { ACTOR } from "../helpers/actor.js";
 import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
@@ -29,6 +31,8 @@ const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 const ADMIN = "admin-token-0123456789";
+/** The browser's time zone: not UTC, so that showing instants in it is seen. */
+const BROWSER_ZONE = "Europe/Moscow";
 const ru = MESSAGES.ru;
 const en = MESSAGES.en;
 
@@ -93,7 +97,11 @@ beforeAll(async () => {
 
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   // A Russian browser: the dashboard must start in Russian.
-  context = await browser.newContext({ locale: "ru-RU", viewport: { width: 1360, height: 900 } });
+  context = await browser.newContext({
+    locale: "ru-RU",
+    timezoneId: BROWSER_ZONE,
+    viewport: { width: 1360, height: 900 },
+  });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: adminUrl });
   // Scripts passed to the page are strings: this file is type-checked without the DOM library.
   await context.addInitScript(
@@ -241,9 +249,9 @@ describe("the dashboard", () => {
     const rowText = await text(row);
     expect(rowText).toContain(`…${value.slice(-4)}`);
     expect(rowText).toContain(charged.body.id);
-    expect(rowText).toContain("demo-small");
-    expect(rowText).toContain(ru["keys.bodiesOn"]);
     expect(rowText).toContain(ru["keys.state.active"]);
+    // Models and privacy are on the key's page, not in the table.
+    expect(rowText).not.toContain("demo-small");
     expect(rowText).toContain(`осталось ${rubles("ru", 50 - spent)}`);
     expect(Number(await row.locator("progress").getAttribute("value"))).toBe(spent);
     expect(await text(page.getByTestId("balance"))).toBe(rubles("ru", await balanceOf("acme")));
@@ -279,6 +287,10 @@ describe("the dashboard", () => {
     const bodies = page.locator("table.requests tr.bodies-row pre");
     expect(await bodies.first().innerText()).toContain('"content": "hi"');
     expect(await bodies.last().innerText()).toContain('"object": "chat.completion"');
+    const facts = await text(page.locator(".facts"));
+    expect(facts).toContain("demo-small");
+    expect(facts).toContain(ru["keys.bodiesOn"]);
+    expect(facts).toContain(ru["time.billingZone"]);
     const clientView = JSON.parse(await page.getByTestId("client-view").innerText());
     expect(clientView).toEqual(charged.body);
     await shot("key-detail");
@@ -384,6 +396,10 @@ describe("the dashboard", () => {
     );
     const topUp = audit.locator("tr", { has: page.locator('td[data-action="account.topup"]') });
     expect(await text(topUp)).toContain(en["audit.actor.admin"]);
+    expect(await text(topUp)).toContain(`Balance topped up by ${rubles("en", 250.5)}.`);
+    // The values as recorded, on demand.
+    expect(await text(topUp)).not.toContain("amount: 250.5");
+    await topUp.getByText(en["audit.raw"]).click();
     expect(await text(topUp)).toContain("amount: 250.5");
     const creation = audit.locator("tr", { has: page.locator('td[data-action="key.create"]') });
     expect(await text(creation)).toContain("account acme");
@@ -395,6 +411,165 @@ describe("the dashboard", () => {
     expect(await text(page.getByTestId("balance"))).toBe(rubles("en", after));
     expect(await page.locator("table.keys tbody tr").count()).toBe(1);
     assertNoTokenInUrl();
+  });
+
+  it("fits the keys table in a 1280-pixel window in both languages, with keys in every state", async () => {
+    const keys = t.store.keyService;
+    await t.store.accountService.create({ id: "fits", name: "Window Fit LLC", balance: "500" }, ACTOR);
+    const make = async (name: string, fields: Record<string, unknown> = {}) =>
+      (await keys.create({ accountId: "fits", name, budget: "50", period: "day", ...fields }, ACTOR)).record;
+    const expiring = await make("nightly-batch-export-job", { ttl: "15m" });
+    // The gateway's clock passes the expiry: no waiting.
+    t.clock.advance(16 * 60_000);
+    const active = await make("production-backend-primary", {
+      ttl: "30d",
+      models: ["demo-small", "demo-large-instruct"],
+    });
+    const disabled = await make("staging-frontend-preview");
+    await keys.setDisabled(disabled.id, true, ACTOR);
+    const revoked = await make("leaked-laptop-key-from-offsite");
+    const revokedAt = new Date(
+      (await keys.revoke(revoked.id, ACTOR)).record.revokedAt as number,
+    ).toISOString();
+    const rotating = await make("partner-integration-webhooks");
+    await keys.rotate(rotating.id, "24h", ACTOR);
+    const states = { active, disabled, expired: expiring, revoked, rotating };
+
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${adminUrl}/#/accounts/fits`);
+    for (const lang of ["ru", "en"] as const) {
+      const words = MESSAGES[lang];
+      await page.locator(".lang select").selectOption(lang);
+      await page
+        .getByRole("heading", { level: 1, name: words["account.title"].replace("{id}", "fits") })
+        .waitFor();
+      await expect.poll(() => page.locator("table.keys tbody tr").count()).toBe(5);
+      for (const [state, key] of Object.entries(states)) {
+        const row = page.locator(`tr[data-key-id="${key.id}"]`);
+        expect(await row.getAttribute("data-state"), key.name).toBe(state);
+        expect(await text(row.locator(".badge"))).toBe(words[`keys.state.${state}` as keyof typeof words]);
+        const bars = state === "revoked" || state === "expired" ? 0 : 1;
+        expect(await row.locator("progress").count(), `${lang} ${state}`).toBe(bars);
+        // No solid red button on any row: the actions are behind one small menu button.
+        expect(await row.locator("button.danger").count()).toBe(0);
+        expect(await row.locator('button[aria-haspopup="menu"]').count()).toBe(1);
+      }
+      // A revoked key says just that; its date is in the badge's title.
+      const revokedBadge = page.locator(`tr[data-key-id="${revoked.id}"] .badge`);
+      expect(plainSpaces((await revokedBadge.getAttribute("title")) ?? "")).toBe(
+        plainSpaces(words["keys.revokedAt"].replace("{date}", formatInstant(lang, revokedAt, BROWSER_ZONE))),
+      );
+      // No horizontal scrolling: not in the table's wrapper, not in the page.
+      const widths = await page.evaluate<number[]>(
+        `(() => {
+          const wrap = document.querySelector("table.keys").closest(".table-wrap");
+          const root = document.documentElement;
+          return [wrap.scrollWidth, wrap.clientWidth, root.scrollWidth, root.clientWidth];
+        })()`,
+      );
+      const [scrollWidth = 0, clientWidth = 0, pageScroll = 0, pageWidth = 0] = widths;
+      expect(scrollWidth, `${lang}: the keys table scrolls sideways`).toBeLessThanOrEqual(clientWidth);
+      expect(pageScroll, `${lang}: the page scrolls sideways`).toBeLessThanOrEqual(pageWidth);
+      // Expiry in the browser's time zone, the UTC time on hover.
+      const expires = page.locator(`tr[data-key-id="${active.id}"] td.date time`);
+      const iso = new Date(active.expiresAt as number).toISOString();
+      expect(await expires.getAttribute("datetime")).toBe(iso);
+      expect(await text(expires)).toBe(plainSpaces(formatInstant(lang, iso, BROWSER_ZONE)));
+      expect(plainSpaces((await expires.getAttribute("title")) ?? "")).toBe(
+        plainSpaces(formatInstantUtc(lang, iso)),
+      );
+      await shot(`account-keys-1280-${lang}`);
+    }
+    await page.setViewportSize({ width: 1360, height: 900 });
+  });
+
+  it("lets the keys table be searched, filtered and acted on from the keyboard", async () => {
+    const active = (await t.store.keys.list("fits")).find((k) => k.name === "production-backend-primary");
+    if (!active) throw new Error("the previous test made the key production-backend-primary");
+    const row = page.locator(`tr[data-key-id="${active.id}"]`);
+    const menuButton = row.getByRole("button", { name: "Actions for the key production-backend-primary" });
+    const focused = () => page.evaluate<string>("document.activeElement?.textContent ?? ''");
+
+    // Enter opens the menu on its first item; the arrows move; Escape closes it and gives the focus back.
+    await menuButton.focus();
+    await page.keyboard.press("Enter");
+    const menu = page.getByRole("menu");
+    await menu.waitFor();
+    expect(await menuButton.getAttribute("aria-expanded")).toBe("true");
+    expect(await focused()).toBe(en["keys.open"]);
+    await shot("account-keys-row-menu");
+    await page.keyboard.press("ArrowDown");
+    expect(await focused()).toBe(en["key.disable"]);
+    await page.keyboard.press("ArrowDown");
+    expect(await focused()).toBe(en["keys.revoke"]);
+    await page.keyboard.press("ArrowDown");
+    expect(await focused()).toBe(en["keys.open"]);
+    await page.keyboard.press("Escape");
+    expect(await menu.count()).toBe(0);
+    expect(await menuButton.getAttribute("aria-expanded")).toBe("false");
+    expect(await page.evaluate<string | null>("document.activeElement?.getAttribute('aria-haspopup')")).toBe(
+      "menu",
+    );
+    // Tab goes through the items too, and out of the menu, closing it.
+    await page.keyboard.press("ArrowUp");
+    await menu.waitFor();
+    expect(await focused()).toBe(en["keys.revoke"]);
+    await page.keyboard.press("Tab");
+    expect(await menu.count()).toBe(0);
+
+    // Disable from the menu: the row shows it, so does the gateway.
+    await menuButton.click();
+    await menu.getByRole("menuitem", { name: en["key.disable"] }).click();
+    await page.getByText("The key “production-backend-primary” is disabled.").waitFor();
+    await expect.poll(() => row.getAttribute("data-state")).toBe("disabled");
+    expect((await t.store.keys.get({ accountId: "fits", keyId: active.id }))?.disabledAt).not.toBeNull();
+    // Revoke from the menu asks first, naming the key.
+    await menuButton.click();
+    await menu.getByRole("menuitem", { name: en["keys.revoke"] }).click();
+    const dialog = page.getByRole("dialog");
+    expect(await dialog.innerText()).toContain("Revoke the key “production-backend-primary”?");
+    await dialog.getByRole("button", { name: en["common.cancel"] }).click();
+    expect(await dialog.count()).toBe(0);
+
+    // Search by a part of the name or id, whatever its case; filter by state.
+    const search = page.getByLabel(en["keys.search"]);
+    const shown = () => page.locator("table.keys tbody tr").count();
+    await search.fill("PARTNER");
+    await expect.poll(shown).toBe(1);
+    await search.fill(active.id.slice(4, 12));
+    await expect.poll(shown).toBe(1);
+    await search.fill("");
+    await page.getByLabel(en["keys.col.state"], { exact: true }).selectOption("revoked");
+    await expect.poll(shown).toBe(1);
+    expect(await page.locator("table.keys tbody tr").getAttribute("data-state")).toBe("revoked");
+    await search.fill("no such key");
+    await page.getByText(en["keys.noMatch"]).waitFor();
+    await search.fill("");
+    await page.getByLabel(en["keys.col.state"], { exact: true }).selectOption("all");
+    await expect.poll(shown).toBe(5);
+  });
+
+  it("writes a budget change in the audit log as a sentence, in both languages", async () => {
+    const [key] = (await t.store.keys.list("fits")).filter((k) => k.name === "staging-frontend-preview");
+    await t.store.keyService.update(key?.id, { budget: "100", period: "month" }, ACTOR);
+    await page.getByRole("button", { name: en["common.refresh"] }).click();
+    const change = page.locator("table.audit tr", {
+      has: page.locator('td[data-action="key.update"]'),
+    });
+    await expect.poll(() => change.count()).toBe(1);
+    expect(await text(change.locator(".sentence"))).toBe(
+      `Budget changed from ${rubles("en", 50)} per day to ${rubles("en", 100)} per month.`,
+    );
+    await page.getByLabel(en["nav.language"]).selectOption("ru");
+    await page.getByRole("heading", { level: 1, name: "Аккаунт fits" }).waitFor();
+    expect(await text(change.locator(".sentence"))).toBe(
+      `Бюджет изменён: было ${rubles("ru", 50)} в день, стало ${rubles("ru", 100)} в месяц.`,
+    );
+    // The recorded values stay a click away.
+    await change.getByText(ru["audit.raw"]).click();
+    expect(await text(change.locator("details.raw code"))).toBe("budget: 100 · period: month");
+    await shot("account-audit-sentences");
+    await page.getByLabel(ru["nav.language"]).selectOption("en");
   });
 
   it("ran without a console error, a page error or a CSP violation, and never put a token in a URL", () => {

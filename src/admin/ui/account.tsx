@@ -9,9 +9,10 @@ import type { MessageKey, Values } from "./i18n.js";
 import { KeysTable } from "./keys-table.js";
 import { RevokeDialog } from "./revoke.js";
 import { href } from "./route.js";
+import { TimeMessage } from "./time.js";
 
 export function AccountView({ accountId }: { accountId: string }) {
-  const { t, rub, instant } = useUi();
+  const { t, rub } = useUi();
   const { me } = useSession();
   const loaded = useLoad(() => loadAccount(accountId), accountId);
   const [revoking, setRevoking] = useState<Key | null>(null);
@@ -40,7 +41,7 @@ export function AccountView({ accountId }: { accountId: string }) {
             </p>
             <p class="muted">
               {data.account.name !== data.account.id && <>{data.account.name} · </>}
-              {t("account.created", { date: instant(data.account.created_at) })}
+              <TimeMessage message="account.created" name="date" iso={data.account.created_at} />
               {data.account.token && <> · {t("account.token", { hint: data.account.token.hint })}</>}
             </p>
           </section>
@@ -56,7 +57,12 @@ export function AccountView({ accountId }: { accountId: string }) {
             {data.keys.length === 0 ? (
               <p class="muted">{t("account.noKeys")}</p>
             ) : (
-              <KeysTable keys={data.keys} accountId={accountId} onRevoke={setRevoking} />
+              <KeysTable
+                keys={data.keys}
+                accountId={accountId}
+                onRevoke={setRevoking}
+                onChanged={loaded.reload}
+              />
             )}
           </section>
 

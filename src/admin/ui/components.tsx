@@ -2,11 +2,13 @@
 // fields, the confirmation dialog and the audit log table.
 
 import type { ComponentChildren, JSX } from "preact";
-import { useEffect, useId, useRef, useState } from "preact/hooks";
+import { useEffect, useId, useMemo, useRef, useState } from "preact/hooks";
 import { ApiError, type AuditEntry } from "./api.js";
+import { auditSentences, rawDetails } from "./audit-text.js";
 import { useUi } from "./context.js";
 import type { MessageKey } from "./i18n.js";
 import { href } from "./route.js";
+import { Time } from "./time.js";
 
 /** The view's heading: sets the document title and takes the focus, so that screen readers announce it. */
 export function PageTitle({ title }: { title: string }) {
@@ -253,14 +255,10 @@ function actorText(actor: string, t: ReturnType<typeof useUi>["t"]): string {
   return actor;
 }
 
-function detailText(details: Record<string, unknown>): string {
-  return Object.entries(details)
-    .map(([name, value]) => `${name}: ${typeof value === "string" ? value : JSON.stringify(value)}`)
-    .join(" · ");
-}
-
+/** The audit log: each entry's details as sentences, with the values as recorded on demand. */
 export function AuditTable({ entries, showAccount }: { entries: AuditEntry[]; showAccount: boolean }) {
-  const { t, instant } = useUi();
+  const { t, lang } = useUi();
+  const texts = useMemo(() => auditSentences(lang, entries), [lang, entries]);
   if (entries.length === 0) return <p class="muted">{t("audit.empty")}</p>;
   return (
     <div class="table-wrap">
@@ -278,7 +276,9 @@ export function AuditTable({ entries, showAccount }: { entries: AuditEntry[]; sh
         <tbody>
           {entries.map((entry, i) => (
             <tr key={`${entry.at}-${i}`}>
-              <td class="nowrap">{instant(entry.at)}</td>
+              <td class="nowrap">
+                <Time iso={entry.at} />
+              </td>
               <td>{actorText(entry.actor, t)}</td>
               <td data-action={entry.action}>{t(`audit.action.${entry.action}` as MessageKey)}</td>
               {showAccount && (
@@ -295,7 +295,15 @@ export function AuditTable({ entries, showAccount }: { entries: AuditEntry[]; sh
                   "—"
                 )}
               </td>
-              <td class="details">{detailText(entry.details)}</td>
+              <td class="details">
+                <span class="sentence">{texts[i]}</span>
+                {Object.keys(entry.details).length > 0 && (
+                  <details class="raw">
+                    <summary class="raw-toggle">{t("audit.raw")}</summary>
+                    <code>{rawDetails(entry.details)}</code>
+                  </details>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>

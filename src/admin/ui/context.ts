@@ -4,8 +4,10 @@ import { createContext } from "preact";
 import { useContext } from "preact/hooks";
 import type { Me } from "./api.js";
 import {
+  formatBillingInstant,
   formatDay,
   formatInstant,
+  formatInstantUtc,
   formatMs,
   formatNumber,
   formatRubles,
@@ -20,11 +22,17 @@ export interface Ui {
   rubShort(amount: number): string;
   num(value: number): string;
   ms(value: number | null): string;
+  /** An instant in the reader's time zone. */
   instant(iso: string): string;
+  /** The same instant in UTC, saying so: what the dashboard shows on hover. */
+  instantUtc(iso: string): string;
+  /** A budget's reset in the billing time zone, with its UTC offset. */
+  billingInstant(iso: string): string;
   day(day: string): string;
 }
 
-export function makeUi(lang: Lang): Ui {
+/** The formatters bound to a language; instants in `timeZone`, by default the browser's own. */
+export function makeUi(lang: Lang, timeZone?: string): Ui {
   return {
     lang,
     t: (key, values) => translate(lang, key, values),
@@ -32,7 +40,9 @@ export function makeUi(lang: Lang): Ui {
     rubShort: (amount) => formatRublesShort(lang, amount),
     num: (value) => formatNumber(lang, value),
     ms: (value) => formatMs(lang, value),
-    instant: (iso) => formatInstant(lang, iso),
+    instant: (iso) => formatInstant(lang, iso, timeZone),
+    instantUtc: (iso) => formatInstantUtc(lang, iso),
+    billingInstant: (iso) => formatBillingInstant(lang, iso),
     day: (day) => formatDay(lang, day),
   };
 }

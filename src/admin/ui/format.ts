@@ -1,5 +1,6 @@
 // Numbers, rubles, instants and days as people read them in the chosen language. Pure functions over Intl;
-// formatters are made once per language and kept.
+// formatters are made once per language (and time zone) and kept. Instants are shown in the reader's time
+// zone; calendar days and budget resets in the billing time zone, as billing counts them.
 
 import { type Lang, LOCALES } from "./i18n.js";
 
@@ -67,20 +68,66 @@ export function formatMs(lang: Lang, value: number | null): string {
   }).format(value);
 }
 
-/** An instant from the API (ISO 8601) in UTC, the time zone the gateway reports in: `21 Nov 2026, 10:00 UTC`. */
-export function formatInstant(lang: Lang, iso: string): string {
+const INSTANT: Intl.DateTimeFormatOptions = {
+  year: "numeric",
+  month: "short",
+  day: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  hourCycle: "h23",
+};
+
+/**
+ * An instant from the API (ISO 8601) in the reader's time zone — the browser's, unless `timeZone` names
+ * another (the tests do): `Nov 21, 2026, 13:05`. The UTC time goes with it on hover (formatInstantUtc).
+ */
+export function formatInstant(lang: Lang, iso: string, timeZone?: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  const text = dateFormat(lang, "instant", {
-    year: "numeric",
-    month: "short",
-    day: "numeric",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-    timeZone: "UTC",
-  }).format(date);
-  return `${text} UTC`;
+  const name = `instant:${timeZone ?? ""}`;
+  return dateFormat(lang, name, timeZone === undefined ? INSTANT : { ...INSTANT, timeZone }).format(date);
+}
+
+/** An instant in UTC, saying so: `Nov 21, 2026, 10:05 UTC`. */
+export function formatInstantUtc(lang: Lang, iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${dateFormat(lang, "instant:UTC", { ...INSTANT, timeZone: "UTC" }).format(date)} UTC`;
+}
+
+/**
+ * The UTC offset, in minutes, of the billing time zone at a budget's reset. The admin API does not name the
+ * billing time zone, but a reset is a midnight there, so the offset is how far that instant is from a UTC
+ * midnight. Offsets past +12:00 read as the matching negative one (+13:00 as -11:00): the same instant
+ * either way, on the other side of the date line.
+ */
+export function billingOffsetMinutes(iso: string): number {
+  const date = new Date(iso);
+  const sinceMidnight = date.getUTCHours() * 60 + date.getUTCMinutes();
+  const offset = (1440 - sinceMidnight) % 1440;
+  return offset > 720 ? offset - 1440 : offset;
+}
+
+/** `UTC+03:00`, `UTC-05:30`, `UTC` for a UTC offset in minutes. */
+export function formatOffset(minutes: number): string {
+  if (minutes === 0) return "UTC";
+  const abs = Math.abs(minutes);
+  const hh = String(Math.floor(abs / 60)).padStart(2, "0");
+  const mm = String(abs % 60).padStart(2, "0");
+  return `UTC${minutes < 0 ? "-" : "+"}${hh}:${mm}`;
+}
+
+/**
+ * A budget's reset in the billing time zone, with its offset: `Dec 1, 2026, 00:00 UTC+03:00` — the period
+ * boundary as billing counts it, wherever the reader is.
+ */
+export function formatBillingInstant(lang: Lang, iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const offset = billingOffsetMinutes(iso);
+  const shifted = new Date(date.getTime() + offset * 60_000);
+  const text = dateFormat(lang, "instant:UTC", { ...INSTANT, timeZone: "UTC" }).format(shifted);
+  return `${text} ${formatOffset(offset)}`;
 }
 
 /** A calendar day from the API (YYYY-MM-DD): `21 Nov 2026`. */

@@ -4,6 +4,7 @@
 import { useId, useState } from "preact/hooks";
 import type { RequestLogEntry } from "./api.js";
 import { useUi } from "./context.js";
+import { Time } from "./time.js";
 
 function prettyBody(body: string): string {
   try {
@@ -44,14 +45,16 @@ export function RequestsTable({ requests, logBodies }: { requests: RequestLogEnt
 const REQUEST_COLUMNS = 8;
 
 function RequestRow({ r, logBodies }: { r: RequestLogEntry; logBodies: boolean }) {
-  const { t, instant, num, rub, ms } = useUi();
+  const { t, num, rub, ms } = useUi();
   const [open, setOpen] = useState(false);
   const bodiesId = useId();
   const hasBodies = r.request_body !== undefined || r.response_body !== undefined;
   return (
     <>
       <tr data-request-id={r.request_id} class={open ? "open" : undefined}>
-        <td class="date">{instant(r.at)}</td>
+        <td class="date">
+          <Time iso={r.at} />
+        </td>
         <td>
           <code>
             {r.method} {r.path}

@@ -14,6 +14,7 @@ import { StateBadge } from "./keys-table.js";
 import { RevokeDialog } from "./revoke.js";
 import { RotateDialog, RotatedPanel } from "./rotate.js";
 import { href } from "./route.js";
+import { BillingTime, Time, TimeMessage } from "./time.js";
 import { useAction } from "./use-action.js";
 import { checkKeyChanges, keyFormOf } from "./validate.js";
 
@@ -143,7 +144,7 @@ export function KeyView({ accountId, keyId }: { accountId: string; keyId: string
 }
 
 function Facts({ k }: { k: Key }) {
-  const { t, rub, instant, num } = useUi();
+  const { t, rub, num } = useUi();
   const budget = k.budget;
   const limits = [
     k.limits.rpm !== null && t("key.limit.rpm", { n: num(k.limits.rpm) }),
@@ -153,9 +154,15 @@ function Facts({ k }: { k: Key }) {
   return (
     <section class="card facts" aria-labelledby="facts-heading">
       <h2 id="facts-heading">{t("key.facts")}</h2>
-      {k.grace_until !== null && <p class="note">{t("key.graceUntil", { date: instant(k.grace_until) })}</p>}
+      {k.grace_until !== null && (
+        <p class="note">
+          <TimeMessage message="key.graceUntil" name="date" iso={k.grace_until} />
+        </p>
+      )}
       {k.state === "disabled" && k.disabled_at !== null && (
-        <p class="note warning">{t("key.disabledSince", { date: instant(k.disabled_at) })}</p>
+        <p class="note warning">
+          <TimeMessage message="key.disabledSince" name="date" iso={k.disabled_at} />
+        </p>
       )}
       <dl>
         <dt>{t("keys.col.id")}</dt>
@@ -167,9 +174,19 @@ function Facts({ k }: { k: Key }) {
           <code>…{k.hint}</code>
         </dd>
         <dt>{t("key.created")}</dt>
-        <dd>{instant(k.created_at)}</dd>
+        <dd>
+          <Time iso={k.created_at} />
+        </dd>
+        {k.revoked_at !== null && (
+          <>
+            <dt>{t("key.revoked")}</dt>
+            <dd>
+              <Time iso={k.revoked_at} />
+            </dd>
+          </>
+        )}
         <dt>{t("keys.col.expires")}</dt>
-        <dd>{k.expires_at ? instant(k.expires_at) : t("common.never")}</dd>
+        <dd>{k.expires_at ? <Time iso={k.expires_at} /> : t("common.never")}</dd>
         <dt>{t("keys.col.budget")}</dt>
         <dd>
           {budget ? (
@@ -193,7 +210,7 @@ function Facts({ k }: { k: Key }) {
           )}
         </dd>
         <dt>{t("keys.col.reset")}</dt>
-        <dd>{budget ? instant(budget.reset_at) : "—"}</dd>
+        <dd>{budget ? <BillingTime iso={budget.reset_at} /> : "—"}</dd>
         <dt>{t("key.limits")}</dt>
         <dd>{limits.length === 0 ? <span class="muted">{t("key.noLimits")}</span> : limits.join(", ")}</dd>
         <dt>{t("keys.col.models")}</dt>

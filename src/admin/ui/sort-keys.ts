@@ -1,20 +1,12 @@
-// How the keys table sorts: by any column, ties broken newest first. Pure, for the unit tests.
+// Which keys the keys table shows and in what order: filtered by a search and a state, sorted by any
+// column with ties broken newest first. Pure, for the unit tests.
 
 import type { Key } from "./types.js";
 
-export type Column = "name" | "id" | "hint" | "budget" | "reset" | "expires" | "state" | "models" | "privacy";
+/** The table's sortable columns, in its order; the key's other facts are on its own page. */
+export type Column = "name" | "state" | "budget" | "expires";
 
-export const COLUMNS: Column[] = [
-  "name",
-  "id",
-  "hint",
-  "budget",
-  "reset",
-  "expires",
-  "state",
-  "models",
-  "privacy",
-];
+export const COLUMNS: Column[] = ["name", "state", "budget", "expires"];
 const STATE_ORDER = { active: 0, rotating: 1, disabled: 2, expired: 3, revoked: 4 } as const;
 
 /** The value a key is sorted by in a column; null (no budget, no expiry) sorts last either way. */
@@ -22,23 +14,13 @@ function sortValue(key: Key, column: Column): string | number | null {
   switch (column) {
     case "name":
       return key.name.toLowerCase();
-    case "id":
-      return key.id;
-    case "hint":
-      return key.hint;
     case "budget":
       // By the share of the budget spent.
       return key.budget ? key.budget.spent / key.budget.initial : null;
-    case "reset":
-      return key.budget ? key.budget.reset_at : null;
     case "expires":
       return key.expires_at;
     case "state":
       return STATE_ORDER[key.state];
-    case "models":
-      return key.allowed_models === null ? null : key.allowed_models.join(", ").toLowerCase();
-    case "privacy":
-      return key.log_bodies ? 1 : 0;
   }
 }
 
@@ -63,4 +45,21 @@ export function sortKeys(keys: readonly Key[], column: Column, ascending: boolea
 
 export function newestFirst(keys: readonly Key[]): Key[] {
   return [...keys].sort(newer);
+}
+
+export type StateFilter = "all" | Key["state"];
+
+export const STATE_FILTERS: StateFilter[] = ["all", "active", "disabled", "expired", "revoked", "rotating"];
+
+/**
+ * The keys whose name or id contains `search` (ignoring case and the spaces around it) and, unless `state`
+ * is all, that are in that state.
+ */
+export function filterKeys(keys: readonly Key[], search: string, state: StateFilter): Key[] {
+  const needle = search.trim().toLowerCase();
+  return keys.filter(
+    (key) =>
+      (state === "all" || key.state === state) &&
+      (needle === "" || key.name.toLowerCase().includes(needle) || key.id.toLowerCase().includes(needle)),
+  );
 }

@@ -32,4 +32,12 @@ describe("makeUi", () => {
     expect(ru.day("2026-11-21")).not.toBe(en.day("2026-11-21"));
     expect(en.ms(null)).toBe(makeUi("en").ms(null));
   });
+
+  it("shows instants in the time zone it is given, with UTC and the billing time zone beside", () => {
+    const ui = makeUi("en", "Asia/Yekaterinburg");
+    expect(ui.instant("2026-11-21T10:00:00.000Z")).toBe("Nov 21, 2026, 15:00");
+    expect(ui.instantUtc("2026-11-21T10:00:00.000Z")).toBe("Nov 21, 2026, 10:00 UTC");
+    expect(ui.billingInstant("2026-11-30T21:00:00.000Z")).toBe("Dec 1, 2026, 00:00 UTC+03:00");
+    expect(makeUi("en", "UTC").instant("2026-11-21T10:00:00.000Z")).toBe("Nov 21, 2026, 10:00");
+  });
 });

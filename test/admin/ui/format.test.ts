@@ -2,12 +2,16 @@
 
 import { describe, expect, it } from "vitest";
 import {
+  billingOffsetMinutes,
   daySeconds,
   formatAxisDay,
+  formatBillingInstant,
   formatDay,
   formatInstant,
+  formatInstantUtc,
   formatMs,
   formatNumber,
+  formatOffset,
   formatRubles,
   formatRublesShort,
   plainSpaces,
@@ -58,10 +62,53 @@ describe("numbers and durations", () => {
 });
 
 describe("dates", () => {
-  it("show API instants in UTC, saying so", () => {
-    expect(formatInstant("en", "2026-11-21T10:05:00.000Z")).toBe("Nov 21, 2026, 10:05 UTC");
-    expect(plainSpaces(formatInstant("ru", "2026-11-21T23:59:00.000Z"))).toBe("21 нояб. 2026 г., 23:59 UTC");
-    expect(formatInstant("en", "not a date")).toBe("not a date");
+  it("show API instants in the reader's time zone", () => {
+    expect(formatInstant("en", "2026-11-21T10:05:00.000Z", "Europe/Moscow")).toBe("Nov 21, 2026, 13:05");
+    expect(formatInstant("en", "2026-11-21T10:05:00.000Z", "America/New_York")).toBe("Nov 21, 2026, 05:05");
+    expect(plainSpaces(formatInstant("ru", "2026-11-21T23:59:00.000Z", "Asia/Vladivostok"))).toBe(
+      "22 нояб. 2026 г., 09:59",
+    );
+    expect(formatInstant("en", "not a date", "UTC")).toBe("not a date");
+  });
+
+  it("show API instants in the browser's own time zone when none is named", () => {
+    const iso = "2026-07-01T12:34:00.000Z";
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    expect(formatInstant("en", iso)).toBe(formatInstant("en", iso, zone));
+  });
+
+  it("give the same instant in UTC, saying so, for the hover", () => {
+    expect(formatInstantUtc("en", "2026-11-21T10:05:00.000Z")).toBe("Nov 21, 2026, 10:05 UTC");
+    expect(plainSpaces(formatInstantUtc("ru", "2026-11-21T23:59:00.000Z"))).toBe(
+      "21 нояб. 2026 г., 23:59 UTC",
+    );
+    expect(formatInstantUtc("en", "not a date")).toBe("not a date");
+  });
+
+  it("find the billing time zone's offset from a budget reset, which is a midnight there", () => {
+    expect(billingOffsetMinutes("2026-11-30T21:00:00.000Z")).toBe(180); // Europe/Moscow
+    expect(billingOffsetMinutes("2026-12-01T00:00:00.000Z")).toBe(0); // UTC
+    expect(billingOffsetMinutes("2026-12-01T05:00:00.000Z")).toBe(-300); // America/New_York
+    expect(billingOffsetMinutes("2026-11-30T18:30:00.000Z")).toBe(330); // Asia/Kolkata
+    expect(billingOffsetMinutes("2026-11-30T12:00:00.000Z")).toBe(720); // Pacific/Auckland (winter)
+    // +13:00 reads as -11:00: the same instant, written on the other side of the date line.
+    expect(billingOffsetMinutes("2026-11-30T11:00:00.000Z")).toBe(-660);
+  });
+
+  it("write offsets the ISO way", () => {
+    expect(formatOffset(180)).toBe("UTC+03:00");
+    expect(formatOffset(-330)).toBe("UTC-05:30");
+    expect(formatOffset(0)).toBe("UTC");
+  });
+
+  it("show a budget reset as the billing time zone's midnight, with its offset, wherever the reader is", () => {
+    expect(formatBillingInstant("en", "2026-11-30T21:00:00.000Z")).toBe("Dec 1, 2026, 00:00 UTC+03:00");
+    expect(plainSpaces(formatBillingInstant("ru", "2026-11-30T21:00:00.000Z"))).toBe(
+      "1 дек. 2026 г., 00:00 UTC+03:00",
+    );
+    expect(formatBillingInstant("en", "2026-12-01T05:00:00.000Z")).toBe("Dec 1, 2026, 00:00 UTC-05:00");
+    expect(formatBillingInstant("en", "2026-12-01T00:00:00.000Z")).toBe("Dec 1, 2026, 00:00 UTC");
+    expect(formatBillingInstant("en", "soon")).toBe("soon");
   });
 
   it("show calendar days without shifting them to another time zone", () => {

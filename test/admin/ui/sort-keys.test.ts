@@ -1,9 +1,17 @@
 // How the dashboard's keys table sorts: by any column either way, keys without a value (no budget, no
-// expiry, every model) last either way, and ties — like the order before a column is chosen — newest first.
+// expiry) last either way, and ties — like the order before a column is chosen — newest first; and which
+// keys its search and state filter leave.
 
 import { describe, expect, it } from "vitest";
-import { COLUMNS, newestFirst, sortKeys } from "../../../src/admin/ui/sort-keys.js";
+import {
+  COLUMNS,
+  filterKeys,
+  newestFirst,
+  STATE_FILTERS,
+  sortKeys,
+} from "../../../src/admin/ui/sort-keys.js";
 import type { Key } from "../../../src/admin/ui/types.js";
+import { KEY_STATES } from "../../../src/services/views.js";
 
 function key(id: string, fields: Partial<Key> = {}): Key {
   return {
@@ -62,22 +70,16 @@ describe("sortKeys", () => {
     expect(ids(sortKeys(keys, "name", false))).toEqual(["new", "old"]);
   });
 
-  it("puts keys without a budget, an expiry or a model list last, either way", () => {
+  it("puts keys without a budget or an expiry last, either way", () => {
     const keys = [
       key("none"),
-      key("half", { budget: budget(5, 10), expires_at: "2027-01-01T00:00:00.000Z", allowed_models: ["b"] }),
-      key("most", {
-        budget: budget(9, 10),
-        expires_at: "2026-12-01T00:00:00.000Z",
-        allowed_models: ["A", "c"],
-      }),
+      key("half", { budget: budget(5, 10), expires_at: "2027-01-01T00:00:00.000Z" }),
+      key("most", { budget: budget(9, 10), expires_at: "2026-12-01T00:00:00.000Z" }),
     ];
     expect(ids(sortKeys(keys, "budget", true))).toEqual(["half", "most", "none"]);
     expect(ids(sortKeys(keys, "budget", false))).toEqual(["most", "half", "none"]);
     expect(ids(sortKeys(keys, "expires", true))).toEqual(["most", "half", "none"]);
     expect(ids(sortKeys(keys, "expires", false))).toEqual(["half", "most", "none"]);
-    expect(ids(sortKeys(keys, "models", true))).toEqual(["most", "half", "none"]);
-    expect(ids(sortKeys(keys, "reset", false)).at(-1)).toBe("none");
   });
 
   it("sorts budgets by the share spent, not the amount", () => {
@@ -85,32 +87,47 @@ describe("sortKeys", () => {
     expect(ids(sortKeys(keys, "budget", true))).toEqual(["big", "small"]);
   });
 
-  it("sorts states active, expired, revoked, and keys whose bodies are never logged before the others", () => {
+  it("sorts states from usable to final: active, rotating, disabled, expired, revoked", () => {
     const keys = [
       key("r", { state: "revoked" }),
+      key("d", { state: "disabled" }),
       key("a"),
-      key("e", { state: "expired", log_bodies: false }),
+      key("e", { state: "expired" }),
+      key("o", { state: "rotating" }),
     ];
-    expect(ids(sortKeys(keys, "state", true))).toEqual(["a", "e", "r"]);
-    expect(ids(sortKeys(keys, "privacy", true))[0]).toBe("e");
-    expect(ids(sortKeys(keys, "privacy", false)).at(-1)).toBe("e");
+    expect(ids(sortKeys(keys, "state", true))).toEqual(["a", "o", "d", "e", "r"]);
+    expect(ids(sortKeys(keys, "state", false))).toEqual(["r", "e", "d", "o", "a"]);
   });
 
-  it("sorts by id and hint, and knows every column", () => {
-    const keys = [key("key_b", { hint: "aaaa" }), key("key_a", { hint: "zzzz" })];
-    expect(ids(sortKeys(keys, "id", true))).toEqual(["key_a", "key_b"]);
-    expect(ids(sortKeys(keys, "hint", true))).toEqual(["key_b", "key_a"]);
-    expect(COLUMNS).toEqual([
-      "name",
-      "id",
-      "hint",
-      "budget",
-      "reset",
-      "expires",
-      "state",
-      "models",
-      "privacy",
-    ]);
+  it("knows the table's four sortable columns", () => {
+    expect(COLUMNS).toEqual(["name", "state", "budget", "expires"]);
+    const keys = [key("key_b"), key("key_a")];
     for (const column of COLUMNS) expect(sortKeys(keys, column, true)).toHaveLength(2);
+  });
+});
+
+describe("filterKeys", () => {
+  const keys = [
+    key("key_prod01", { name: "Production backend" }),
+    key("key_stage2", { name: "staging", state: "disabled" }),
+    key("key_old003", { name: "old PROD", state: "revoked" }),
+  ];
+
+  it("finds a part of the name or the id, whatever its case, ignoring the spaces around it", () => {
+    expect(ids(filterKeys(keys, "prod", "all"))).toEqual(["key_prod01", "key_old003"]);
+    expect(ids(filterKeys(keys, "  BACKEND ", "all"))).toEqual(["key_prod01"]);
+    expect(ids(filterKeys(keys, "STAGE2", "all"))).toEqual(["key_stage2"]);
+    expect(ids(filterKeys(keys, "nothing like it", "all"))).toEqual([]);
+  });
+
+  it("leaves every key for an empty search and the state all, and only that state's keys otherwise", () => {
+    expect(ids(filterKeys(keys, "", "all"))).toEqual(ids(keys));
+    expect(ids(filterKeys(keys, "", "disabled"))).toEqual(["key_stage2"]);
+    expect(ids(filterKeys(keys, "prod", "revoked"))).toEqual(["key_old003"]);
+    expect(ids(filterKeys(keys, "", "rotating"))).toEqual([]);
+  });
+
+  it("offers all and every state a key can be in", () => {
+    expect([...STATE_FILTERS].sort()).toEqual(["all", ...KEY_STATES].sort());
   });
 });
