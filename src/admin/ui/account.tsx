@@ -2,6 +2,7 @@
 
 import { useState } from "preact/hooks";
 import { AccountAlertsSection } from "./account-alerts.js";
+import { AccountUsageSection } from "./account-usage.js";
 import { api, type Key } from "./api.js";
 import { AuditTable, LoadProblem, PageTitle, RefreshButton, Status, useLoad } from "./components.js";
 import { useSession, useUi } from "./context.js";
@@ -65,6 +66,8 @@ export function AccountView({ accountId }: { accountId: string }) {
               />
             )}
           </section>
+
+          <AccountUsageSection accountId={accountId} />
 
           <AccountAlertsSection accountId={accountId} />
 

@@ -63,6 +63,8 @@ export interface Loaded<T> {
   data: T | undefined;
   error: unknown;
   loading: boolean;
+  /** How many times reload() was called: parts of a view that load on their own follow it. */
+  round: number;
   reload(): void;
   set(data: T): void;
 }
@@ -104,6 +106,7 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
     data: state.data,
     error: state.error,
     loading: state.loading,
+    round,
     reload: () => setRound((n) => n + 1),
     set: (data) => setState({ data, loading: false }),
   };

@@ -1,10 +1,160 @@
-// A key's recent requests as the key page shows them: one row per request, its bodies (when the key keeps
-// them) opened on demand and pretty-printed when they are JSON.
+// A key's kept requests as the key page shows them: filters (status, model, days, request id) and pages of
+// 25, read from the admin API; one row per request, its bodies (when the key keeps them) opened on demand and
+// pretty-printed when they are JSON.
 
 import { useId, useState } from "preact/hooks";
-import type { RequestLogEntry } from "./api.js";
+import { api, type RequestLogEntry, type RequestQuery } from "./api.js";
+import { LoadProblem, useLoad } from "./components.js";
 import { useUi } from "./context.js";
 import { Time } from "./time.js";
+
+const PAGE = 25;
+const STATUSES = ["", "ok", "error", "2xx", "4xx", "5xx"] as const;
+
+export function KeyRequestsSection({
+  accountId,
+  keyId,
+  logBodies,
+  reloadKey,
+}: {
+  accountId: string;
+  keyId: string;
+  logBodies: boolean;
+  /** Changes when the page is refreshed, so the requests are read again too. */
+  reloadKey: number;
+}) {
+  const { t, num } = useUi();
+  const [draft, setDraft] = useState<RequestQuery>({});
+  const [query, setQuery] = useState<RequestQuery>({});
+  const [offset, setOffset] = useState(0);
+  const loaded = useLoad(
+    () => api.requestPage(accountId, keyId, { ...query, offset, limit: PAGE }),
+    `${accountId}/${keyId} ${JSON.stringify(query)} ${offset} ${reloadKey}`,
+  );
+  const page = loaded.data;
+  const set = (field: keyof RequestQuery, value: string) =>
+    setDraft({ ...draft, [field]: value === "" ? undefined : value });
+  const filtered = Object.values(query).some((value) => value !== undefined);
+
+  return (
+    <>
+      <form
+        class="range-form"
+        aria-label={t("req.filters")}
+        onSubmit={(event) => {
+          event.preventDefault();
+          setOffset(0);
+          setQuery(draft);
+        }}
+      >
+        <label>
+          {t("req.filter.status")}
+          <select value={draft.status ?? ""} onChange={(event) => set("status", event.currentTarget.value)}>
+            {STATUSES.map((status) => (
+              <option key={status} value={status}>
+                {t(`req.status.${status === "" ? "all" : status}`)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {t("req.filter.model")}
+          <select
+            value={draft.model ?? "*"}
+            onChange={(event) => {
+              const value = event.currentTarget.value;
+              setDraft({ ...draft, model: value === "*" ? undefined : value });
+            }}
+          >
+            <option value="*">{t("req.model.all")}</option>
+            {(page?.models ?? []).map((model) => (
+              <option key={model ?? ""} value={model ?? ""}>
+                {model ?? t("usage.noModel")}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {t("usage.from")}
+          <input
+            type="date"
+            value={draft.from ?? ""}
+            onInput={(event) => set("from", event.currentTarget.value)}
+          />
+        </label>
+        <label>
+          {t("usage.to")}
+          <input
+            type="date"
+            value={draft.to ?? ""}
+            onInput={(event) => set("to", event.currentTarget.value)}
+          />
+        </label>
+        <label>
+          {t("req.filter.id")}
+          <input
+            type="search"
+            value={draft.request_id ?? ""}
+            onInput={(event) => set("request_id", event.currentTarget.value)}
+          />
+        </label>
+        <button type="submit" class="secondary">
+          {t("req.apply")}
+        </button>
+        {filtered && (
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              setDraft({});
+              setQuery({});
+              setOffset(0);
+            }}
+          >
+            {t("req.clear")}
+          </button>
+        )}
+      </form>
+      <LoadProblem loaded={loaded} />
+      {page && (
+        <>
+          {page.total === 0 && filtered ? (
+            <p class="muted">{t("req.noMatch")}</p>
+          ) : (
+            <RequestsTable requests={page.requests} logBodies={logBodies} />
+          )}
+          {page.total > 0 && (
+            <nav class="pager" aria-label={t("req.pages")}>
+              <button
+                type="button"
+                class="secondary small"
+                disabled={offset === 0}
+                onClick={() => setOffset(Math.max(0, offset - PAGE))}
+              >
+                {t("req.newer")}
+              </button>
+              <span aria-live="polite" data-testid="requests-range">
+                {t("req.range", {
+                  first: num(offset + 1),
+                  last: num(Math.min(offset + PAGE, page.total)),
+                  total: num(page.total),
+                })}
+              </span>
+              <button
+                type="button"
+                class="secondary small"
+                disabled={offset + PAGE >= page.total}
+                onClick={() => setOffset(offset + PAGE)}
+              >
+                {t("req.older")}
+              </button>
+            </nav>
+          )}
+        </>
+      )}
+    </>
+  );
+}
 
 function prettyBody(body: string): string {
   try {

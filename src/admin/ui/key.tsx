@@ -9,7 +9,7 @@ import { useUi } from "./context.js";
 import type { MessageKey } from "./i18n.js";
 import { KeyAlerts } from "./key-alerts.js";
 import { type FormField, KeyFields } from "./key-form.js";
-import { RequestsTable } from "./key-requests.js";
+import { KeyRequestsSection } from "./key-requests.js";
 import { StateBadge } from "./keys-table.js";
 import { RevokeDialog } from "./revoke.js";
 import { RotateDialog, RotatedPanel } from "./rotate.js";
@@ -19,11 +19,10 @@ import { useAction } from "./use-action.js";
 import { checkKeyChanges, keyFormOf } from "./validate.js";
 
 function loadKey(accountId: string, keyId: string) {
-  return Promise.all([
-    api.key(accountId, keyId),
-    api.usage(accountId, keyId),
-    api.requests(accountId, keyId, 50),
-  ]).then(([key, usage, requests]) => ({ key, days: usage.days, requests: requests.requests }));
+  return Promise.all([api.key(accountId, keyId), api.usage(accountId, keyId)]).then(([key, usage]) => ({
+    key,
+    days: usage.days,
+  }));
 }
 
 export function KeyView({ accountId, keyId }: { accountId: string; keyId: string }) {
@@ -96,7 +95,12 @@ export function KeyView({ accountId, keyId }: { accountId: string; keyId: string
           <section aria-labelledby="requests-heading">
             <h2 id="requests-heading">{t("key.requests")}</h2>
             <p class="muted">{t("key.requestsIntro")}</p>
-            <RequestsTable requests={data.requests} logBodies={key.log_bodies} />
+            <KeyRequestsSection
+              accountId={accountId}
+              keyId={keyId}
+              logBodies={key.log_bodies}
+              reloadKey={loaded.round}
+            />
           </section>
           <div class="two-columns">
             <section aria-labelledby="client-heading">
