@@ -193,7 +193,10 @@ export function Field({
   );
 }
 
-/** A modal confirmation (the native <dialog>: focus trapped, Escape cancels). */
+/**
+ * A modal confirmation (the native <dialog>: focus trapped, Escape cancels). Closing gives the focus back to
+ * the control that opened it.
+ */
 export function ConfirmDialog({
   title,
   children,
@@ -220,8 +223,14 @@ export function ConfirmDialog({
   const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
+    // The dialog is closed by being taken out of the page, and Chromium then leaves the focus on the body: a
+    // keyboard user would start again from the top. Remembered before showModal moves the focus inside.
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
+    return () => {
+      dialog?.close();
+      if (opener?.isConnected) opener.focus();
+    };
   }, []);
   return (
     <dialog
