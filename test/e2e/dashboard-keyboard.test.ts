@@ -1,7 +1,7 @@
 // The dashboard with the keyboard alone, in a real browser against a real gateway: the skip button, signing
 // in, sorting the keys, opening a key's page, opening the revoke dialog and leaving it with Escape (the focus
-// back on the button that opened it), and creating a key through the form — Tab, Shift+Tab, Enter, Space and
-// Escape only, no mouse. Whatever has the focus on the way must show it.
+// back on the button that opened it), creating a key through the form and revoking it — Tab, Shift+Tab,
+// Enter, Space and Escape only, no mouse. Whatever has the focus on the way must show it.
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -172,6 +172,25 @@ describe("the dashboard with the keyboard alone", () => {
     const made = (await t.store.keys.list("acme")).find((key) => key.name === "keyboard-bot");
     expect(made).toMatchObject({ budget: 25_000_000, logBodies: false, revokedAt: null });
     await expect.poll(() => page.locator("table.keys tbody tr").count()).toBe(2);
+  });
+
+  it("revokes a key from its page, the focus then on the page's heading since its button is gone", async () => {
+    const made = page.locator("table.keys tbody tr").getByRole("link", { name: "keyboard-bot" });
+    await tabTo(made);
+    await page.keyboard.press("Enter");
+    const title = heading("Key “keyboard-bot”");
+    await title.waitFor();
+    await tabTo(page.locator(".title-row").getByRole("button", { name: en["keys.revoke"], exact: true }));
+    await page.keyboard.press("Space");
+    const dialog = page.getByRole("dialog");
+    await dialog.waitFor();
+    await page.keyboard.press("Tab");
+    expect(await hasFocus(dialog.getByRole("button", { name: "Revoke “keyboard-bot”" }))).toBe(true);
+    await page.keyboard.press("Enter");
+    await page.getByText("The key “keyboard-bot” is revoked.").waitFor();
+    await expect.poll(() => hasFocus(title)).toBe(true);
+    const revoked = (await t.store.keys.list("acme")).find((key) => key.name === "keyboard-bot");
+    expect(revoked?.revokedAt).not.toBeNull();
   });
 
   it("raised no console error or page error on the way", () => {

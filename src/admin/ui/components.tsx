@@ -229,7 +229,9 @@ export function ConfirmDialog({
     if (dialog && !dialog.open) dialog.showModal();
     return () => {
       dialog?.close();
-      if (opener?.isConnected) opener.focus();
+      // A confirmed action can take its button away (a revoked key has no Revoke): the view's heading then.
+      const next = opener?.isConnected ? opener : document.querySelector<HTMLElement>("main h1");
+      next?.focus();
     };
   }, []);
   return (
