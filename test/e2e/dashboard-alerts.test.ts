@@ -1,7 +1,8 @@
 // The dashboard's alert pages in a real browser (Debian's Chromium, playwright-core) against a real gateway and
 // real webhook receivers: an account owner sets the low-balance mark and a webhook, copies its secret from the
 // one-time display, sends a test event and sees its events delivered; a key's thresholds are changed; the
-// operator tests the configured webhooks. No console error, no secret in a URL.
+// operator tests the configured webhooks. No console error, no secret in a URL, and each view passes the axe
+// check (test/helpers/axe.ts).
 
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -16,6 +17,7 @@ import {
   WEBHOOK_SECRET_ENV,
   waitForDelivery,
 } from "../helpers/alerts.js";
+import { expectAccessible } from "../helpers/axe.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
@@ -115,6 +117,7 @@ describe("the dashboard's alerts", () => {
     expect(await page.getByText(en["alerts.secret.warning"]).isVisible()).toBe(true);
     const secret = await page.getByLabel(en["alerts.secret.value"]).inputValue();
     expect(secret).toMatch(/^whsec_[0-9a-f]{64}$/);
+    await expectAccessible(page, "webhook secret's one-time display");
     await page.getByRole("button", { name: en["created.copy"] }).click();
     await page.getByText(en["created.copied"]).waitFor();
     expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(secret);
@@ -130,6 +133,7 @@ describe("the dashboard's alerts", () => {
     const result = page.getByTestId("test-result");
     await result.waitFor();
     expect(await result.innerText()).toMatch(/^Test event evt_test_\w+ delivered: HTTP 200\.$/);
+    await expectAccessible(page, "account page with a webhook and its test result");
     expect(receiver.received.map((r) => r.body.type)).toEqual(["webhook.test"]);
     const verify = await documentedVerify();
     const [test] = receiver.received;
@@ -151,6 +155,7 @@ describe("the dashboard's alerts", () => {
     expect(text).toContain("HTTP 200");
     mkdirSync(SHOTS, { recursive: true });
     await page.screenshot({ path: join(SHOTS, "alerts-account.png"), fullPage: true });
+    await expectAccessible(page, "account page with its events");
   });
 
   it("change a key's thresholds, refusing what is not whole percents", async () => {
@@ -161,6 +166,7 @@ describe("the dashboard's alerts", () => {
     await section.getByLabel(en["keyAlerts.field"]).fill("50, 150");
     await section.getByRole("button", { name: en["keyAlerts.save"] }).click();
     await section.getByText(en["v.thresholds"]).waitFor();
+    await expectAccessible(page, "key page with a refused threshold");
     await section.getByLabel(en["keyAlerts.field"]).fill("90, 50");
     await section.getByRole("button", { name: en["keyAlerts.save"] }).click();
     await section.getByText("50, 90 % of the budget").waitFor();
@@ -181,6 +187,7 @@ describe("the dashboard's alerts", () => {
     expect(await row.innerText()).toContain("balance.exhausted");
     await row.getByRole("button", { name: en["alerts.webhook.test"] }).click();
     await row.getByText(/delivered: HTTP 200/).waitFor();
+    await expectAccessible(page, "operator view with its webhooks tested");
     const [test] = operatorReceiver.received;
     expect(test?.body).toMatchObject({ type: "webhook.test", account_id: null });
     const verify = await documentedVerify();

@@ -3,8 +3,9 @@
 // public port, seeing its spend and request in the dashboard, revoking it, the operator's view with a
 // top-up and the audit log, both languages; the keys table fitting a 1280-pixel window with keys in every
 // state, its row menu used from the keyboard, the audit log's sentences, times in the browser's time zone —
-// with no console error or CSP violation on the way and no token ever in the URL. `npm test` builds
-// dist/admin/ui first.
+// with no console error or CSP violation on the way and no token ever in the URL. Each view passes the axe
+// check (test/helpers/axe.ts), the account page and the operator's view in both colour schemes. `npm test`
+// builds dist/admin/ui first.
 
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -14,6 +15,7 @@ import { CONTENT_SECURITY_POLICY } from "../../src/admin/static.js";
 import { formatInstant, formatInstantUtc, formatRubles, plainSpaces } from "../../src/admin/ui/format.js";
 import { MESSAGES } from "../../src/admin/ui/i18n.js";
 import { ACTOR } from "../helpers/actor.js";
+import { expectAccessible } from "../helpers/axe.js";
 import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { type StubUpstream, startStubUpstream } from "../helpers/upstream.js";
 
@@ -69,6 +71,21 @@ async function expectRefusedRequestsLogged(count: number): Promise<void> {
 
 async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+/** The axe check in the light colour scheme, then in the dark one (each has its own palette). */
+async function expectAccessibleInBothSchemes(view: string): Promise<void> {
+  const background = () =>
+    page.evaluate<string>("getComputedStyle(document.documentElement).backgroundColor");
+  await expectAccessible(page, view);
+  const light = await background();
+  await page.emulateMedia({ colorScheme: "dark" });
+  try {
+    expect(await background()).not.toBe(light);
+    await expectAccessible(page, `${view}, dark scheme`);
+  } finally {
+    await page.emulateMedia({ colorScheme: "light" });
+  }
 }
 
 function assertNoTokenInUrl(): void {
@@ -159,6 +176,7 @@ describe("the dashboard", () => {
     problems.length = 0;
     expect(await page.locator("html").getAttribute("lang")).toBe("ru");
     await shot("login");
+    await expectAccessible(page, "login page");
 
     await page.getByLabel(ru["login.token"]).fill(`sk-tunnel-account-${"0".repeat(64)}`);
     await page.getByRole("button", { name: ru["login.submit"] }).click();
@@ -166,6 +184,7 @@ describe("the dashboard", () => {
     await alert.waitFor();
     expect(await alert.innerText()).toContain(ru["login.wrong"]);
     expect(await alert.innerText()).toContain("Unknown token");
+    await expectAccessible(page, "login page with a refused token");
     await expectRefusedRequestsLogged(1);
     expect(await page.evaluate<number>("sessionStorage.length")).toBe(0);
   });
@@ -184,6 +203,7 @@ describe("the dashboard", () => {
     // The form checks the server's rules before anything is sent.
     await page.getByRole("link", { name: ru["account.newKey"] }).click();
     await page.getByRole("heading", { level: 1, name: "Новый ключ аккаунта acme" }).waitFor();
+    await expectAccessible(page, "new-key form");
     await page.getByLabel(ru["field.name"]).fill("ci-bot");
     await page.getByLabel(ru["field.budget"]).fill("1,5");
     await page.getByLabel(ru["field.ttl"]).fill("14m");
@@ -193,6 +213,7 @@ describe("the dashboard", () => {
     await page.getByText(ru["v.ttl.min"]).waitFor();
     expect(await page.getByLabel(ru["field.budget"]).getAttribute("aria-invalid")).toBe("true");
     expect(await t.store.keys.list("acme")).toEqual([]);
+    await expectAccessible(page, "new-key form with its problems shown");
 
     await page.getByLabel(ru["field.budget"]).fill("50");
     await page.getByLabel(ru["field.period"]).selectOption("day");
@@ -211,6 +232,7 @@ describe("the dashboard", () => {
     await page.getByText(ru["created.copied"]).waitFor();
     expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(value);
     await shot("create-key-one-time-display");
+    await expectAccessible(page, "one-time key display");
 
     // The key works on the public port, with what the form said.
     const created = await publicKeyView(value);
@@ -263,6 +285,7 @@ describe("the dashboard", () => {
     await page.getByRole("button", { name: ru["keys.col.name"] }).click();
     expect(await nameHeader.getAttribute("aria-sort")).toBe("descending");
     await shot("account-view");
+    await expectAccessibleInBothSchemes("account page (Russian)");
 
     // The key's page: charts, the request with its bodies, the client's view.
     await row.getByRole("link", { name: "ci-bot" }).click();
@@ -294,6 +317,7 @@ describe("the dashboard", () => {
     const clientView = JSON.parse(await page.getByTestId("client-view").innerText());
     expect(clientView).toEqual(charged.body);
     await shot("key-detail");
+    await expectAccessible(page, "key page with a request's bodies open");
     // A reload keeps the session (sessionStorage) and the view (the URL's fragment holds only ids).
     expect(page.url()).toBe(`${adminUrl}/#/accounts/acme/keys/${charged.body.id}`);
     await page.reload();
@@ -318,6 +342,7 @@ describe("the dashboard", () => {
     await dialog.waitFor();
     expect(await dialog.innerText()).toContain("Отозвать ключ «ci-bot»?");
     expect(await dialog.innerText()).toContain(charged.body.id);
+    await expectAccessible(page, "revoke dialog");
     await dialog.getByRole("button", { name: "Отозвать «ci-bot»" }).click();
     await page.getByText("Ключ «ci-bot» отозван.").waitFor();
     expect(await dialog.count()).toBe(0);
@@ -343,6 +368,7 @@ describe("the dashboard", () => {
     );
     // The choice is remembered; the token is not.
     expect(await page.evaluate("Object.values(localStorage)")).toEqual(["en"]);
+    await expectAccessible(page, "account page (English)");
 
     // A token that stops working mid-session (here: replaced by a new one) ends the session with a message.
     const replaced = (await t.store.accountService.createToken("acme", ACTOR)).token;
@@ -404,6 +430,7 @@ describe("the dashboard", () => {
     const creation = audit.locator("tr", { has: page.locator('td[data-action="key.create"]') });
     expect(await text(creation)).toContain("account acme");
     await shot("operator-view");
+    await expectAccessibleInBothSchemes("operator view");
 
     // The operator opens any account's view.
     await acme.getByRole("link", { name: "acme" }).click();

@@ -198,7 +198,10 @@ export function Field({
   );
 }
 
-/** A modal confirmation (the native <dialog>: focus trapped, Escape cancels). */
+/**
+ * A modal confirmation (the native <dialog>: focus trapped, Escape cancels). Closing gives the focus back to
+ * the control that opened it.
+ */
 export function ConfirmDialog({
   title,
   children,
@@ -225,8 +228,16 @@ export function ConfirmDialog({
   const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
+    // The dialog is closed by being taken out of the page, and Chromium then leaves the focus on the body: a
+    // keyboard user would start again from the top. Remembered before showModal moves the focus inside.
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
+    return () => {
+      dialog?.close();
+      // A confirmed action can take its button away (a revoked key has no Revoke): the view's heading then.
+      const next = opener?.isConnected ? opener : document.querySelector<HTMLElement>("main h1");
+      next?.focus();
+    };
   }, []);
   return (
     <dialog
