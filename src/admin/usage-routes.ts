@@ -114,9 +114,10 @@ export const USAGE_ROUTES: readonly Route[] = [
       });
       return {
         ...overview,
-        accounts: overview.accounts.map(({ account, month }) => ({
+        accounts: overview.accounts.map(({ account, month, undeliveredSince }) => ({
           ...adminAccountView(account),
           month: { requests: month.requests, cost: rublesForJson(month.cost) },
+          undelivered_since: undeliveredSince === null ? null : new Date(undeliveredSince).toISOString(),
         })),
       };
     },

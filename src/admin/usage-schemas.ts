@@ -125,6 +125,11 @@ export const Overview = z
     accounts: z.array(
       Account.extend({
         month: z.object({ requests: z.number(), cost: z.number().meta({ description: "Rubles" }) }),
+        undelivered_since: z.string().nullable().meta({
+          format: "date-time",
+          description:
+            "When its oldest alert event not yet delivered to every endpoint happened; null: none waiting",
+        }),
       }),
     ),
   })

@@ -1,5 +1,6 @@
 // The operator's view of every account: totals (accounts, balances, spend this month), and a page of the
-// accounts that match a search, each with its spend this month. Spend comes from the accounts' month hashes
+// accounts that match a search, each with its spend this month and how long its oldest alert event has been
+// waiting for delivery. Spend comes from the accounts' month hashes
 // (one read per account, written by the settle script), so the page costs a read per account, not per key
 // and day. Months and "this month" are those of the billing time zone.
 
@@ -25,6 +26,8 @@ export interface OverviewQuery {
 export interface AccountSpend {
   account: AccountRecord;
   month: MonthCounters;
+  /** When the account's oldest alert event not yet delivered to every endpoint happened (ms), or null. */
+  undeliveredSince: number | null;
 }
 
 export interface Overview {
@@ -88,7 +91,13 @@ export class OperatorOverviewService {
       matching: matching.length,
       offset: query.offset,
       limit: query.limit,
-      accounts: matching.slice(query.offset, query.offset + query.limit),
+      accounts: await Promise.all(
+        matching.slice(query.offset, query.offset + query.limit).map(async (row) => ({
+          ...row,
+          // Only the page's accounts: the alert deliveries are read per account.
+          undeliveredSince: await this.ctx.events.oldestUndeliveredAt(row.account.id),
+        })),
+      ),
     };
   }
 }

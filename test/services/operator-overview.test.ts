@@ -57,6 +57,17 @@ describe("OperatorOverviewService", () => {
     expect(byBalance.accounts.map((r) => r.account.id)).toEqual(["acme", "initech", "globex"]);
   });
 
+  it("tells how long each listed account's oldest alert event has waited for delivery", async () => {
+    // Creating a key emits key.created; no delivery worker runs here, so it waits.
+    await store.keyService.create({ accountId: "initech", name: "k" }, ACTOR);
+    const overview = await service.overview({ offset: 0, limit: 50 });
+    expect(overview.accounts.map((row) => [row.account.id, row.undeliveredSince])).toEqual([
+      ["acme", null],
+      ["globex", null],
+      ["initech", store.clock.now()],
+    ]);
+  });
+
   it("refuses paging out of range, naming it", async () => {
     await expect(service.overview({ offset: -1, limit: 5 })).rejects.toThrow(
       "offset must be a whole number from 0 on; got -1",

@@ -175,7 +175,7 @@ export function AccountUsageSection({ accountId }: { accountId: string }) {
                   </thead>
                   <tbody>
                     {usage.keys.map((k) => (
-                      <tr key={k.key_id} data-key-id={k.key_id}>
+                      <tr key={k.key_id} data-usage-key={k.key_id}>
                         <th scope="row">
                           <a href={href({ name: "key", accountId, keyId: k.key_id })}>{k.name}</a>{" "}
                           <code class="muted small">{k.key_id}</code>

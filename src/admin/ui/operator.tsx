@@ -1,5 +1,5 @@
-// The operator's view (admin token): every account with its balance, a top-up form, a form for a new
-// account, and the audit log of all accounts.
+// The operator's view (admin token): the totals and a searchable page of accounts (operator-accounts.tsx), a
+// top-up form, a form for a new account, the operator's webhooks and the audit log of all accounts.
 
 import { useState } from "preact/hooks";
 import { type Account, api } from "./api.js";
@@ -17,8 +17,8 @@ import {
 } from "./components.js";
 import { useUi } from "./context.js";
 import type { MessageKey, Values } from "./i18n.js";
+import { OperatorAccounts } from "./operator-accounts.js";
 import { OperatorWebhooks } from "./operator-webhooks.js";
-import { href } from "./route.js";
 import { useAction } from "./use-action.js";
 import { checkAccountId, checkAmount, checkName } from "./validate.js";
 
@@ -45,7 +45,7 @@ export function OperatorView() {
         <>
           <section aria-labelledby="accounts-heading">
             <h2 id="accounts-heading">{t("op.accounts")}</h2>
-            <AccountsTable accounts={data.accounts} />
+            <OperatorAccounts round={loaded.round} />
           </section>
           <div class="two-columns">
             <TopUpForm accounts={data.accounts} onDone={loaded.reload} />
@@ -59,49 +59,6 @@ export function OperatorView() {
         </>
       )}
     </>
-  );
-}
-
-function AccountsTable({ accounts }: { accounts: Account[] }) {
-  const { t, rub, instant } = useUi();
-  if (accounts.length === 0) return <p class="muted">{t("op.noAccounts")}</p>;
-  return (
-    <div class="table-wrap">
-      <table class="accounts">
-        <thead>
-          <tr>
-            <th scope="col">{t("op.col.id")}</th>
-            <th scope="col">{t("op.col.name")}</th>
-            <th scope="col" class="num">
-              {t("op.col.balance")}
-            </th>
-            <th scope="col">{t("op.col.token")}</th>
-            <th scope="col">{t("op.col.created")}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {accounts.map((account) => (
-            <tr key={account.id} data-account-id={account.id}>
-              <th scope="row">
-                <a href={href({ name: "account", accountId: account.id })}>{account.id}</a>
-              </th>
-              <td>{account.name}</td>
-              <td class={account.balance < 0 ? "num nowrap negative" : "num nowrap"} data-testid="balance">
-                {rub(account.balance)}
-              </td>
-              <td>
-                {account.token ? (
-                  <code>…{account.token.hint}</code>
-                ) : (
-                  <span class="muted">{t("common.none")}</span>
-                )}
-              </td>
-              <td class="nowrap">{instant(account.created_at)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }
 

@@ -24,7 +24,15 @@ describe("messages", () => {
       (key) => MESSAGES.ru[key] === MESSAGES.en[key],
     );
     // Only names and technical labels may read the same in both.
-    expect(same.sort()).toEqual(["app.name", "keys.col.id", "usage.col.p50", "usage.col.p95"]);
+    expect(same.sort()).toEqual([
+      "app.name",
+      "keys.col.id",
+      "req.status.2xx",
+      "req.status.4xx",
+      "req.status.5xx",
+      "usage.col.p50",
+      "usage.col.p95",
+    ]);
   });
 
   it("have a label for every audit action the API reports", async () => {
