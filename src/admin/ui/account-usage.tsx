@@ -6,6 +6,7 @@ import { useMemo, useState } from "preact/hooks";
 import { ApiError, api } from "./api.js";
 import { ErrorNote, LoadProblem, Status, useLoad } from "./components.js";
 import { useUi } from "./context.js";
+import { InlineField } from "./inline-field.js";
 import { href } from "./route.js";
 import { type GroupBy, stacksOf } from "./stacked-usage.js";
 import type { AccountUsage } from "./types.js";
@@ -72,22 +73,26 @@ export function AccountUsageSection({ accountId }: { accountId: string }) {
           setRange(draft);
         }}
       >
-        <label>
-          {t("usage.from")}
-          <input
-            type="date"
-            value={draft.from || usage?.from || ""}
-            onInput={(event) => setDraft({ ...draft, from: event.currentTarget.value })}
-          />
-        </label>
-        <label>
-          {t("usage.to")}
-          <input
-            type="date"
-            value={draft.to || usage?.to || ""}
-            onInput={(event) => setDraft({ ...draft, to: event.currentTarget.value })}
-          />
-        </label>
+        <InlineField label={t("usage.from")}>
+          {(id) => (
+            <input
+              id={id}
+              type="date"
+              value={draft.from || usage?.from || ""}
+              onInput={(event) => setDraft({ ...draft, from: event.currentTarget.value })}
+            />
+          )}
+        </InlineField>
+        <InlineField label={t("usage.to")}>
+          {(id) => (
+            <input
+              id={id}
+              type="date"
+              value={draft.to || usage?.to || ""}
+              onInput={(event) => setDraft({ ...draft, to: event.currentTarget.value })}
+            />
+          )}
+        </InlineField>
         <button type="submit" class="secondary">
           {t("usage.show")}
         </button>

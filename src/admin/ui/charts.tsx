@@ -6,11 +6,13 @@ import { useCallback, useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import type { DailyUsage } from "./api.js";
 import { type Ui, useUi } from "./context.js";
+import { dayRange, daySplits } from "./day-axis.js";
 import { daySeconds, formatAxisDay } from "./format.js";
 
-const DAY = 86_400;
-/** Days on the x axis, with half a day of room on each side so that the first and last bar or point show whole. */
-export const X_SCALE: uPlot.Scale = { time: true, range: (_u, min, max) => [min - DAY / 2, max + DAY / 2] };
+/** Days on the x axis from `first` to `last` (seconds), with half a day of room on each side (day-axis.ts). */
+export function xScale(first: number, last: number): uPlot.Scale {
+  return { time: true, auto: false, range: () => dayRange(first, last) };
+}
 
 export function cssColor(name: string, fallback: string): string {
   const value = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -21,18 +23,20 @@ export function baseOptions(width: number): Pick<uPlot.Options, "width" | "heigh
   return {
     width,
     height: 220,
-    scales: { x: X_SCALE },
+    scales: {},
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
   };
 }
 
-export function xAxis(ui: Ui, stroke: string, grid: string): uPlot.Axis {
+const LABEL_SPACE = 56;
+
+export function xAxis(ui: Ui, stroke: string, grid: string, first: number, last: number): uPlot.Axis {
   return {
     stroke,
     grid: { stroke: grid, width: 1 },
     ticks: { stroke: grid, width: 1 },
-    incrs: [DAY, 2 * DAY, 7 * DAY, 14 * DAY, 28 * DAY],
-    space: 56,
+    space: LABEL_SPACE,
+    splits: (u) => daySplits(first, last, u.bbox.width / (window.devicePixelRatio || 1), LABEL_SPACE),
     values: (_u, splits) => splits.map((s) => formatAxisDay(ui.lang, s)),
   };
 }
@@ -42,6 +46,11 @@ export function xSeries(ui: Ui): uPlot.Series {
     label: ui.t("usage.col.date"),
     value: (_u, v) => (v === null ? "—" : formatAxisDay(ui.lang, v)),
   };
+}
+
+/** The first and last day of a range (seconds at UTC midnight). */
+export function ends(days: readonly { date: string }[]): [number, number] {
+  return [daySeconds(days[0]?.date ?? "1970-01-01"), daySeconds(days.at(-1)?.date ?? "1970-01-01")];
 }
 
 type Build = (
@@ -59,7 +68,11 @@ const spend: Build = (ui, days, width) => {
   return {
     options: {
       ...baseOptions(width),
-      scales: { x: X_SCALE, rub: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] }, req: {} },
+      scales: {
+        x: xScale(...ends(days)),
+        rub: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+        req: {},
+      },
       series: [
         xSeries(ui),
         {
@@ -81,7 +94,7 @@ const spend: Build = (ui, days, width) => {
         },
       ],
       axes: [
-        xAxis(ui, fg, grid),
+        xAxis(ui, fg, grid, ...ends(days)),
         {
           scale: "rub",
           stroke: fg,
@@ -121,10 +134,10 @@ const latency: Build = (ui, days, width) => {
   return {
     options: {
       ...baseOptions(width),
-      scales: { x: X_SCALE, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+      scales: { x: xScale(...ends(days)), y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
       series: [xSeries(ui), series(ui.t("chart.p50"), p50), series(ui.t("chart.p95"), p95, [6, 4])],
       axes: [
-        xAxis(ui, fg, grid),
+        xAxis(ui, fg, grid, ...ends(days)),
         {
           stroke: fg,
           grid: { stroke: grid, width: 1 },

@@ -6,6 +6,7 @@ import { useId, useState } from "preact/hooks";
 import { api, type RequestLogEntry, type RequestQuery } from "./api.js";
 import { LoadProblem, useLoad } from "./components.js";
 import { useUi } from "./context.js";
+import { InlineField } from "./inline-field.js";
 import { Time } from "./time.js";
 
 const PAGE = 25;
@@ -47,57 +48,70 @@ export function KeyRequestsSection({
           setQuery(draft);
         }}
       >
-        <label>
-          {t("req.filter.status")}
-          <select value={draft.status ?? ""} onChange={(event) => set("status", event.currentTarget.value)}>
-            {STATUSES.map((status) => (
-              <option key={status} value={status}>
-                {t(`req.status.${status === "" ? "all" : status}`)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          {t("req.filter.model")}
-          <select
-            value={draft.model ?? "*"}
-            onChange={(event) => {
-              const value = event.currentTarget.value;
-              setDraft({ ...draft, model: value === "*" ? undefined : value });
-            }}
-          >
-            <option value="*">{t("req.model.all")}</option>
-            {(page?.models ?? []).map((model) => (
-              <option key={model ?? ""} value={model ?? ""}>
-                {model ?? t("usage.noModel")}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          {t("usage.from")}
-          <input
-            type="date"
-            value={draft.from ?? ""}
-            onInput={(event) => set("from", event.currentTarget.value)}
-          />
-        </label>
-        <label>
-          {t("usage.to")}
-          <input
-            type="date"
-            value={draft.to ?? ""}
-            onInput={(event) => set("to", event.currentTarget.value)}
-          />
-        </label>
-        <label>
-          {t("req.filter.id")}
-          <input
-            type="search"
-            value={draft.request_id ?? ""}
-            onInput={(event) => set("request_id", event.currentTarget.value)}
-          />
-        </label>
+        <InlineField label={t("req.filter.status")}>
+          {(id) => (
+            <select
+              id={id}
+              value={draft.status ?? ""}
+              onChange={(event) => set("status", event.currentTarget.value)}
+            >
+              {STATUSES.map((status) => (
+                <option key={status} value={status}>
+                  {t(`req.status.${status === "" ? "all" : status}`)}
+                </option>
+              ))}
+            </select>
+          )}
+        </InlineField>
+        <InlineField label={t("req.filter.model")}>
+          {(id) => (
+            <select
+              id={id}
+              value={draft.model ?? "*"}
+              onChange={(event) => {
+                const value = event.currentTarget.value;
+                setDraft({ ...draft, model: value === "*" ? undefined : value });
+              }}
+            >
+              <option value="*">{t("req.model.all")}</option>
+              {(page?.models ?? []).map((model) => (
+                <option key={model ?? ""} value={model ?? ""}>
+                  {model ?? t("usage.noModel")}
+                </option>
+              ))}
+            </select>
+          )}
+        </InlineField>
+        <InlineField label={t("usage.from")}>
+          {(id) => (
+            <input
+              id={id}
+              type="date"
+              value={draft.from ?? ""}
+              onInput={(event) => set("from", event.currentTarget.value)}
+            />
+          )}
+        </InlineField>
+        <InlineField label={t("usage.to")}>
+          {(id) => (
+            <input
+              id={id}
+              type="date"
+              value={draft.to ?? ""}
+              onInput={(event) => set("to", event.currentTarget.value)}
+            />
+          )}
+        </InlineField>
+        <InlineField label={t("req.filter.id")}>
+          {(id) => (
+            <input
+              id={id}
+              type="search"
+              value={draft.request_id ?? ""}
+              onInput={(event) => set("request_id", event.currentTarget.value)}
+            />
+          )}
+        </InlineField>
         <button type="submit" class="secondary">
           {t("req.apply")}
         </button>
@@ -128,23 +142,23 @@ export function KeyRequestsSection({
               <button
                 type="button"
                 class="secondary small"
-                disabled={offset === 0}
-                onClick={() => setOffset(Math.max(0, offset - PAGE))}
+                disabled={page.offset === 0}
+                onClick={() => setOffset(Math.max(0, page.offset - PAGE))}
               >
                 {t("req.newer")}
               </button>
               <span aria-live="polite" data-testid="requests-range">
                 {t("req.range", {
-                  first: num(offset + 1),
-                  last: num(Math.min(offset + PAGE, page.total)),
+                  first: num(page.offset + 1),
+                  last: num(page.offset + page.requests.length),
                   total: num(page.total),
                 })}
               </span>
               <button
                 type="button"
                 class="secondary small"
-                disabled={offset + PAGE >= page.total}
-                onClick={() => setOffset(offset + PAGE)}
+                disabled={page.offset + PAGE >= page.total}
+                onClick={() => setOffset(page.offset + PAGE)}
               >
                 {t("req.older")}
               </button>

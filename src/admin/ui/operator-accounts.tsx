@@ -6,6 +6,7 @@ import { useState } from "preact/hooks";
 import { api } from "./api.js";
 import { LoadProblem, useLoad } from "./components.js";
 import { useUi } from "./context.js";
+import { InlineField } from "./inline-field.js";
 import { href } from "./route.js";
 import { Time } from "./time.js";
 
@@ -48,31 +49,38 @@ export function OperatorAccounts({ round }: { round: number }) {
       )}
       <form
         class="range-form"
-        aria-label={t("op.search")}
         onSubmit={(event) => {
           event.preventDefault();
           setQuery({ ...query, q: search.trim(), offset: 0 });
         }}
       >
-        <label>
-          {t("op.search")}
-          <input type="search" value={search} onInput={(event) => setSearch(event.currentTarget.value)} />
-        </label>
-        <label>
-          {t("op.sort")}
-          <select
-            value={query.sort}
-            onChange={(event) =>
-              setQuery({ ...query, sort: event.currentTarget.value as (typeof SORTS)[number], offset: 0 })
-            }
-          >
-            {SORTS.map((sort) => (
-              <option key={sort} value={sort}>
-                {t(`op.sort.${sort}`)}
-              </option>
-            ))}
-          </select>
-        </label>
+        <InlineField label={t("op.search")}>
+          {(id) => (
+            <input
+              id={id}
+              type="search"
+              value={search}
+              onInput={(event) => setSearch(event.currentTarget.value)}
+            />
+          )}
+        </InlineField>
+        <InlineField label={t("op.sort")}>
+          {(id) => (
+            <select
+              id={id}
+              value={query.sort}
+              onChange={(event) =>
+                setQuery({ ...query, sort: event.currentTarget.value as (typeof SORTS)[number], offset: 0 })
+              }
+            >
+              {SORTS.map((sort) => (
+                <option key={sort} value={sort}>
+                  {t(`op.sort.${sort}`)}
+                </option>
+              ))}
+            </select>
+          )}
+        </InlineField>
         <button type="submit" class="secondary">
           {t("op.find")}
         </button>
@@ -147,22 +155,22 @@ export function OperatorAccounts({ round }: { round: number }) {
               <button
                 type="button"
                 class="secondary small"
-                disabled={query.offset === 0}
+                disabled={overview.offset === 0}
                 onClick={() => setQuery({ ...query, offset: Math.max(0, query.offset - PAGE) })}
               >
                 {t("op.prev")}
               </button>
               <span aria-live="polite" data-testid="accounts-range">
                 {t("req.range", {
-                  first: num(query.offset + 1),
-                  last: num(Math.min(query.offset + PAGE, overview.matching)),
+                  first: num(overview.offset + 1),
+                  last: num(Math.min(overview.offset + overview.accounts.length, overview.matching)),
                   total: num(overview.matching),
                 })}
               </span>
               <button
                 type="button"
                 class="secondary small"
-                disabled={query.offset + PAGE >= overview.matching}
+                disabled={overview.offset + PAGE >= overview.matching}
                 onClick={() => setQuery({ ...query, offset: query.offset + PAGE })}
               >
                 {t("op.next")}

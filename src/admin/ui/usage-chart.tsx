@@ -5,7 +5,7 @@
 import { useCallback } from "preact/hooks";
 import type uPlot from "uplot";
 import uPlotLib from "uplot";
-import { baseOptions, cssColor, Plot, X_SCALE, xAxis, xSeries } from "./charts.js";
+import { baseOptions, cssColor, ends, Plot, xAxis, xScale, xSeries } from "./charts.js";
 import { type Ui, useUi } from "./context.js";
 import { daySeconds } from "./format.js";
 import { cumulative, type Stack } from "./stacked-usage.js";
@@ -49,7 +49,11 @@ function build(ui: Ui, usage: AccountUsage, stacks: Stack[], width: number) {
   const options: uPlot.Options = {
     ...baseOptions(width),
     height: 240,
-    scales: { x: X_SCALE, rub: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] }, req: {} },
+    scales: {
+      x: xScale(...ends(usage.days)),
+      rub: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+      req: {},
+    },
     series: [
       xSeries(ui),
       ...order.map(
@@ -74,7 +78,7 @@ function build(ui: Ui, usage: AccountUsage, stacks: Stack[], width: number) {
       },
     ],
     axes: [
-      xAxis(ui, fg, grid),
+      xAxis(ui, fg, grid, ...ends(usage.days)),
       {
         scale: "rub",
         stroke: fg,
