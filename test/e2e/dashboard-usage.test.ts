@@ -291,10 +291,42 @@ describe("a key's page", () => {
     await page.getByRole("button", { name: en["key.disable"], exact: true }).waitFor();
     expect(await chat(fresh, "demo-small")).toBe(200);
   });
+  it("sets a key's limits on its page: over them the public port answers 429, and they can be removed", async () => {
+    const dev = keys.dev as { id: string; key: string };
+    await page.goto(`${t.gateway.adminUrl}/#/accounts/acme/keys/${dev.id}`);
+    await page.getByRole("heading", { level: 1, name: en["key.title"].replace("{name}", "dev") }).waitFor();
+    const rpm = page.getByLabel(en["field.rpm"], { exact: true });
+    await rpm.fill("1.5");
+    await page.getByRole("button", { name: en["common.save"] }).click();
+    await page.getByText(en["v.limit.rpm"]).waitFor();
+    await rpm.fill("2");
+    await page.getByRole("button", { name: en["common.save"] }).click();
+    await page.getByText(en["key.saved"]).waitFor();
+    expect((await t.store.keyService.show(dev.id)).limits.rpm).toBe(2);
+
+    // The gateway's clock stands still, so the minute's two requests are the last ones it admits.
+    expect(await chat(dev.key, "demo-small")).toBe(200);
+    expect(await chat(dev.key, "demo-small")).toBe(200);
+    const limited = await t.fetch("/v1/chat/completions", {
+      key: dev.key,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "demo-small", messages: [] }),
+    });
+    expect(limited.status).toBe(429);
+    expect((await json(limited)).error.code).toBe("rate_limit_exceeded");
+
+    await rpm.fill("");
+    await page.getByRole("button", { name: en["common.save"] }).click();
+    await page.getByText(en["key.saved"]).waitFor();
+    expect((await t.store.keyService.show(dev.id)).limits.rpm).toBeNull();
+    expect(await chat(dev.key, "demo-small")).toBe(200);
+  });
 });
 
 describe("the operator's view", () => {
   it("totals every account, finds one by name and pages through all of them", async () => {
+    await t.gateway.settled();
     await page.evaluate("sessionStorage.clear()");
     await signIn(ADMIN, en["op.title"]);
     const overview = await admin("/admin/v1/overview?limit=200", ADMIN);
@@ -324,7 +356,7 @@ describe("the operator's view", () => {
     expect(plainSpaces(await row.getByTestId("month-spend").innerText())).toContain(
       rub(acme.totals.month.cost),
     );
-    await page.screenshot({ path: join(SHOTS, "operator-accounts.png"), fullPage: true });
+    await page.screenshot({ path: join(SHOTS, "operator-accounts.png") });
     await expectAccessible(page, "operator's accounts, searched");
   });
 

@@ -142,134 +142,140 @@ export function AccountUsageSection({ accountId }: { accountId: string }) {
           {usage.totals.range.requests === 0 ? (
             <Status>{t("usage.none")}</Status>
           ) : (
-            <figure>
-              <figcaption>
-                <strong>{t(by === "key" ? "usage.chartByKey" : "usage.chartByModel")}</strong>{" "}
-                <span class="muted">{shown}</span>
-              </figcaption>
-              <UsageChart
-                usage={usage}
-                stacks={stacks}
-                label={`${t(by === "key" ? "usage.chartByKey" : "usage.chartByModel")}. ${shown}`}
-              />
-              <ul class="legend-list">
-                {stacks.map((stack, i) => (
-                  <li key={stack.id}>
-                    <span class={`swatch s${i % 6}`} aria-hidden="true" />
-                    {stackLabel(ui, stack)}
-                  </li>
-                ))}
-              </ul>
-            </figure>
+            <>
+              <figure>
+                <figcaption>
+                  <strong>{t(by === "key" ? "usage.chartByKey" : "usage.chartByModel")}</strong>{" "}
+                  <span class="muted">{shown}</span>
+                </figcaption>
+                <UsageChart
+                  usage={usage}
+                  stacks={stacks}
+                  label={`${t(by === "key" ? "usage.chartByKey" : "usage.chartByModel")}. ${shown}`}
+                />
+                <ul class="legend-list">
+                  {stacks.map((stack, i) => (
+                    <li key={stack.id}>
+                      <span class={`swatch s${i % 6}`} aria-hidden="true" />
+                      {stackLabel(ui, stack)}
+                    </li>
+                  ))}
+                </ul>
+              </figure>
+              <div class="two-columns">
+                <section aria-labelledby="top-keys-heading">
+                  <h3 id="top-keys-heading">{t("usage.topKeys")}</h3>
+                  <div class="table-wrap">
+                    <table data-testid="top-keys">
+                      <thead>
+                        <tr>
+                          <th scope="col">{t("usage.col.key")}</th>
+                          <th scope="col" class="num">
+                            {t("usage.col.requests")}
+                          </th>
+                          <th scope="col" class="num">
+                            {t("usage.col.cost")}
+                          </th>
+                        </tr>
+                      </thead>
+                      <tbody>
+                        {usage.keys.map((k) => (
+                          <tr key={k.key_id} data-usage-key={k.key_id}>
+                            <th scope="row">
+                              <a href={href({ name: "key", accountId, keyId: k.key_id })}>{k.name}</a>{" "}
+                              <code class="muted small">{k.key_id}</code>
+                            </th>
+                            <td class="num">{num(k.requests)}</td>
+                            <td class="num nowrap">{rub(k.cost)}</td>
+                          </tr>
+                        ))}
+                      </tbody>
+                    </table>
+                  </div>
+                </section>
+                <section aria-labelledby="top-models-heading">
+                  <h3 id="top-models-heading">{t("usage.topModels")}</h3>
+                  <div class="table-wrap">
+                    <table data-testid="top-models">
+                      <thead>
+                        <tr>
+                          <th scope="col">{t("usage.col.model")}</th>
+                          <th scope="col" class="num">
+                            {t("usage.col.requests")}
+                          </th>
+                          <th scope="col" class="num">
+                            {t("usage.col.tokens")}
+                          </th>
+                          <th scope="col" class="num">
+                            {t("usage.col.cost")}
+                          </th>
+                        </tr>
+                      </thead>
+                      <tbody>
+                        {usage.models.map((m) => (
+                          <tr key={`${m.other}:${m.model ?? ""}`}>
+                            <th scope="row">
+                              {m.other
+                                ? t("usage.otherModels")
+                                : m.model === null
+                                  ? t("usage.noModel")
+                                  : m.model}
+                            </th>
+                            <td class="num">{num(m.requests)}</td>
+                            <td class="num nowrap">
+                              {num(m.prompt_tokens)} / {num(m.completion_tokens)}
+                            </td>
+                            <td class="num nowrap">{rub(m.cost)}</td>
+                          </tr>
+                        ))}
+                      </tbody>
+                    </table>
+                  </div>
+                </section>
+              </div>
+              <details class="numbers">
+                <summary>{t("chart.numbers")}</summary>
+                <div class="table-wrap">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th scope="col">{t("usage.col.date")}</th>
+                        <th scope="col" class="num">
+                          {t("usage.col.requests")}
+                        </th>
+                        <th scope="col" class="num">
+                          {t("usage.col.tokens")}
+                        </th>
+                        <th scope="col" class="num">
+                          {t("usage.col.cost")}
+                        </th>
+                        <th scope="col" class="num">
+                          {t("usage.col.errors")}
+                        </th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {usage.days
+                        .filter((d) => d.requests > 0)
+                        .map((d) => (
+                          <tr key={d.date}>
+                            <th scope="row" class="nowrap">
+                              {day(d.date)}
+                            </th>
+                            <td class="num">{num(d.requests)}</td>
+                            <td class="num nowrap">
+                              {num(d.prompt_tokens)} / {num(d.completion_tokens)}
+                            </td>
+                            <td class="num nowrap">{rub(d.cost)}</td>
+                            <td class="num">{num(d.errors)}</td>
+                          </tr>
+                        ))}
+                    </tbody>
+                  </table>
+                </div>
+              </details>
+            </>
           )}
-          <div class="two-columns">
-            <section aria-labelledby="top-keys-heading">
-              <h3 id="top-keys-heading">{t("usage.topKeys")}</h3>
-              <div class="table-wrap">
-                <table data-testid="top-keys">
-                  <thead>
-                    <tr>
-                      <th scope="col">{t("usage.col.key")}</th>
-                      <th scope="col" class="num">
-                        {t("usage.col.requests")}
-                      </th>
-                      <th scope="col" class="num">
-                        {t("usage.col.cost")}
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {usage.keys.map((k) => (
-                      <tr key={k.key_id} data-usage-key={k.key_id}>
-                        <th scope="row">
-                          <a href={href({ name: "key", accountId, keyId: k.key_id })}>{k.name}</a>{" "}
-                          <code class="muted small">{k.key_id}</code>
-                        </th>
-                        <td class="num">{num(k.requests)}</td>
-                        <td class="num nowrap">{rub(k.cost)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            </section>
-            <section aria-labelledby="top-models-heading">
-              <h3 id="top-models-heading">{t("usage.topModels")}</h3>
-              <div class="table-wrap">
-                <table data-testid="top-models">
-                  <thead>
-                    <tr>
-                      <th scope="col">{t("usage.col.model")}</th>
-                      <th scope="col" class="num">
-                        {t("usage.col.requests")}
-                      </th>
-                      <th scope="col" class="num">
-                        {t("usage.col.tokens")}
-                      </th>
-                      <th scope="col" class="num">
-                        {t("usage.col.cost")}
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {usage.models.map((m) => (
-                      <tr key={`${m.other}:${m.model ?? ""}`}>
-                        <th scope="row">
-                          {m.other ? t("usage.otherModels") : m.model === null ? t("usage.noModel") : m.model}
-                        </th>
-                        <td class="num">{num(m.requests)}</td>
-                        <td class="num nowrap">
-                          {num(m.prompt_tokens)} / {num(m.completion_tokens)}
-                        </td>
-                        <td class="num nowrap">{rub(m.cost)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            </section>
-          </div>
-          <details class="numbers">
-            <summary>{t("chart.numbers")}</summary>
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{t("usage.col.date")}</th>
-                    <th scope="col" class="num">
-                      {t("usage.col.requests")}
-                    </th>
-                    <th scope="col" class="num">
-                      {t("usage.col.tokens")}
-                    </th>
-                    <th scope="col" class="num">
-                      {t("usage.col.cost")}
-                    </th>
-                    <th scope="col" class="num">
-                      {t("usage.col.errors")}
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {usage.days
-                    .filter((d) => d.requests > 0)
-                    .map((d) => (
-                      <tr key={d.date}>
-                        <th scope="row" class="nowrap">
-                          {day(d.date)}
-                        </th>
-                        <td class="num">{num(d.requests)}</td>
-                        <td class="num nowrap">
-                          {num(d.prompt_tokens)} / {num(d.completion_tokens)}
-                        </td>
-                        <td class="num nowrap">{rub(d.cost)}</td>
-                        <td class="num">{num(d.errors)}</td>
-                      </tr>
-                    ))}
-                </tbody>
-              </table>
-            </div>
-          </details>
         </>
       )}
     </section>

@@ -138,6 +138,16 @@ const en = {
   "v.models.name": "Each model name must be 1 to 200 printable characters.",
   "v.accountId": "1 to 64 lowercase letters, digits, '-' and '_', starting with a letter or a digit.",
   "v.nothing": "Nothing has changed.",
+  "v.limit.rpm": "Requests per minute: a whole number from 1 to 1000000, or empty for no limit.",
+  "v.limit.tpm": "Tokens per minute: a whole number from 1 to 1000000000, or empty for no limit.",
+  "v.limit.max_parallel": "Requests at once: a whole number from 1 to 100000, or empty for no limit.",
+  "field.limits": "Limits",
+  "field.limits.help":
+    "Enforced across every replica: over one, a request gets 429 with Retry-After. Empty: no limit.",
+  "field.rpm": "Requests per minute",
+  "field.tpm": "Tokens per minute",
+  "field.maxParallel": "Requests at once",
+  "field.limit.none": "no limit",
 
   "key.title": "Key “{name}”",
   "key.back": "Back to account {id}",
@@ -575,6 +585,16 @@ const ru: Record<MessageKey, string> = {
   "v.models.count": "Укажите не больше 100 моделей.",
   "v.models.name": "Название каждой модели — от 1 до 200 печатных символов.",
   "v.accountId": "От 1 до 64 строчных латинских букв, цифр, '-' и '_', первым символом — буква или цифра.",
+  "v.limit.rpm": "Запросов в минуту: целое число от 1 до 1000000 или пусто — без ограничения.",
+  "v.limit.tpm": "Токенов в минуту: целое число от 1 до 1000000000 или пусто — без ограничения.",
+  "v.limit.max_parallel": "Запросов одновременно: целое число от 1 до 100000 или пусто — без ограничения.",
+  "field.limits": "Ограничения",
+  "field.limits.help":
+    "Действуют на всех репликах сразу: сверх ограничения запрос получает 429 с Retry-After. Пусто — без ограничения.",
+  "field.rpm": "Запросов в минуту",
+  "field.tpm": "Токенов в минуту",
+  "field.maxParallel": "Запросов одновременно",
+  "field.limit.none": "без ограничения",
   "v.nothing": "Ничего не изменилось.",
 
   "key.title": "Ключ «{name}»",

@@ -1,4 +1,4 @@
-// The fields of a key — name, budget and period, lifetime, models, privacy — for the create and edit forms,
+// The fields of a key — name, budget and period, lifetime, models, limits, privacy — for the create and edit forms,
 // each with its label, help and the in-page check of the server's rule.
 
 import { useId } from "preact/hooks";
@@ -116,6 +116,34 @@ export function KeyFields<F extends Omit<KeyForm, "ttl"> & { ttl?: string }>({
           />
         )}
       </Field>
+      <fieldset class="limits">
+        <legend>{t("field.limits")}</legend>
+        <p class="help">{t("field.limits.help")}</p>
+        <div class="field-row">
+          {(
+            [
+              ["rpm", "field.rpm"],
+              ["tpm", "field.tpm"],
+              ["maxParallel", "field.maxParallel"],
+            ] as const
+          ).map(([field, label]) => (
+            <Field key={field} label={t(label)} problem={problem(field)}>
+              {(control) => (
+                <input
+                  {...control}
+                  type="text"
+                  inputMode="numeric"
+                  autoComplete="off"
+                  placeholder={t("field.limit.none")}
+                  value={form[field]}
+                  onInput={(event) => set(field, event.currentTarget.value as F[typeof field])}
+                  onBlur={leave(field)}
+                />
+              )}
+            </Field>
+          ))}
+        </div>
+      </fieldset>
       <LogBodiesField
         checked={form.logBodies}
         onChange={(value) => set("logBodies", value as F["logBodies"])}

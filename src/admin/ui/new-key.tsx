@@ -10,7 +10,17 @@ import { href } from "./route.js";
 import { useAction } from "./use-action.js";
 import { checkKeyForm, type KeyForm } from "./validate.js";
 
-const EMPTY: KeyForm = { name: "", budget: "", period: "month", ttl: "", models: "", logBodies: true };
+const EMPTY: KeyForm = {
+  name: "",
+  budget: "",
+  period: "month",
+  ttl: "",
+  models: "",
+  logBodies: true,
+  rpm: "",
+  tpm: "",
+  maxParallel: "",
+};
 
 export function NewKeyView({ accountId }: { accountId: string }) {
   const { t } = useUi();

@@ -5,7 +5,14 @@
 
 import { readRubles } from "../../billing/money.js";
 import { readLifetime } from "../../services/lifetime.js";
-import { isAccountId, isModelName, MAX_MODELS, nameProblem } from "../../services/validate.js";
+import {
+  isAccountId,
+  isModelName,
+  LIMIT_MAX,
+  type LimitName,
+  MAX_MODELS,
+  nameProblem,
+} from "../../services/validate.js";
 import type { MessageKey } from "./i18n.js";
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: MessageKey };
@@ -68,6 +75,19 @@ export function checkModels(input: string): Checked<string[] | null> {
   return names.every(isModelName) ? ok(names) : problem("v.models.name");
 }
 
+/**
+ * A limit field (rpm, tpm, max_parallel): empty means none (null); otherwise a whole number from 1 to the
+ * server's maximum for it.
+ */
+export function checkLimit(input: string, name: LimitName): Checked<number | null> {
+  const text = input.trim();
+  if (text === "") return ok(null);
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  return Number.isInteger(value) && value >= 1 && value <= LIMIT_MAX[name]
+    ? ok(value)
+    : problem(`v.limit.${name}`);
+}
+
 export function checkAccountId(input: string): Checked<string> {
   const id = input.trim();
   return isAccountId(id) ? ok(id) : problem("v.accountId");
@@ -82,6 +102,10 @@ export interface KeyForm {
   ttl: string;
   models: string;
   logBodies: boolean;
+  /** Limits as typed; empty for none. */
+  rpm: string;
+  tpm: string;
+  maxParallel: string;
 }
 
 export interface CreateKeyBody {
@@ -91,9 +115,38 @@ export interface CreateKeyBody {
   ttl?: string;
   models?: string[];
   log_bodies: boolean;
+  rpm?: number;
+  tpm?: number;
+  max_parallel?: number;
 }
 
-export type KeyFormProblems = Partial<Record<"name" | "budget" | "period" | "ttl" | "models", MessageKey>>;
+export type KeyFormProblems = Partial<
+  Record<"name" | "budget" | "period" | "ttl" | "models" | "rpm" | "tpm" | "maxParallel", MessageKey>
+>;
+
+const LIMIT_FIELDS = [
+  ["rpm", "rpm"],
+  ["tpm", "tpm"],
+  ["maxParallel", "max_parallel"],
+] as const;
+
+/** The limit fields checked, their problems added to `problems`; null when one is wrong. */
+function checkLimits(
+  form: Pick<KeyForm, "rpm" | "tpm" | "maxParallel">,
+  problems: KeyFormProblems,
+): Record<LimitName, number | null> | null {
+  const limits: Record<LimitName, number | null> = { rpm: null, tpm: null, max_parallel: null };
+  let ok = true;
+  for (const [field, name] of LIMIT_FIELDS) {
+    const checked = checkLimit(form[field], name);
+    if (checked.ok) limits[name] = checked.value;
+    else {
+      problems[field] = checked.problem;
+      ok = false;
+    }
+  }
+  return ok ? limits : null;
+}
 
 /** The create-key form as the request body to send, or the problem of each field that is wrong. */
 export function checkKeyForm(
@@ -108,8 +161,10 @@ export function checkKeyForm(
   if (!budget.ok) problems.budget = budget.problem;
   if (!ttl.ok) problems.ttl = ttl.problem;
   if (!models.ok) problems.models = models.problem;
-  if (!name.ok || !budget.ok || !ttl.ok || !models.ok) return { ok: false, problems };
+  const limits = checkLimits(form, problems);
+  if (!name.ok || !budget.ok || !ttl.ok || !models.ok || !limits) return { ok: false, problems };
   const body: CreateKeyBody = { name: name.value, log_bodies: form.logBodies };
+  for (const [name, value] of Object.entries(limits)) if (value !== null) body[name as LimitName] = value;
   if (budget.value !== null) {
     body.budget = budget.value;
     body.period = form.period;
@@ -125,6 +180,7 @@ export interface KeyState {
   period: Period;
   allowed_models: string[] | null;
   log_bodies: boolean;
+  limits: Record<LimitName, number | null>;
 }
 
 export interface UpdateKeyBody {
@@ -133,6 +189,9 @@ export interface UpdateKeyBody {
   period?: Period;
   models?: string[] | null;
   log_bodies?: boolean;
+  rpm?: number | null;
+  tpm?: number | null;
+  max_parallel?: number | null;
 }
 
 /** The fields of the edit form prefilled from a key. */
@@ -143,6 +202,9 @@ export function keyFormOf(key: KeyState): Omit<KeyForm, "ttl"> {
     period: key.period,
     models: key.allowed_models === null ? "" : key.allowed_models.join(", "),
     logBodies: key.log_bodies,
+    rpm: key.limits.rpm === null ? "" : String(key.limits.rpm),
+    tpm: key.limits.tpm === null ? "" : String(key.limits.tpm),
+    maxParallel: key.limits.max_parallel === null ? "" : String(key.limits.max_parallel),
   };
 }
 
@@ -158,8 +220,12 @@ export function checkKeyChanges(
   if (!name.ok) problems.name = name.problem;
   if (!budget.ok) problems.budget = budget.problem;
   if (!models.ok) problems.models = models.problem;
-  if (!name.ok || !budget.ok || !models.ok) return { ok: false, problems };
+  const limits = checkLimits(form, problems);
+  if (!name.ok || !budget.ok || !models.ok || !limits) return { ok: false, problems };
   const body: UpdateKeyBody = {};
+  for (const [name, value] of Object.entries(limits) as [LimitName, number | null][]) {
+    if (value !== key.limits[name]) body[name] = value;
+  }
   if (name.value !== key.name) body.name = name.value;
   const oldBudget = key.budget === null ? null : String(key.budget);
   if (budget.value === null ? oldBudget !== null : Number(budget.value) !== key.budget)

@@ -15,7 +15,7 @@ import {
   keyFormOf,
   parseLifetime,
 } from "../../../src/admin/ui/validate.js";
-import { validateModels } from "../../../src/services/validate.js";
+import { validateLimit, validateModels } from "../../../src/services/validate.js";
 
 describe("lifetimes", () => {
   it("show the message of each of the server's verdicts", () => {
@@ -92,7 +92,17 @@ describe("models", () => {
 });
 
 describe("the create-key form", () => {
-  const form = { name: "ci", budget: "", period: "month" as const, ttl: "", models: "", logBodies: true };
+  const form = {
+    name: "ci",
+    budget: "",
+    period: "month" as const,
+    ttl: "",
+    models: "",
+    logBodies: true,
+    rpm: "",
+    tpm: "",
+    maxParallel: "",
+  };
 
   it("sends only what was given; a period only with a budget", () => {
     expect(checkKeyForm(form)).toEqual({ ok: true, body: { name: "ci", log_bodies: true } });
@@ -123,15 +133,41 @@ describe("the create-key form", () => {
   });
 
   it("names every field that is wrong", () => {
-    expect(checkKeyForm({ ...form, name: "", budget: "-1", ttl: "14m", models: "x".repeat(201) })).toEqual({
+    expect(
+      checkKeyForm({
+        ...form,
+        name: "",
+        budget: "-1",
+        ttl: "14m",
+        models: "x".repeat(201),
+        rpm: "0",
+        tpm: "1.5",
+        maxParallel: "100001",
+      }),
+    ).toEqual({
       ok: false,
       problems: {
         name: "v.name.length",
         budget: "v.amount.format",
         ttl: "v.ttl.min",
         models: "v.models.name",
+        rpm: "v.limit.rpm",
+        tpm: "v.limit.tpm",
+        maxParallel: "v.limit.max_parallel",
       },
     });
+  });
+
+  it("sends the limits given, as numbers the server accepts", () => {
+    const checked = checkKeyForm({ ...form, rpm: " 60 ", tpm: "", maxParallel: "100000" });
+    expect(checked).toEqual({
+      ok: true,
+      body: { name: "ci", log_bodies: true, rpm: 60, max_parallel: 100000 },
+    });
+    if (checked.ok) {
+      expect(validateLimit(checked.body.rpm, "rpm")).toBe(60);
+      expect(validateLimit(checked.body.max_parallel, "max_parallel")).toBe(100000);
+    }
   });
 });
 
@@ -142,6 +178,7 @@ describe("the edit form", () => {
     period: "month",
     allowed_models: ["demo-small"],
     log_bodies: true,
+    limits: { rpm: 60, tpm: null, max_parallel: null },
   };
 
   it("starts from the key and sends only what changed", () => {
@@ -152,6 +189,9 @@ describe("the edit form", () => {
       period: "month",
       models: "demo-small",
       logBodies: true,
+      rpm: "60",
+      tpm: "",
+      maxParallel: "",
     });
     expect(checkKeyChanges(key, form)).toEqual({ ok: false, problems: {}, nothing: true });
     expect(checkKeyChanges(key, { ...form, budget: "12.50" })).toMatchObject({ nothing: true });
@@ -170,6 +210,19 @@ describe("the edit form", () => {
     expect(
       checkKeyChanges({ ...key, budget: null }, { ...keyFormOf({ ...key, budget: null }), budget: "5" }),
     ).toEqual({ ok: true, body: { budget: "5" } });
+  });
+
+  it("sets, changes and removes limits, sending only those that changed", () => {
+    const form = keyFormOf(key);
+    expect(checkKeyChanges(key, { ...form, rpm: "", tpm: "1000" })).toEqual({
+      ok: true,
+      body: { rpm: null, tpm: 1000 },
+    });
+    expect(checkKeyChanges(key, { ...form, rpm: "060" })).toMatchObject({ nothing: true });
+    expect(checkKeyChanges(key, { ...form, maxParallel: "-2" })).toEqual({
+      ok: false,
+      problems: { maxParallel: "v.limit.max_parallel" },
+    });
   });
 
   it("refuses a wrong value", () => {
