@@ -6,6 +6,7 @@ import { type AccountAlerts, api, type CreatedWebhook, type TestResult } from ".
 import { ErrorNote, Field, LoadProblem, RublesInput, Status, useLoad } from "./components.js";
 import { useUi } from "./context.js";
 import { EventsTable } from "./events-table.js";
+import { Time } from "./time.js";
 import { useAction } from "./use-action.js";
 import { checkAmount } from "./validate.js";
 
@@ -103,7 +104,7 @@ function LowBalanceForm({
 }
 
 function WebhookCard({ alerts, onChanged }: { alerts: AccountAlerts; onChanged(): void }) {
-  const { t, instant } = useUi();
+  const { t } = useUi();
   const [created, setCreated] = useState<CreatedWebhook | null>(null);
   const [editing, setEditing] = useState(false);
   const [removed, setRemoved] = useState(false);
@@ -133,7 +134,8 @@ function WebhookCard({ alerts, onChanged }: { alerts: AccountAlerts; onChanged()
             <code class="url">{webhook.url}</code>
           </p>
           <p class="muted">
-            {t("alerts.webhook.secretHint", { hint: webhook.secret_hint })} · {instant(webhook.created_at)} ·{" "}
+            {t("alerts.webhook.secretHint", { hint: webhook.secret_hint })} ·{" "}
+            <Time iso={webhook.created_at} /> ·{" "}
             {t("alerts.webhook.events", {
               events: webhook.events?.join(", ") ?? t("alerts.webhook.allEvents"),
             })}

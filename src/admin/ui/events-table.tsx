@@ -5,9 +5,10 @@ import type { AlertEvent } from "./api.js";
 import { useUi } from "./context.js";
 import type { MessageKey } from "./i18n.js";
 import { href } from "./route.js";
+import { Time, TimeMessage } from "./time.js";
 
 export function EventsTable({ events, accountId }: { events: AlertEvent[]; accountId: string }) {
-  const { t, instant } = useUi();
+  const { t } = useUi();
   if (events.length === 0) return <p class="muted">{t("events.none")}</p>;
   return (
     <div class="table-wrap">
@@ -24,7 +25,9 @@ export function EventsTable({ events, accountId }: { events: AlertEvent[]; accou
         <tbody>
           {events.map((event) => (
             <tr key={event.id} data-event-id={event.id} data-status={event.status}>
-              <td class="nowrap">{instant(event.created_at)}</td>
+              <td class="nowrap">
+                <Time iso={event.created_at} />
+              </td>
               <td>
                 <code>{event.type}</code>
                 <div class="muted small">{event.id}</div>
@@ -56,7 +59,14 @@ export function EventsTable({ events, accountId }: { events: AlertEvent[]; accou
                     {delivery.status_code !== null && <> · HTTP {delivery.status_code}</>} ·{" "}
                     {t("events.delivery.attempts", { count: String(delivery.attempts) })}
                     {delivery.next_attempt_at && (
-                      <> · {t("events.delivery.next", { at: instant(delivery.next_attempt_at) })}</>
+                      <>
+                        {" · "}
+                        <TimeMessage
+                          message="events.delivery.next"
+                          name="at"
+                          iso={delivery.next_attempt_at}
+                        />
+                      </>
                     )}
                     {delivery.error && <div class="muted">{delivery.error}</div>}
                   </div>
