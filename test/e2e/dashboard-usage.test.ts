@@ -322,6 +322,34 @@ describe("a key's page", () => {
     expect((await t.store.keyService.show(dev.id)).limits.rpm).toBeNull();
     expect(await chat(dev.key, "demo-small")).toBe(200);
   });
+  it("sets a budget and a threshold on a key's page, and the account's events show it crossed", async () => {
+    const batch = keys.batch as { id: string; key: string };
+    await page.goto(`${t.gateway.adminUrl}/#/accounts/acme/keys/${batch.id}`);
+    await page.getByRole("heading", { level: 1, name: en["key.title"].replace("{name}", "batch") }).waitFor();
+    // A request to demo-large reserves about 1 ₽ (its prompt's bytes as tokens), so the budget leaves room.
+    await page.getByLabel(en["field.budget"], { exact: true }).fill("3");
+    await page.getByLabel(en["field.period"], { exact: true }).selectOption("day");
+    await page.getByRole("button", { name: en["common.save"] }).click();
+    await page.getByText(en["key.saved"]).waitFor();
+    const section = page.getByRole("region", { name: en["keyAlerts.title"] });
+    await section.getByLabel(en["keyAlerts.field"]).fill("40");
+    await section.getByRole("button", { name: en["keyAlerts.save"] }).click();
+    await section.getByText("40 % of the budget").waitFor();
+
+    // Requests until the day's spend passes 40 % of the budget.
+    const spent = async () => (await t.store.keyService.show(batch.id)).spent;
+    for (let i = 0; i < 40 && (await spent()) < 1_200_000; i++) {
+      expect(await chat(batch.key, "demo-large")).toBe(200);
+      await t.gateway.settled();
+    }
+    expect(await spent()).toBeGreaterThanOrEqual(1_200_000);
+
+    await page.goto(`${t.gateway.adminUrl}/#/accounts/acme`);
+    const crossed = page.locator("tr[data-event-id]", { hasText: "budget.threshold" });
+    await crossed.waitFor();
+    expect(await crossed.count()).toBe(1);
+    expect(await crossed.innerText()).toContain(batch.id);
+  });
 });
 
 describe("the operator's view", () => {

@@ -14,7 +14,8 @@ export function KeyAlerts({ k, onSaved }: { k: Key; onSaved(key: Key): void }) {
   const [saved, setSaved] = useState(false);
   const { busy, error, run, clearError } = useAction();
   const thresholds = readThresholdList(text);
-  const active = k.state === "active";
+  // As for the key's other settings: a rotating or disabled key can still be changed, a revoked or expired one not.
+  const active = k.state === "active" || k.state === "rotating" || k.state === "disabled";
 
   const save = (alertAt: number[] | null) =>
     run(async () => {
