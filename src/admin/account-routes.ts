@@ -16,8 +16,12 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
     access: "account",
     status: 200,
     response: S.Me,
-    async handle({ principal }) {
-      return { role: principal.role, account_id: principal.role === "account" ? principal.accountId : null };
+    async handle({ principal, services }) {
+      return {
+        role: principal.role,
+        account_id: principal.role === "account" ? principal.accountId : null,
+        timezone: services.calendar.zone,
+      };
     },
   },
   {

@@ -251,7 +251,13 @@ export const AuditEntry = z
 export const AuditLog = z.object({ entries: z.array(AuditEntry) }).meta({ id: "AuditLog" });
 
 export const Me = z
-  .object({ role: z.enum(["admin", "account"]), account_id: z.string().nullable() })
+  .object({
+    role: z.enum(["admin", "account"]),
+    account_id: z.string().nullable(),
+    timezone: z
+      .string()
+      .meta({ description: "The billing time zone: where budget periods and usage days begin" }),
+  })
   .meta({ id: "Me" });
 
 export const ErrorBody = z

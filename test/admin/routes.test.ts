@@ -104,8 +104,8 @@ describe("the route table", () => {
 
 describe("whoAmI", () => {
   it("names the operator, or the account a token belongs to", async () => {
-    expect(await call("whoAmI", ADMIN)).toEqual({ role: "admin", account_id: null });
-    expect(await call("whoAmI", ACME)).toEqual({ role: "account", account_id: "acme" });
+    expect(await call("whoAmI", ADMIN)).toEqual({ role: "admin", account_id: null, timezone: "UTC" });
+    expect(await call("whoAmI", ACME)).toEqual({ role: "account", account_id: "acme", timezone: "UTC" });
   });
 });
 

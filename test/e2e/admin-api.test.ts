@@ -114,7 +114,7 @@ describe("the admin listener", () => {
 
 describe("accounts", () => {
   it("are listed, created, shown and topped up by the operator", async () => {
-    expect(await ok("/admin/v1/me", ADMIN)).toEqual({ role: "admin", account_id: null });
+    expect(await ok("/admin/v1/me", ADMIN)).toEqual({ role: "admin", account_id: null, timezone: "UTC" });
     const listed = await ok("/admin/v1/accounts", ADMIN);
     expect(listed.map((a: { id: string }) => a.id).sort()).toEqual(["acme", "other"]);
     expect(listed.find((a: { id: string }) => a.id === "acme")).toMatchObject({
@@ -139,7 +139,11 @@ describe("accounts", () => {
   });
 
   it("are seen by an account token only for its own account, and never created or topped up with it", async () => {
-    expect(await ok("/admin/v1/me", acmeToken)).toEqual({ role: "account", account_id: "acme" });
+    expect(await ok("/admin/v1/me", acmeToken)).toEqual({
+      role: "account",
+      account_id: "acme",
+      timezone: "UTC",
+    });
     expect((await ok("/admin/v1/accounts", acmeToken)).map((a: { id: string }) => a.id)).toEqual(["acme"]);
     await refused(
       "/admin/v1/accounts",

@@ -36,8 +36,8 @@ export function App() {
   const [lang, setLang] = useState<Lang>(() =>
     pickLang(storedLang(), navigator.languages ?? [navigator.language]),
   );
-  const ui = useMemo(() => makeUi(lang), [lang]);
   const [me, setMe] = useState<Me | null>(null);
+  const ui = useMemo(() => makeUi(lang, undefined, me?.timezone), [lang, me]);
   const [checking, setChecking] = useState(() => storedToken() !== null);
   const [notice, setNotice] = useState<MessageKey | null>(null);
   const [bootError, setBootError] = useState<unknown>(null);

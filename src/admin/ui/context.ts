@@ -31,8 +31,11 @@ export interface Ui {
   day(day: string): string;
 }
 
-/** The formatters bound to a language; instants in `timeZone`, by default the browser's own. */
-export function makeUi(lang: Lang, timeZone?: string): Ui {
+/**
+ * The formatters bound to a language; instants in `timeZone`, by default the browser's own; budget resets in
+ * `billingZone`, the gateway's billing time zone once it has named it.
+ */
+export function makeUi(lang: Lang, timeZone?: string, billingZone?: string): Ui {
   return {
     lang,
     t: (key, values) => translate(lang, key, values),
@@ -42,7 +45,7 @@ export function makeUi(lang: Lang, timeZone?: string): Ui {
     ms: (value) => formatMs(lang, value),
     instant: (iso) => formatInstant(lang, iso, timeZone),
     instantUtc: (iso) => formatInstantUtc(lang, iso),
-    billingInstant: (iso) => formatBillingInstant(lang, iso),
+    billingInstant: (iso) => formatBillingInstant(lang, iso, billingZone),
     day: (day) => formatDay(lang, day),
   };
 }

@@ -119,11 +119,20 @@ export function formatOffset(minutes: number): string {
 
 /**
  * A budget's reset in the billing time zone, with its offset: `Dec 1, 2026, 00:00 UTC+03:00` — the period
- * boundary as billing counts it, wherever the reader is.
+ * boundary as billing counts it, wherever the reader is. With the zone known (GET /admin/v1/me names it), the
+ * time is the zone's own and the zone is named: `Dec 1, 2026, 00:00 (Europe/Moscow)`; without it, the offset
+ * is worked out from the reset being a midnight.
  */
-export function formatBillingInstant(lang: Lang, iso: string): string {
+export function formatBillingInstant(lang: Lang, iso: string, zone?: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
+  if (zone !== undefined) {
+    try {
+      return `${dateFormat(lang, `instant:${zone}`, { ...INSTANT, timeZone: zone }).format(date)} (${zone})`;
+    } catch {
+      // A zone this browser does not know: the offset below is still right.
+    }
+  }
   const offset = billingOffsetMinutes(iso);
   const shifted = new Date(date.getTime() + offset * 60_000);
   const text = dateFormat(lang, "instant:UTC", { ...INSTANT, timeZone: "UTC" }).format(shifted);

@@ -62,8 +62,8 @@ async function failure(call: Promise<unknown>): Promise<ApiError> {
 describe("requests", () => {
   it("send the stored token as a bearer token, without cookies, caching or redirects", async () => {
     storeToken("sk-tunnel-account-abc");
-    answer = () => json(200, { role: "account", account_id: "acme" });
-    expect(await api.me()).toEqual({ role: "account", account_id: "acme" });
+    answer = () => json(200, { role: "account", account_id: "acme", timezone: "UTC" });
+    expect(await api.me()).toEqual({ role: "account", account_id: "acme", timezone: "UTC" });
     expect(sent).toEqual([
       {
         url: "/admin/v1/me",

@@ -111,6 +111,20 @@ describe("dates", () => {
     expect(formatBillingInstant("en", "soon")).toBe("soon");
   });
 
+  it("show a budget reset in the billing time zone the gateway names, the zone named too", () => {
+    expect(formatBillingInstant("en", "2026-11-30T21:00:00.000Z", "Europe/Moscow")).toBe(
+      "Dec 1, 2026, 00:00 (Europe/Moscow)",
+    );
+    // Past +12:00 the zone's own name keeps the right date, where the offset alone could not tell.
+    expect(formatBillingInstant("en", "2026-11-30T10:00:00.000Z", "Pacific/Kiritimati")).toBe(
+      "Dec 1, 2026, 00:00 (Pacific/Kiritimati)",
+    );
+    // A zone the browser does not know falls back to the offset.
+    expect(formatBillingInstant("en", "2026-11-30T21:00:00.000Z", "Mars/Olympus")).toBe(
+      "Dec 1, 2026, 00:00 UTC+03:00",
+    );
+  });
+
   it("show calendar days without shifting them to another time zone", () => {
     expect(formatDay("en", "2026-01-01")).toBe("Jan 1, 2026");
     expect(plainSpaces(formatDay("ru", "2026-12-31"))).toBe("31 дек. 2026 г.");
