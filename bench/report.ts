@@ -5,6 +5,7 @@
 
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg, release, totalmem, type } from "node:os";
+import type { InvalidationFigures } from "./invalidation.js";
 
 export const GENERATED_START =
   "<!-- bench:start: written by npm run bench (bench/report.ts), do not edit -->";
@@ -52,6 +53,8 @@ export interface BenchReport {
   /** The gateway's peak RSS before and after 256 MiB streamed through it (MiB). */
   rssBefore: number;
   rssAfter: number;
+  /** How soon the other replica stops admitting a revoked or disabled key on its lease. */
+  invalidation?: InvalidationFigures;
 }
 
 export function describeMachine(loadAtStart = loadavg()[0] ?? 0): Machine {
@@ -149,8 +152,20 @@ export function renderFigures(report: BenchReport): string {
     `Metrics on against off, end to end: p50 ${signedMs(gw.p50 - off.p50)}, throughput ${((gw.rps / off.rps) * 100).toFixed(0)} %. ` +
       `In-process, the metrics calls of one request cost ${report.metricsMicros.toFixed(1)} µs of CPU, ` +
       `${((report.metricsMicros / off.cpu) * 100).toFixed(1)} % of the gateway's CPU per request.`,
+    ...(report.invalidation ? ["", ...invalidationLines(report.invalidation)] : []),
   ];
   return lines.join("\n");
+}
+
+function invalidationLines(inv: InvalidationFigures): string[] {
+  const within = inv.windowMax <= 50 && inv.refusedMax <= 100;
+  return [
+    "| a revoked or disabled key on the other replica's lease | target | this run | |",
+    "| --- | --- | --- | --- |",
+    `| last request admitted, after the change's reply (median, worst of ${inv.trials}) | ≤ 50 ms, never > 100 ms | ${ms(inv.windowP50)}, ${ms(inv.windowMax)} | ${met(within)} |`,
+    `| first refusal, after the change's reply (median, worst) | | ${ms(inv.refusedP50)}, ${ms(inv.refusedMax)} | |`,
+    `| requests sent after the reply and still admitted (all trials, most in one) | | ${inv.admittedAfter}, ${inv.mostAdmittedAfter} | |`,
+  ];
 }
 
 /** The page with its generated part replaced; everything outside the markers is kept as it is. */

@@ -7,6 +7,8 @@
 //   - maximum throughput,
 //   - time to first byte of a streamed chat completion,
 //   - the gateway's peak memory while a 256 MiB response streams through it,
+//   - the invalidation bound: how soon after a revoke or a disable returns the other gateway (both share the
+//     Redis, as two replicas) stops admitting the key on its lease (invalidation.ts),
 //   - and, once the servers have stopped, the CPU time metrics add to a request, measured in-process.
 // Results are medians over the rounds. They are printed, and written into docs/benchmarks.md (between its
 // generated-section markers, with the machine, the date and the command) unless BENCH_WRITE=0.
@@ -28,6 +30,7 @@ import { buildServiceContext } from "../src/services/context.js";
 import { KeyService } from "../src/services/keys.js";
 import type { Actor } from "../src/store/audit-store.js";
 import { closeRedis, connectRedis, createRedis } from "../src/store/redis.js";
+import { measureInvalidation } from "./invalidation.js";
 import { firstByte, fixedRate, median, percentile, saturate, type Target } from "./load.js";
 import { metricsMicrosPerRequest } from "./metrics-cost.js";
 import {
@@ -52,6 +55,8 @@ const loadAtStart = loadavg()[0] ?? 0;
 if (WRITE_PAGE) replaceGenerated(readFileSync(PAGE, "utf8"), "");
 const RATE = 500;
 const TTFB_SAMPLES = 200;
+/** Keys revoked or disabled under load on the other replica's lease, for the invalidation bound. */
+const INVALIDATION_TRIALS = 20;
 const WORKERS = 64;
 const BODY = JSON.stringify({
   model: "demo-small",
@@ -245,6 +250,18 @@ await new Promise<void>((resolve, reject) => {
 });
 const after = peakRssMiB(gateway.pid as number);
 
+// Invalidation: the two gateways are two replicas of one Redis; a key is revoked or disabled while the second
+// serves it from its lease.
+const changes = createRedis({ url: redis.url }, "cli");
+await connectRedis(changes, { url: redis.url });
+const invalidation = await measureInvalidation({
+  context: buildServiceContext(changes, { prefix: "bench:", timezone: "UTC" }),
+  accountId: "bench",
+  gateways: [gatewayUrl, `http://127.0.0.1:${plainPort}`],
+  trials: INVALIDATION_TRIALS,
+});
+closeRedis(changes);
+
 const row = (name: string): PathFigures => {
   const r = results.get(name)!;
   return {
@@ -276,6 +293,7 @@ const report: BenchReport = {
   metricsMicros: metricsMicrosPerRequest(),
   rssBefore: before,
   rssAfter: after,
+  invalidation,
 };
 const figures = renderFigures(report);
 console.log(`\n${figures}\n`);

@@ -72,6 +72,32 @@ describe("the benchmark report", () => {
     expect(renderFigures(report)).not.toContain("never leased");
   });
 
+  it("shows how soon the other replica stopped admitting a changed key, against the bound", () => {
+    const invalidation = {
+      trials: 20,
+      admittedAfter: 1,
+      mostAdmittedAfter: 1,
+      windowP50: 0,
+      windowMax: 0.42,
+      refusedP50: 0.61,
+      refusedMax: 1.9,
+    };
+    const text = renderFigures({ ...report, invalidation });
+    expect(text).toContain(
+      "| last request admitted, after the change's reply (median, worst of 20) | ≤ 50 ms, never > 100 ms | 0.00 ms, 0.42 ms | met |",
+    );
+    expect(text).toContain(
+      "| first refusal, after the change's reply (median, worst) | | 0.61 ms, 1.90 ms | |",
+    );
+    expect(text).toContain(
+      "| requests sent after the reply and still admitted (all trials, most in one) | | 1, 1 | |",
+    );
+    expect(renderFigures({ ...report, invalidation: { ...invalidation, windowMax: 51 } })).toContain(
+      "0.00 ms, 51.00 ms | not met |",
+    );
+    expect(renderFigures(report)).not.toContain("other replica");
+  });
+
   it("gives the command that repeats a run, with only the settings that differ from the defaults", () => {
     const defaults = { rounds: 4, seconds: 5 };
     expect(benchCommand(4, 5, defaults)).toBe("npm run bench");
