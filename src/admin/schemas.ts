@@ -219,10 +219,6 @@ export const RequestLogEntry = z
   })
   .meta({ id: "RequestLogEntry" });
 
-export const RequestLog = z
-  .object({ key_id: z.string(), requests: z.array(RequestLogEntry) })
-  .meta({ id: "RequestLog" });
-
 export const AuditEntry = z
   .object({
     at: isoTime,

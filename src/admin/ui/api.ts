@@ -14,7 +14,6 @@ import type {
   Me,
   OperatorAlerts,
   Overview,
-  RequestLog,
   RequestPage,
   TestResult,
   Usage,
@@ -201,8 +200,6 @@ export const api = {
   disableKey: (accountId: string, keyId: string) => call<Key>("POST", `${key(accountId, keyId)}/disable`),
   enableKey: (accountId: string, keyId: string) => call<Key>("POST", `${key(accountId, keyId)}/enable`),
   usage: (accountId: string, keyId: string) => call<Usage>("GET", `${key(accountId, keyId)}/usage`),
-  requests: (accountId: string, keyId: string, limit = 50) =>
-    call<RequestLog>("GET", `${key(accountId, keyId)}/requests?limit=${limit}`),
   requestPage: (accountId: string, keyId: string, query: RequestQuery) =>
     call<RequestPage>("GET", `${key(accountId, keyId)}/requests${queryOf({ ...query })}`),
   accountUsage: (id: string, from?: string, to?: string) =>

@@ -11,7 +11,6 @@ export type Key = z.infer<typeof S.Key>;
 export type CreatedKey = z.infer<typeof S.CreatedKey>;
 export type Usage = z.infer<typeof S.Usage>;
 export type DailyUsage = z.infer<typeof S.DailyUsage>;
-export type RequestLog = z.infer<typeof S.RequestLog>;
 export type RequestLogEntry = z.infer<typeof S.RequestLogEntry>;
 export type AuditLog = z.infer<typeof S.AuditLog>;
 export type AuditEntry = z.infer<typeof S.AuditEntry>;

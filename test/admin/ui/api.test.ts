@@ -109,7 +109,10 @@ describe("requests", () => {
     await api.key("acme", "key_?x");
     await api.revokeKey("acme", "key_a");
     await api.usage("acme", "key_a");
-    await api.requests("acme", "key_a");
+    await api.requestPage("acme", "key_a", { status: "error", model: "", offset: 25, limit: 25 });
+    await api.accountUsage("acme");
+    await api.accountUsage("acme", "2026-11-01", "2026-11-21");
+    await api.overview({ q: "a b", sort: "spend", offset: 0, limit: 50 });
     expect(sent.map((s) => `${s.init.method} ${s.url}`)).toEqual([
       "GET /admin/v1/accounts",
       "POST /admin/v1/accounts",
@@ -122,7 +125,10 @@ describe("requests", () => {
       "GET /admin/v1/accounts/acme/keys/key_%3Fx",
       "POST /admin/v1/accounts/acme/keys/key_a/revoke",
       "GET /admin/v1/accounts/acme/keys/key_a/usage",
-      "GET /admin/v1/accounts/acme/keys/key_a/requests?limit=50",
+      "GET /admin/v1/accounts/acme/keys/key_a/requests?status=error&model=&offset=25&limit=25",
+      "GET /admin/v1/accounts/acme/usage",
+      "GET /admin/v1/accounts/acme/usage?from=2026-11-01&to=2026-11-21",
+      "GET /admin/v1/overview?q=a+b&sort=spend&offset=0&limit=50",
     ]);
   });
 
