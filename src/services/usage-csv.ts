@@ -52,14 +52,15 @@ function line(cells: readonly (string | number | boolean | null)[]): string {
   return `${cells.map(cell).join(",")}\r\n`;
 }
 
-/** One line per day, key and model with requests, oldest day first; keys and models in a stable order. */
+/** One line per day, key and model that counts anything, oldest day first; keys and models in a stable order. */
 export function usageCsv(table: UsageTable): string {
   let out = line(USAGE_CSV_COLUMNS);
   table.days.forEach((date, d) => {
     table.keys.forEach((key, k) => {
       const shares = [...modelShares(table.counters[d]?.[k] ?? {})].sort(([a], [b]) => a.localeCompare(b));
       for (const [prefix, counters] of shares) {
-        if (counters.requests === 0 && counters.cost === 0) continue;
+        // Every line that counts something, so that the lines always sum to the day's totals.
+        if (Object.values(counters).every((value) => value === 0)) continue;
         const model = prefix === "mx:" ? OTHER_MODELS : prefix.slice(2, -1);
         out += line([
           date,

@@ -89,4 +89,35 @@ describe("usage", () => {
       message: "from (2026-11-22) must not be after to (2026-11-21)",
     });
   });
+
+  it("prints the account's CSV exports: a line per day, key and model, or its kept requests", async () => {
+    await store.redis.hset(store.redisKeys.usage("acme", keyA, "2026-11-20"), {
+      "m:llama3:8b:requests": 2,
+      "m:llama3:8b:cost": 333_333,
+    });
+    const daily = await usage(...RANGE, "--export", "usage");
+    expect(daily.error).toBeNull();
+    expect(daily.stdout.split("\r\n")).toEqual([
+      "date,key_id,key_name,model,requests,prompt_tokens,completion_tokens,cost_rub",
+      `2026-11-20,${keyA},a,,0,10,5,0`,
+      `2026-11-20,${keyA},a,llama3:8b,2,0,0,0.333333`,
+      `2026-11-20,${keyB},b,,1,0,0,0.666667`,
+      "",
+    ]);
+    await store.redis.lpush(
+      store.redisKeys.requestLog("acme", keyB),
+      JSON.stringify({ at: "2026-11-20T09:00:00.000Z", request_id: "r1", cost: 0.5, status: 200 }),
+    );
+    const requests = await usage(...RANGE, "--export", "requests");
+    expect(requests.stdout.split("\r\n")[1]).toMatch(new RegExp(`^2026-11-20T09:00:00.000Z,r1,${keyB},b,`));
+  });
+
+  it("refuses --export with --key, --csv or --json, and an export it does not know", async () => {
+    for (const other of [["--key", "key_x"], ["--csv"], ["--json"]]) {
+      expect(usageOf(await usage("--export", "usage", ...other)).code, other[0]).toBe(
+        "commander.conflictingOption",
+      );
+    }
+    expect(usageOf(await usage("--export", "bills")).code).toBe("commander.invalidArgument");
+  });
 });
