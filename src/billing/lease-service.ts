@@ -2,12 +2,12 @@
 // script, the change feed that invalidates them, the timer that refreshes them, and the reclaim a replica
 // asks for when it must refuse a request while leases hold part of the budget.
 //
-// Leases are taken only where they are sound: Redis 7 or newer (sharded pub/sub for the change feed), a
-// single server or Sentinel (not a Cluster: see docs/leases.md), and billing.overage "absorb" (a leased
-// request must never cost more than its hold). Anywhere else every request reserves for itself, as before.
+// Leases are taken only where they are sound: Redis 7 or newer (sharded pub/sub for the change feed; a single
+// server, Sentinel or a Cluster) and billing.overage "absorb" (a leased request must never cost more than its
+// hold). Anywhere else every request reserves for itself, as before.
 
 import { performance } from "node:perf_hooks";
-import type { Redis } from "ioredis";
+import { Cluster, type Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { ServiceContext } from "../services/context.js";
 import type { BillingStore, ModelCheck } from "../store/billing-store.js";
@@ -65,10 +65,6 @@ export class LeaseService {
   /** Starts the change feed when this Redis can carry it; without it no lease is ever taken. */
   async start(): Promise<void> {
     const { redis, logger } = this.deps;
-    if (!("duplicate" in redis) || redis.isCluster) {
-      logger.info("admission leases are off on a Redis Cluster: every request reserves for itself");
-      return;
-    }
     const info = await redis.info("server");
     const major = Number(/redis_version:(\d+)/.exec(info)?.[1] ?? 0);
     if (major < 7) {
@@ -78,12 +74,17 @@ export class LeaseService {
       );
       return;
     }
-    // Named, so that an operator (or a test) can tell the replicas' feeds apart in CLIENT LIST.
-    const connection = (redis as Redis).duplicate({
-      enableOfflineQueue: true,
-      autoResubscribe: false,
-      connectionName: changeFeedName(this.deps.billing.replicaId),
-    });
+    // Named, so that an operator (or a test) can tell the replicas' feeds apart in CLIENT LIST. On a Cluster,
+    // a subscriber per master (ioredis' sharded subscribers), each an account's channel goes to by its slot.
+    const name = changeFeedName(this.deps.billing.replicaId);
+    const connection =
+      redis instanceof Cluster
+        ? redis.duplicate([], {
+            shardedSubscribers: true,
+            enableOfflineQueue: true,
+            redisOptions: { ...redis.options.redisOptions, connectionName: name, autoResubscribe: false },
+          })
+        : redis.duplicate({ enableOfflineQueue: true, autoResubscribe: false, connectionName: name });
     this.feed = new ChangeFeed(connection, this.deps.keys, {
       changed: (accountId, message) => this.book.changed(accountId, message),
       lost: () => this.book.releaseAll(),
@@ -116,7 +117,10 @@ export class LeaseService {
     if ((this.lastReclaim.get(key) ?? 0) > at - RECLAIM_WAIT_MS) return false;
     this.lastReclaim.set(key, at);
     if (this.lastReclaim.size > 10_000) this.lastReclaim.clear();
-    await (this.deps.redis as Redis).spublish(this.deps.keys.changes(ref.accountId), `reclaim ${target}`);
+    await (this.deps.redis as Redis | Cluster).spublish(
+      this.deps.keys.changes(ref.accountId),
+      `reclaim ${target}`,
+    );
     this.book.changed(ref.accountId, `reclaim ${target}`);
     await new Promise((resolve) => setTimeout(resolve, RECLAIM_WAIT_MS));
     return true;

@@ -5,10 +5,14 @@
 // subscribed again, one account at a time, as the accounts are used.
 //
 // Its own connection (with autoResubscribe off: a channel counts as subscribed only once this feed has
-// subscribed it on the connection that is up): a subscribed connection can run nothing else. Needs Redis 7 (sharded pub/sub); on a
-// Redis Cluster the replica takes no leases (docs/leases.md says why), and the feed is never started.
+// subscribed it on the connection that is up): a subscribed connection can run nothing else. Needs Redis 7
+// (sharded pub/sub). On a Cluster the connection is a Cluster with ioredis' sharded subscribers, one
+// connection per master, each channel on its slot's master: the loss of any of them (ioredis reports
+// `-node` and `-subscriber`) counts as the loss of all, and channels are subscribed again as the accounts
+// are used. A channel that Redis itself unsubscribes when its slot moves to another master is not reported
+// by ioredis: there the 2 s limit on a lease's facts (leases.ts) is the bound (docs/leases.md).
 
-import type { Redis } from "ioredis";
+import { Cluster, type Redis } from "ioredis";
 import type { RedisKeys } from "./redis-keys.js";
 
 export interface ChangeFeedHooks {
@@ -33,7 +37,7 @@ export class ChangeFeed {
   private epoch = 0;
 
   constructor(
-    private readonly connection: Redis,
+    private readonly connection: Redis | Cluster,
     private readonly keys: RedisKeys,
     private readonly hooks: ChangeFeedHooks,
   ) {
@@ -47,6 +51,16 @@ export class ChangeFeed {
     });
     // Any sign of the connection going away: whatever was published meanwhile is lost to this replica.
     for (const event of ["close", "end", "reconnecting"]) connection.on(event, () => this.down());
+    if (connection instanceof Cluster) {
+      // A master's subscriber ended or was replaced: its channels' messages meanwhile are lost. The Cluster
+      // itself stays up, so the feed is up again at once, with nothing subscribed.
+      for (const event of ["-node", "-subscriber"]) {
+        connection.on(event, () => {
+          this.down();
+          this.up = connection.status === "ready" && !this.closed;
+        });
+      }
+    }
     connection.on("error", () => {});
   }
 
