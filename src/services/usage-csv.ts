@@ -52,11 +52,15 @@ function line(cells: readonly (string | number | boolean | null)[]): string {
   return `${cells.map(cell).join(",")}\r\n`;
 }
 
-/** One line per day, key and model that counts anything, oldest day first; keys and models in a stable order. */
+/** One line per day, key and model that counts anything: oldest day first, then keys by name, then models. */
 export function usageCsv(table: UsageTable): string {
   let out = line(USAGE_CSV_COLUMNS);
+  // Keys by name, then id: the store lists them in no order a reader could rely on.
+  const order = table.keys
+    .map((key, k) => ({ key, k }))
+    .sort((a, b) => a.key.name.localeCompare(b.key.name) || a.key.id.localeCompare(b.key.id));
   table.days.forEach((date, d) => {
-    table.keys.forEach((key, k) => {
+    order.forEach(({ key, k }) => {
       const shares = [...modelShares(table.counters[d]?.[k] ?? {})].sort(([a], [b]) => a.localeCompare(b));
       for (const [prefix, counters] of shares) {
         // Every line that counts something, so that the lines always sum to the day's totals.
