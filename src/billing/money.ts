@@ -84,6 +84,17 @@ export function rublesForJson(micros: Micros): number {
 }
 
 /**
+ * The µ₽ of an amount rublesForJson wrote (as in the request log's `cost` or the admin API's figures),
+ * read from its decimal text, not by float arithmetic; throws for a number that is no such amount.
+ */
+export function microsFromJson(rubles: number): Micros {
+  const micros = numberToPlainDecimal(Math.abs(rubles));
+  const value = micros === undefined ? undefined : readRubles(micros);
+  if (value === undefined) throw new TypeError(`${rubles} is not an amount of rubles to the micro-ruble`);
+  return rubles < 0 ? -value : value;
+}
+
+/**
  * The amount as a float of rubles, for metrics, which Prometheus stores as floats anyway. Unlike
  * rublesForJson it never throws: a gauge must not take the process down over an amount it cannot print
  * exactly.

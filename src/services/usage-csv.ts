@@ -3,7 +3,7 @@
 // people chose (key names, models, paths, request ids) defused against spreadsheet formulas: a cell that
 // starts with = + - @ or a tab gets a leading apostrophe (OWASP's advice), so opening the file runs nothing.
 
-import { formatRubles, type Micros } from "../billing/money.js";
+import { formatRubles, microsFromJson } from "../billing/money.js";
 import type { KeyRecord } from "../store/records.js";
 import type { RequestLogEntry } from "../store/request-log-store.js";
 import { modelShares, type UsageTable } from "./account-usage.js";
@@ -82,11 +82,6 @@ export function usageCsv(table: UsageTable): string {
   return out;
 }
 
-/** Rubles of a request log entry (a JSON number exact to the micro-ruble) back to µ₽. */
-function micros(rubles: number): Micros {
-  return Math.round(rubles * 1_000_000);
-}
-
 /** The requests, newest first, each with its key. */
 export function requestsCsv(rows: readonly { key: KeyRecord; entry: RequestLogEntry }[]): string {
   let out = line(REQUESTS_CSV_COLUMNS);
@@ -103,7 +98,7 @@ export function requestsCsv(rows: readonly { key: KeyRecord; entry: RequestLogEn
       entry.outcome,
       entry.prompt_tokens,
       entry.completion_tokens,
-      formatRubles(micros(entry.cost)),
+      formatRubles(microsFromJson(entry.cost)),
       entry.usage_estimated,
       entry.latency_ms,
       entry.upstream_ttfb_ms,

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   formatRubles,
   MAX_MICROS,
+  microsFromJson,
   parsePositiveRubles,
   parseRubles,
   readRubles,
@@ -78,5 +79,14 @@ describe("formatting", () => {
 
   it("refuses a non-integer amount as a programming error", () => {
     expect(() => formatRubles(1.5)).toThrow(TypeError);
+  });
+
+  it("reads a JSON amount back into exactly the micro-rubles it was written from", () => {
+    for (const micros of [0, 1, 3, 12_500_000, 4_987_650_001, MAX_MICROS, -1, -MAX_MICROS]) {
+      expect(microsFromJson(rublesForJson(micros))).toBe(micros);
+    }
+    // 0.1 + 0.2 is no amount a JSON figure holds.
+    expect(() => microsFromJson(0.1 + 0.2)).toThrow(TypeError);
+    expect(() => microsFromJson(Number.NaN)).toThrow(TypeError);
   });
 });

@@ -3,6 +3,7 @@
 // as the API gives them (rubles exact to the micro-ruble); the stacks are summed in micro-rubles so that a day's
 // stacks add up to its total exactly.
 
+import { microsFromJson } from "../../billing/money.js";
 import type { AccountUsage } from "./types.js";
 
 export type GroupBy = "key" | "model";
@@ -19,8 +20,6 @@ export interface Stack {
 /** Stacks shown at most; the rest go into one. */
 export const MAX_STACKS = 6;
 
-const micros = (rubles: number) => Math.round(rubles * 1_000_000);
-
 function groupsOf(usage: AccountUsage, by: GroupBy): Pick<Stack, "id" | "name" | "kind">[] {
   if (by === "key") return usage.keys.map((k) => ({ id: k.key_id, name: k.name, kind: "key" as const }));
   return usage.models.map((m) => ({
@@ -31,8 +30,8 @@ function groupsOf(usage: AccountUsage, by: GroupBy): Pick<Stack, "id" | "name" |
 }
 
 function dayShares(day: AccountUsage["days"][number], by: GroupBy): Map<string, number> {
-  if (by === "key") return new Map(day.by_key.map((k) => [k.key_id, micros(k.cost)]));
-  return new Map(day.by_model.map((m) => [m.other ? "mx:" : `m:${m.model ?? ""}`, micros(m.cost)]));
+  if (by === "key") return new Map(day.by_key.map((k) => [k.key_id, microsFromJson(k.cost)]));
+  return new Map(day.by_model.map((m) => [m.other ? "mx:" : `m:${m.model ?? ""}`, microsFromJson(m.cost)]));
 }
 
 /** The range's stacks, biggest first (the API lists keys and models by spend). */
@@ -64,7 +63,9 @@ export function cumulative(stacks: readonly Stack[]): number[][] {
   const tops: number[][] = [];
   let below: number[] = [];
   for (const stack of stacks) {
-    const top = stack.costs.map((cost, d) => (micros(cost) + micros(below[d] ?? 0)) / 1_000_000);
+    const top = stack.costs.map(
+      (cost, d) => (microsFromJson(cost) + microsFromJson(below[d] ?? 0)) / 1_000_000,
+    );
     tops.push(top);
     below = top;
   }
