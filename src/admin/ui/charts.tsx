@@ -53,6 +53,41 @@ export function ends(days: readonly { date: string }[]): [number, number] {
   return [daySeconds(days[0]?.date ?? "1970-01-01"), daySeconds(days.at(-1)?.date ?? "1970-01-01")];
 }
 
+/** The scales of a chart of spend (rubles, from 0) and requests per day. */
+export function spendScales(days: readonly { date: string }[]): uPlot.Scales {
+  return {
+    x: xScale(...ends(days)),
+    rub: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+    req: {},
+  };
+}
+
+/** Its axes: the days, rubles on the left, requests (whole numbers only) on the right. */
+export function spendAxes(ui: Ui, days: readonly { date: string }[]): uPlot.Axis[] {
+  const fg = cssColor("--muted", "#555");
+  const grid = cssColor("--grid", "#e3e3e3");
+  return [
+    xAxis(ui, fg, grid, ...ends(days)),
+    {
+      scale: "rub",
+      stroke: fg,
+      grid: { stroke: grid, width: 1 },
+      ticks: { stroke: grid, width: 1 },
+      size: 76,
+      values: (_u, splits) => splits.map((s) => ui.rubShort(s)),
+    },
+    {
+      scale: "req",
+      side: 1,
+      stroke: fg,
+      grid: { show: false },
+      ticks: { stroke: grid, width: 1 },
+      size: 50,
+      values: (_u, splits) => splits.map((s) => (Number.isInteger(s) ? ui.num(s) : "")),
+    },
+  ];
+}
+
 type Build = (
   ui: Ui,
   days: DailyUsage[],
@@ -60,19 +95,13 @@ type Build = (
 ) => { options: uPlot.Options; data: uPlot.AlignedData };
 
 const spend: Build = (ui, days, width) => {
-  const fg = cssColor("--muted", "#555");
-  const grid = cssColor("--grid", "#e3e3e3");
   const bar = cssColor("--chart-1", "#1f6feb");
   const line = cssColor("--chart-2", "#c2410c");
   const bars = uPlot.paths.bars?.({ size: [0.6, 28] });
   return {
     options: {
       ...baseOptions(width),
-      scales: {
-        x: xScale(...ends(days)),
-        rub: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
-        req: {},
-      },
+      scales: spendScales(days),
       series: [
         xSeries(ui),
         {
@@ -93,26 +122,7 @@ const spend: Build = (ui, days, width) => {
           value: (_u, v) => (v === null ? "—" : ui.num(v)),
         },
       ],
-      axes: [
-        xAxis(ui, fg, grid, ...ends(days)),
-        {
-          scale: "rub",
-          stroke: fg,
-          grid: { stroke: grid, width: 1 },
-          ticks: { stroke: grid, width: 1 },
-          size: 76,
-          values: (_u, splits) => splits.map((s) => ui.rubShort(s)),
-        },
-        {
-          scale: "req",
-          side: 1,
-          stroke: fg,
-          grid: { show: false },
-          ticks: { stroke: grid, width: 1 },
-          size: 50,
-          values: (_u, splits) => splits.map((s) => (Number.isInteger(s) ? ui.num(s) : "")),
-        },
-      ],
+      axes: [...spendAxes(ui, days)],
     },
     data: [days.map((d) => daySeconds(d.date)), days.map((d) => d.cost), days.map((d) => d.requests)],
   };

@@ -5,7 +5,7 @@
 import { useCallback } from "preact/hooks";
 import type uPlot from "uplot";
 import uPlotLib from "uplot";
-import { baseOptions, cssColor, ends, Plot, xAxis, xScale, xSeries } from "./charts.js";
+import { baseOptions, cssColor, Plot, spendAxes, spendScales, xSeries } from "./charts.js";
 import { type Ui, useUi } from "./context.js";
 import { daySeconds } from "./format.js";
 import { cumulative, type Stack } from "./stacked-usage.js";
@@ -35,8 +35,6 @@ export function stackLabel(ui: Ui, stack: Stack): string {
 }
 
 function build(ui: Ui, usage: AccountUsage, stacks: Stack[], width: number) {
-  const fg = cssColor("--muted", "#555");
-  const grid = cssColor("--grid", "#e3e3e3");
   const line = cssColor("--fg", "#1b1f24");
   const tops = cumulative(stacks);
   const bars = uPlotLib.paths.bars?.({ size: [0.7, 32] });
@@ -49,11 +47,7 @@ function build(ui: Ui, usage: AccountUsage, stacks: Stack[], width: number) {
   const options: uPlot.Options = {
     ...baseOptions(width),
     height: 240,
-    scales: {
-      x: xScale(...ends(usage.days)),
-      rub: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
-      req: {},
-    },
+    scales: spendScales(usage.days),
     series: [
       xSeries(ui),
       ...order.map(
@@ -77,26 +71,7 @@ function build(ui: Ui, usage: AccountUsage, stacks: Stack[], width: number) {
         value: (_u, v) => (v === null ? "—" : ui.num(v)),
       },
     ],
-    axes: [
-      xAxis(ui, fg, grid, ...ends(usage.days)),
-      {
-        scale: "rub",
-        stroke: fg,
-        grid: { stroke: grid, width: 1 },
-        ticks: { stroke: grid, width: 1 },
-        size: 76,
-        values: (_u, splits) => splits.map((s) => ui.rubShort(s)),
-      },
-      {
-        scale: "req",
-        side: 1,
-        stroke: fg,
-        grid: { show: false },
-        ticks: { stroke: grid, width: 1 },
-        size: 50,
-        values: (_u, splits) => splits.map((s) => (Number.isInteger(s) ? ui.num(s) : "")),
-      },
-    ],
+    axes: spendAxes(ui, usage.days),
   };
   const data: uPlot.AlignedData = [
     usage.days.map((d) => daySeconds(d.date)),
