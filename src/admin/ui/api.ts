@@ -98,20 +98,26 @@ async function call<T>(
   } catch {
     data = null;
   }
-  if (!res.ok) {
-    const error = (data as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-    const failure = new ApiError(
-      res.status,
-      typeof error?.code === "string" ? error.code : `http_${res.status}`,
-      typeof error?.message === "string" ? error.message : `HTTP ${res.status} ${res.statusText}`,
-    );
-    if (res.status === 401 && options.token === undefined) {
-      forgetToken();
-      sessionEnded?.(failure);
-    }
-    throw failure;
-  }
+  if (!res.ok) throw refusal(res, data, options.token === undefined);
   return data as T;
+}
+
+/**
+ * A refusal as an ApiError, from the gateway's error body when it sent one; a 401 on the stored token
+ * (`stored`) ends the session.
+ */
+function refusal(res: Response, data: unknown, stored: boolean): ApiError {
+  const error = (data as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  const failure = new ApiError(
+    res.status,
+    typeof error?.code === "string" ? error.code : `http_${res.status}`,
+    typeof error?.message === "string" ? error.message : `HTTP ${res.status} ${res.statusText}`,
+  );
+  if (res.status === 401 && stored) {
+    forgetToken();
+    sessionEnded?.(failure);
+  }
+  return failure;
 }
 
 /** A query string of the values given (undefined ones left out), "" for none. */
@@ -139,21 +145,7 @@ async function download(path: string, fallbackName: string): Promise<void> {
   } catch {
     throw new ApiError(0, "network_error", "network error");
   }
-  if (!res.ok) {
-    const data = (await res.json().catch(() => null)) as {
-      error?: { code?: string; message?: string };
-    } | null;
-    const failure = new ApiError(
-      res.status,
-      data?.error?.code ?? `http_${res.status}`,
-      data?.error?.message ?? `HTTP ${res.status}`,
-    );
-    if (res.status === 401) {
-      forgetToken();
-      sessionEnded?.(failure);
-    }
-    throw failure;
-  }
+  if (!res.ok) throw refusal(res, await res.json().catch(() => null), true);
   const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? fallbackName;
   const url = URL.createObjectURL(await res.blob());
   const link = document.createElement("a");
