@@ -3,8 +3,8 @@
 
 import { useState } from "preact/hooks";
 import { type Account, api } from "./api.js";
+import { AuditTable } from "./audit-table.js";
 import {
-  AuditTable,
   ErrorNote,
   Field,
   LoadProblem,
