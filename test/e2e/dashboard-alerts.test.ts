@@ -6,7 +6,7 @@
 
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MESSAGES } from "../../src/admin/ui/i18n.js";
 import { ACTOR } from "../helpers/actor.js";
@@ -18,12 +18,12 @@ import {
   waitForDelivery,
 } from "../helpers/alerts.js";
 import { expectAccessible } from "../helpers/axe.js";
+import { launchChromium, watchedPage } from "../helpers/chromium.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const SHOTS = join(ROOT, ".artifacts/screenshots");
-const CHROMIUM = "/usr/bin/chromium";
 const ADMIN = "admin-token-0123456789";
 const en = MESSAGES.en;
 
@@ -33,8 +33,8 @@ let page: Page;
 let receiver: WebhookReceiver;
 let operatorReceiver: WebhookReceiver;
 let accountToken: string;
-const problems: string[] = [];
-const urls: string[] = [];
+let problems: string[] = [];
+let urls: string[] = [];
 
 beforeAll(async () => {
   if (!existsSync(join(ROOT, "dist/admin/ui/index.html")))
@@ -57,33 +57,8 @@ beforeAll(async () => {
   });
   await t.store.accountService.create({ id: "acme", name: "Acme", balance: "100" }, ACTOR);
   accountToken = (await t.store.accountService.createToken("acme", ACTOR)).token;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--no-first-run",
-      "--disable-background-networking",
-    ],
-  });
-  const context = await browser.newContext({ locale: "en-US", viewport: { width: 1360, height: 900 } });
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], {
-    origin: t.gateway.adminUrl as string,
-  });
-  await context.addInitScript(
-    `document.addEventListener("securitypolicyviolation", (event) =>
-      console.error("CSP violation: " + event.violatedDirective));`,
-  );
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  page.on("console", (message) => {
-    if (message.type() === "error" || message.type() === "warning") problems.push(message.text());
-  });
-  page.on("pageerror", (error) => problems.push(error.message));
-  page.on("framenavigated", (frame) => {
-    if (frame === page.mainFrame()) urls.push(frame.url());
-  });
+  browser = await launchChromium();
+  ({ page, problems, urls } = await watchedPage(browser, { clipboardOrigin: t.gateway.adminUrl as string }));
 }, 30_000);
 
 afterAll(async () => {

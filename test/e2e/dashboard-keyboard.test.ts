@@ -9,7 +9,7 @@ import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MESSAGES } from "../../src/admin/ui/i18n.js";
 import { ACTOR } from "../helpers/actor.js";
-import { launchChromium } from "../helpers/chromium.js";
+import { launchChromium, watchedPage } from "../helpers/chromium.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 
 const ROOT = join(import.meta.dirname, "../..");
@@ -22,7 +22,7 @@ let browser: Browser;
 let page: Page;
 let accountToken: string;
 let keyId: string;
-const problems: string[] = [];
+let problems: string[] = [];
 
 // Scripts passed to the page are strings: this file is type-checked without the DOM library.
 const DESCRIBE_FOCUS = `(() => {
@@ -68,16 +68,7 @@ beforeAll(async () => {
   keyId = (await t.newKey({ accountId: "acme", budget: "10" })).id;
 
   browser = await launchChromium();
-  const context = await browser.newContext({ locale: "en-US", viewport: { width: 1360, height: 900 } });
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], {
-    origin: t.gateway.adminUrl as string,
-  });
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  page.on("console", (message) => {
-    if (message.type() === "error" || message.type() === "warning") problems.push(message.text());
-  });
-  page.on("pageerror", (error) => problems.push(error.message));
+  ({ page, problems } = await watchedPage(browser, { clipboardOrigin: t.gateway.adminUrl as string }));
 }, 30_000);
 
 afterAll(async () => {

@@ -15,7 +15,7 @@ import { MESSAGES } from "../../src/admin/ui/i18n.js";
 import { readRubles } from "../../src/billing/money.js";
 import { ACTOR } from "../helpers/actor.js";
 import { expectAccessible } from "../helpers/axe.js";
-import { launchChromium } from "../helpers/chromium.js";
+import { launchChromium, watchedPage } from "../helpers/chromium.js";
 import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { type StubUpstream, startStubUpstream } from "../helpers/upstream.js";
 
@@ -32,8 +32,8 @@ let browser: Browser;
 let page: Page;
 let accountToken: string;
 const keys: Record<string, { id: string; key: string }> = {};
-const problems: string[] = [];
-const urls: string[] = [];
+let problems: string[] = [];
+let urls: string[] = [];
 
 const rub = (amount: number) => plainSpaces(formatRubles("en", amount));
 const micros = (text: string) => {
@@ -133,25 +133,11 @@ beforeAll(async () => {
   await t.gateway.settled();
 
   browser = await launchChromium();
-  const context = await browser.newContext({
-    locale: "en-US",
+  ({ page, problems, urls } = await watchedPage(browser, {
     timezoneId: "Europe/Moscow",
     viewport: { width: 1280, height: 900 },
     acceptDownloads: true,
-  });
-  await context.addInitScript(
-    `document.addEventListener("securitypolicyviolation", (event) =>
-      console.error("CSP violation: " + event.violatedDirective));`,
-  );
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  page.on("console", (message) => {
-    if (message.type() === "error" || message.type() === "warning") problems.push(message.text());
-  });
-  page.on("pageerror", (error) => problems.push(error.message));
-  page.on("framenavigated", (frame) => {
-    if (frame === page.mainFrame()) urls.push(frame.url());
-  });
+  }));
 }, 60_000);
 
 afterAll(async () => {

@@ -9,29 +9,19 @@
 
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTENT_SECURITY_POLICY } from "../../src/admin/static.js";
 import { formatInstant, formatInstantUtc, formatRubles, plainSpaces } from "../../src/admin/ui/format.js";
 import { MESSAGES } from "../../src/admin/ui/i18n.js";
 import { ACTOR } from "../helpers/actor.js";
 import { expectAccessible } from "../helpers/axe.js";
+import { launchChromium } from "../helpers/chromium.js";
 import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { type StubUpstream, startStubUpstream } from "../helpers/upstream.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const SHOTS = join(ROOT, ".artifacts/screenshots");
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const ADMIN = "admin-token-0123456789";
 /** The browser's time zone: not UTC, so that showing instants in it is seen. */
 const BROWSER_ZONE = "Europe/Moscow";
@@ -97,8 +87,6 @@ function assertNoTokenInUrl(): void {
 beforeAll(async () => {
   if (!existsSync(join(ROOT, "dist/admin/ui/index.html")))
     throw new Error("dist/admin/ui is missing: run `npm run build` (npm test does it for you)");
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: install Debian's Chromium with apt-get install -y chromium`);
   mkdirSync(SHOTS, { recursive: true });
 
   upstream = await startStubUpstream();
@@ -112,7 +100,7 @@ beforeAll(async () => {
   accountToken = (await t.store.accountService.createToken("acme", ACTOR)).token;
   secrets.push(accountToken);
 
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   // A Russian browser: the dashboard must start in Russian.
   context = await browser.newContext({
     locale: "ru-RU",

@@ -5,9 +5,10 @@
 
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { changeFeedName, type LeaseService } from "../../src/billing/lease-service.js";
+import { changeFeedName } from "../../src/billing/lease-service.js";
 import { TestClock } from "../helpers/clock.js";
 import { json, PRICING, startTestGateway, type TestGateway } from "../helpers/gateway.js";
+import { COST, chat, leases, WORST, warm } from "../helpers/leases.js";
 import { killClientNamed } from "../helpers/redis-clients.js";
 import { type RedisCluster, startRedisCluster } from "../helpers/redis-cluster.js";
 import { type StubUpstream, startStubUpstream } from "../helpers/upstream.js";
@@ -51,37 +52,6 @@ async function twoReplicas(): Promise<[TestGateway, TestGateway]> {
     }),
   );
   return [a, b];
-}
-
-const BODY = JSON.stringify({
-  model: "demo-small",
-  max_tokens: 10,
-  messages: [{ role: "user", content: "hi there you" }],
-});
-/** µ₽: the body counted as prompt tokens (one per byte) plus max_tokens completion tokens, at PRICING. */
-const WORST = Buffer.byteLength(BODY) * PRICING.default.input + 10 * PRICING.default.output;
-/** µ₽: what the stub upstream reports for it: 3 prompt tokens, 10 completion tokens. */
-const COST = 3 * PRICING.default.input + 10 * PRICING.default.output;
-
-function chat(gateway: TestGateway, key: string): Promise<Response> {
-  return gateway.fetch("/v1/chat/completions", {
-    method: "POST",
-    key,
-    headers: { "content-type": "application/json" },
-    body: BODY,
-  });
-}
-
-const leases = (t: TestGateway) => t.gateway.context.leases as LeaseService;
-
-async function warm(t: TestGateway, key: string): Promise<void> {
-  const before = leases(t).book.admitted;
-  await waitUntil(async () => {
-    const res = await chat(t, key);
-    expect(res.status).toBe(200);
-    await res.text();
-    return leases(t).book.admitted > before;
-  }, "a request admitted on the lease");
 }
 
 describe("admission leases on a Redis Cluster", () => {
