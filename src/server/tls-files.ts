@@ -3,7 +3,8 @@
 // files. Polling stat() follows symlinks and sees such swaps, where fs.watch may not. A pair that does not
 // load (half-written, mismatched) leaves the current one in place and is tried again at the next change.
 
-import { readFileSync, unwatchFile, watchFile } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import type { Server } from "node:https";
 import { createSecureContext, type SecureContextOptions } from "node:tls";
 import { ConfigError } from "../config/config-error.js";
@@ -23,27 +24,54 @@ export function readTlsFiles(files: TlsFiles): SecureContextOptions {
   return options;
 }
 
-/** Calls `apply` with the new pair whenever either file changes; returns a function that stops watching. */
+/** What tells a changed file from the same one: a swapped symlink changes the inode, a rewrite the mtime. */
+function signature(stat: { mtimeMs: number; ino: number; size: number }): string {
+  return `${stat.mtimeMs}:${stat.ino}:${stat.size}`;
+}
+
+/**
+ * Calls `apply` with the new pair whenever either file changes; returns a function that stops watching.
+ * The baseline is taken synchronously here, not by the first poll: fs.watchFile takes its own on a thread
+ * of the pool, and a change landing before that first stat would never be seen.
+ */
 export function watchTlsFiles(
   files: TlsFiles,
   apply: (options: SecureContextOptions) => void,
   onError: (error: Error) => void,
   pollMs = POLL_MS,
 ): () => void {
-  const reload = (current: { mtimeMs: number; ino: number }, previous: { mtimeMs: number; ino: number }) => {
-    if (current.mtimeMs === previous.mtimeMs && current.ino === previous.ino) return;
+  const paths = [files.certFile, files.keyFile];
+  const seen = (): string[] =>
+    paths.map((path) => {
+      try {
+        return signature(statSync(path));
+      } catch {
+        return "missing";
+      }
+    });
+  let last = seen().join("|");
+  let polling = false;
+  const poll = async () => {
+    if (polling) return;
+    polling = true;
     try {
-      apply(readTlsFiles(files));
-    } catch (error) {
-      onError(error as Error);
+      const now = (await Promise.all(paths.map((path) => stat(path).then(signature, () => "missing")))).join(
+        "|",
+      );
+      if (now === last) return;
+      last = now;
+      try {
+        apply(readTlsFiles(files));
+      } catch (error) {
+        onError(error as Error);
+      }
+    } finally {
+      polling = false;
     }
   };
-  watchFile(files.certFile, { interval: pollMs, persistent: false }, reload);
-  watchFile(files.keyFile, { interval: pollMs, persistent: false }, reload);
-  return () => {
-    unwatchFile(files.certFile, reload);
-    unwatchFile(files.keyFile, reload);
-  };
+  const timer = setInterval(() => void poll(), pollMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** The certificate and key, or a configuration error naming the settings (not a bug's internal_error). */

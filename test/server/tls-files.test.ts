@@ -82,6 +82,25 @@ describe("watchTlsFiles", () => {
     );
     expect(applied).toHaveLength(appliedBefore);
   });
+
+  it("sees a change made right after watching starts, before any poll has run", async () => {
+    // fs.watchFile took its baseline on the first poll, so a change this early became the baseline and
+    // was never reported (a CI run timed out on it).
+    const files = makeCertificate("first", directory());
+    const errors: Error[] = [];
+    stops.push(
+      watchTlsFiles(
+        files,
+        () => {},
+        (error) => errors.push(error),
+        10,
+      ),
+    );
+    writeFileSync(`${files.keyFile}.new`, "not a key");
+    renameSync(`${files.keyFile}.new`, files.keyFile);
+    await waitUntil(() => errors.length > 0, "the early change to be reported");
+    expect(errors[0]?.message).toMatch(/DECODER routines|no start line/);
+  });
 });
 
 describe("loadTls", () => {
