@@ -7,7 +7,12 @@ import { createProxyServer } from "http-proxy-3";
 import { readRequestBody } from "../src/demo/demo-upstream.js";
 
 const [port, target] = [Number(process.argv[2]), process.argv[3] as string];
-const proxy = createProxyServer({ target, agent: new Agent({ keepAlive: true }) });
+// Pooled connections as the gateway keeps them (upstream.keepAliveIdleMs): closed after 4 s idle, before the
+// model server's 5 s keep-alive timeout can close one under a request and turn it into a 502.
+const proxy = createProxyServer({
+  target,
+  agent: new Agent({ keepAlive: true, scheduling: "lifo", timeout: 4000 }),
+});
 
 createServer(async (req, res) => {
   const body = await readRequestBody(req);

@@ -17,18 +17,13 @@
 // measured interleaved with the others, for an A/B comparison of two versions; its figures are printed
 // beside the gateway's, and the page is not written.
 
-import { type ChildProcess, execFileSync, fork, spawn } from "node:child_process";
-import { once } from "node:events";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
-import { loadavg, tmpdir } from "node:os";
+import { loadavg } from "node:os";
 import { join } from "node:path";
-import { stringify } from "yaml";
 import { freePort, startRedisServer } from "../src/demo/redis-server.js";
-import { AccountService } from "../src/services/accounts.js";
 import { buildServiceContext } from "../src/services/context.js";
-import { KeyService } from "../src/services/keys.js";
-import type { Actor } from "../src/store/audit-store.js";
 import { closeRedis, connectRedis, createRedis } from "../src/store/redis.js";
 import { measureInvalidation } from "./invalidation.js";
 import { firstByte, fixedRate, median, percentile, saturate, type Target } from "./load.js";
@@ -42,6 +37,7 @@ import {
   renderFigures,
   replaceGenerated,
 } from "./report.js";
+import { children, cpuMicros, createBenchKeys, forkServer, spawnGateway } from "./servers.js";
 
 // Four rounds by default: with the order rotating, each path is measured once in each position.
 const DEFAULTS = { rounds: 4, seconds: 5 };
@@ -70,39 +66,6 @@ const STREAM_BODY = JSON.stringify({
   messages: [{ role: "user", content: "Hi" }],
 });
 
-const children: ChildProcess[] = [];
-// A run that fails half-way must not leave its servers behind (they would hold the caller's terminal open).
-process.on("exit", () => {
-  for (const child of children) child.kill("SIGKILL");
-});
-const here = import.meta.dirname;
-
-async function forkServer(script: string, args: string[]): Promise<ChildProcess> {
-  // Every Node server runs with the flags of the gateway's container image, so the paths compare fairly.
-  const child = fork(join(here, script), args, {
-    execArgv: ["--import", "tsx"],
-    stdio: "ignore",
-    env: { ...process.env, NODE_OPTIONS: "--max-semi-space-size=64" },
-  });
-  children.push(child);
-  await once(child, "message");
-  return child;
-}
-
-async function waitReady(url: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (
-      await fetch(`${url}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`${url} did not become ready`);
-}
-
 const redis = await startRedisServer();
 children.push(redis.process);
 const [upstreamPort, barePort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
@@ -110,51 +73,17 @@ const upstream = `http://127.0.0.1:${upstreamPort}`;
 const upstreamProcess = await forkServer("upstream.ts", [String(upstreamPort)]);
 const bareProcess = await forkServer("bare-proxy.ts", [String(barePort), upstream]);
 
-async function spawnGateway(
-  port: number,
-  metricsEnabled: boolean,
-  cli = join(here, "../dist/cli.js"),
-): Promise<ChildProcess> {
-  const file = join(mkdtempSync(join(tmpdir(), "tunnel-bench-")), "config.yaml");
-  writeFileSync(
-    file,
-    stringify({
-      listen: { host: "127.0.0.1", port },
-      metrics: { enabled: metricsEnabled, host: "127.0.0.1", port: 0 },
-      upstream: { url: upstream },
-      redis: { url: redis.url, prefix: "bench:", allowNoPersistence: true },
-      pricing: { default: { input: 1, output: 1 } },
-    }),
-  );
-  // The gateway runs with the Node flags its container image sets (see Dockerfile).
-  const gateway = spawn(process.execPath, [cli, "serve", "--config", file], {
-    stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, TUNNEL_CONFIG: "", NODE_OPTIONS: "--max-semi-space-size=64" },
-  });
-  children.push(gateway);
-  await waitReady(`http://127.0.0.1:${port}`);
-  return gateway;
-}
-
 const plainPort = await freePort();
-const gateway = await spawnGateway(gatewayPort, true);
-const plainGateway = await spawnGateway(plainPort, false);
+const gatewayOptions = { redisUrl: redis.url, upstream };
+const gateway = await spawnGateway({ ...gatewayOptions, port: gatewayPort, metricsEnabled: true });
+const plainGateway = await spawnGateway({ ...gatewayOptions, port: plainPort, metricsEnabled: false });
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
 const baselinePort = await freePort();
-const baseline = BASELINE ? await spawnGateway(baselinePort, true, BASELINE) : null;
+const baseline = BASELINE
+  ? await spawnGateway({ ...gatewayOptions, port: baselinePort, metricsEnabled: true, cli: BASELINE })
+  : null;
 
-const admin = createRedis({ url: redis.url }, "cli");
-await connectRedis(admin, { url: redis.url });
-const context = buildServiceContext(admin, { prefix: "bench:", timezone: "UTC" });
-const operator: Actor = { kind: "cli" };
-await new AccountService(context).create({ id: "bench", balance: "999999999" }, operator);
-const { value: key } = await new KeyService(context).create({ accountId: "bench", name: "bench" }, operator);
-// A key with a rate limit far above what the run sends is never leased: the per-request path, measured too.
-const { value: limitedKey } = await new KeyService(context).create(
-  { accountId: "bench", name: "bench, per request", rpm: 1_000_000 },
-  operator,
-);
-closeRedis(admin);
+const { key, limitedKey } = await createBenchKeys(redis.url);
 
 /** A path to measure, and the process that serves it (whose CPU time is counted). */
 const targets: Array<Target & { server: ChildProcess }> = [
@@ -198,15 +127,6 @@ const results = new Map(
     },
   ]),
 );
-
-const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }));
-/** CPU time (user + system) a process has used so far, in microseconds, from /proc. */
-function cpuMicros(child: ChildProcess): number {
-  const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8");
-  // Fields after the parenthesised command name start at field 3; utime and stime are fields 14 and 15.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1e6;
-}
 
 // Warm-up: connections, JIT, the gateway's key cache.
 for (const t of targets) await fixedRate(t, BODY, RATE, 2);
@@ -279,7 +199,7 @@ await redis.stop();
 
 const report: BenchReport = {
   date: new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
-  commit: currentCommit(join(here, "..")),
+  commit: currentCommit(join(import.meta.dirname, "..")),
   command: benchCommand(ROUNDS, SECONDS, DEFAULTS),
   rounds: ROUNDS,
   seconds: SECONDS,
