@@ -10,6 +10,11 @@ import type { InvalidationFigures } from "./invalidation.js";
 export const GENERATED_START =
   "<!-- bench:start: written by npm run bench (bench/report.ts), do not edit -->";
 export const GENERATED_END = "<!-- bench:end -->";
+/** The markers around the CPU breakdown `npm run bench:profile` writes (bench/profile.ts). */
+export const PROFILE_MARKERS = [
+  "<!-- bench-profile:start: written by npm run bench:profile (bench/profile.ts), do not edit -->",
+  "<!-- bench-profile:end -->",
+] as const;
 
 /** Medians over the rounds for one path. Times in ms, CPU in µs per request. */
 export interface PathFigures {
@@ -169,12 +174,16 @@ function invalidationLines(inv: InvalidationFigures): string[] {
 }
 
 /** The page with its generated part replaced; everything outside the markers is kept as it is. */
-export function replaceGenerated(page: string, generated: string): string {
-  const start = page.indexOf(GENERATED_START);
-  const end = page.indexOf(GENERATED_END);
-  if (start === -1 || end === -1 || end < start || page.indexOf(GENERATED_START, start + 1) !== -1)
+export function replaceGenerated(
+  page: string,
+  generated: string,
+  [startMarker, endMarker]: readonly [string, string] = [GENERATED_START, GENERATED_END],
+): string {
+  const start = page.indexOf(startMarker);
+  const end = page.indexOf(endMarker);
+  if (start === -1 || end === -1 || end < start || page.indexOf(startMarker, start + 1) !== -1)
     throw new Error(
-      `the page must hold exactly one ${GENERATED_START} … ${GENERATED_END} pair, in that order, around its figures`,
+      `the page must hold exactly one ${startMarker} … ${endMarker} pair, in that order, around its figures`,
     );
-  return `${page.slice(0, start + GENERATED_START.length)}\n${generated}\n${page.slice(end)}`;
+  return `${page.slice(0, start + startMarker.length)}\n${generated}\n${page.slice(end)}`;
 }

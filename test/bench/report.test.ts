@@ -5,6 +5,7 @@ import {
   benchCommand,
   GENERATED_END,
   GENERATED_START,
+  PROFILE_MARKERS,
   renderFigures,
   replaceGenerated,
 } from "../../bench/report.js";
@@ -118,6 +119,15 @@ describe("writing the figures into the page", () => {
     expect(() => replaceGenerated(`${GENERATED_END}\n${GENERATED_START}\n`, "x")).toThrow(/exactly one/);
   });
 
+  it("replaces another pair of markers' part alone when given them (the profile's)", () => {
+    const [start, end] = PROFILE_MARKERS;
+    const both = `${page("figures")}${start}\nold split\n${end}\n`;
+    expect(replaceGenerated(both, "new split", PROFILE_MARKERS)).toBe(
+      `${page("figures")}${start}\nnew split\n${end}\n`,
+    );
+    expect(() => replaceGenerated(page("figures"), "x", PROFILE_MARKERS)).toThrow(/exactly one/);
+  });
+
   it("finds its markers in docs/benchmarks.md, around the figures of a run", () => {
     const text = readFileSync(PAGE, "utf8");
     expect(() => replaceGenerated(text, "")).not.toThrow();
@@ -126,5 +136,6 @@ describe("writing the figures into the page", () => {
       text.indexOf(GENERATED_END),
     );
     expect(generated.trim()).toMatch(/^Run on \d{4}-\d{2}-\d{2} /);
+    expect(() => replaceGenerated(text, "", PROFILE_MARKERS)).not.toThrow();
   });
 });

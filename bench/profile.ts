@@ -1,0 +1,187 @@
+// `npm run bench:profile`: where the gateway's CPU per request goes, next to the bare proxy's. It starts
+// Redis, the demo model server, the bare proxy and the gateway (as `npm run bench` does), sends each the
+// same fixed-rate load of small chat completions, and profiles each process's main thread meanwhile with
+// V8's sampling profiler (profiler-hook.mjs), started after the warm-up. Each sample is counted for who is
+// responsible for it (profile-breakdown.ts): the gateway's code, each library, Node's core, garbage
+// collection. The table goes into docs/benchmarks.md between its profile markers unless BENCH_WRITE=0.
+//
+// The profiler costs CPU of its own, so the totals here are above those of `npm run bench`; what the table
+// is for is the split, and the difference between the two processes owner by owner.
+
+import type { ChildProcess } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, startRedisServer } from "../src/demo/redis-server.js";
+import { fixedRate, type Target } from "./load.js";
+import { type CpuProfile, cpuByGatewayFile, cpuByOwner } from "./profile-breakdown.js";
+import { currentCommit, describeMachine, PROFILE_MARKERS, replaceGenerated } from "./report.js";
+import { children, cpuMicros, createBenchKeys, forkServer, spawnGateway } from "./servers.js";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const RATE = 500;
+/** Files of the gateway's own code listed, the most expensive first. */
+const FILES_SHOWN = 12;
+const WRITE_PAGE = process.env.BENCH_WRITE !== "0";
+const PAGE = join(import.meta.dirname, "../docs/benchmarks.md");
+if (WRITE_PAGE) replaceGenerated(readFileSync(PAGE, "utf8"), "", PROFILE_MARKERS);
+
+const BODY = JSON.stringify({
+  model: "demo-small",
+  max_tokens: 16,
+  messages: [{ role: "user", content: "Say something short." }],
+});
+const hook = ["--import", new URL("./profiler-hook.mjs", import.meta.url).href];
+
+const redis = await startRedisServer();
+children.push(redis.process);
+const [upstreamPort, barePort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
+const upstream = `http://127.0.0.1:${upstreamPort}`;
+await forkServer("upstream.ts", [String(upstreamPort)]);
+const bareOut = join(tmpdir(), `tunnel-bench-profile-bare-${process.pid}.json`);
+const gatewayOut = join(tmpdir(), `tunnel-bench-profile-gateway-${process.pid}.json`);
+const bare = await forkServer("bare-proxy.ts", [String(barePort), upstream], hook, {
+  BENCH_PROFILE_OUT: bareOut,
+});
+const gateway = await spawnGateway({
+  port: gatewayPort,
+  redisUrl: redis.url,
+  upstream,
+  metricsEnabled: true,
+  nodeArgs: hook,
+  env: { BENCH_PROFILE_OUT: gatewayOut },
+});
+const { key } = await createBenchKeys(redis.url);
+
+const paths: { name: string; target: Target; server: ChildProcess; out: string }[] = [
+  {
+    name: "bare proxy",
+    target: { name: "bare proxy", url: `http://127.0.0.1:${barePort}`, headers: {} },
+    server: bare,
+    out: bareOut,
+  },
+  {
+    name: "gateway",
+    target: {
+      name: "gateway",
+      url: `http://127.0.0.1:${gatewayPort}`,
+      headers: { authorization: `Bearer ${key}` },
+    },
+    server: gateway,
+    out: gatewayOut,
+  },
+];
+
+/** Per path, summed over the rounds: profiled µs by owner; main-thread and process CPU (µs); requests. */
+const totals = new Map(
+  paths.map((p) => [
+    p.name,
+    { owners: new Map<string, number>(), files: new Map<string, number>(), main: 0, cpu: 0, requests: 0 },
+  ]),
+);
+
+async function profiled(path: (typeof paths)[number]): Promise<void> {
+  rmSync(path.out, { force: true });
+  path.server.kill("SIGUSR2");
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const [cpuBefore, mainBefore] = [cpuMicros(path.server), cpuMicros(path.server, true)];
+  const latencies = await fixedRate(path.target, BODY, RATE, SECONDS);
+  const cpu = cpuMicros(path.server) - cpuBefore;
+  const main = cpuMicros(path.server, true) - mainBefore;
+  path.server.kill("SIGUSR2");
+  for (let i = 0; !existsSync(path.out); i++) {
+    if (i > 400) throw new Error(`${path.name} wrote no profile`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 100)); // written in one call; let it finish
+  const sum = totals.get(path.name)!;
+  const profile = JSON.parse(readFileSync(path.out, "utf8")) as CpuProfile;
+  for (const [owner, micros] of cpuByOwner(profile))
+    sum.owners.set(owner, (sum.owners.get(owner) ?? 0) + micros);
+  for (const [file, micros] of cpuByGatewayFile(profile))
+    sum.files.set(file, (sum.files.get(file) ?? 0) + micros);
+  sum.main += main;
+  sum.cpu += cpu;
+  sum.requests += latencies.length;
+}
+
+for (const p of paths) await fixedRate(p.target, BODY, RATE, 2); // warm-up: connections, JIT, key cache
+for (let round = 1; round <= ROUNDS; round++) {
+  process.stderr.write(`round ${round}/${ROUNDS}\n`);
+  for (const p of round % 2 === 1 ? paths : [...paths].reverse()) await profiled(p);
+}
+for (const child of children) child.kill("SIGTERM");
+await redis.stop();
+rmSync(bareOut, { force: true });
+rmSync(gatewayOut, { force: true });
+
+/**
+ * Per request, each owner's share of the profiled time applied to the main thread's CPU time: a sample is
+ * taken whenever the thread is not idle, also while it waits for a core that another process holds, so
+ * the profile's own total runs above the thread's CPU on a busy machine.
+ */
+const perRequest = (name: string) => {
+  const t = totals.get(name)!;
+  const profiled = [...t.owners.values()].reduce((a, b) => a + b, 0);
+  const scale = t.main / profiled / t.requests;
+  const scaled = (m: Map<string, number>) => new Map([...m].map(([name, micros]) => [name, micros * scale]));
+  return {
+    owners: scaled(t.owners),
+    files: scaled(t.files),
+    main: t.main / t.requests,
+    process: t.cpu / t.requests,
+  };
+};
+const b = perRequest("bare proxy");
+const g = perRequest("gateway");
+const figures = renderProfile(b, g);
+console.log(`\n${figures}\n`);
+if (WRITE_PAGE) {
+  writeFileSync(PAGE, replaceGenerated(readFileSync(PAGE, "utf8"), figures, PROFILE_MARKERS));
+  console.log(`written to ${PAGE}`);
+}
+process.exit(0);
+
+function renderProfile(
+  bareFigures: ReturnType<typeof perRequest>,
+  gatewayFigures: ReturnType<typeof perRequest>,
+): string {
+  const m = describeMachine();
+  const date = new Date().toISOString();
+  const commit = currentCommit(join(import.meta.dirname, ".."));
+  const owners = [...new Set([...bareFigures.owners.keys(), ...gatewayFigures.owners.keys()])];
+  const at = (figures: typeof bareFigures, owner: string) => figures.owners.get(owner) ?? 0;
+  // Owners below 1 µs per request in both processes are summed into one row.
+  const shown = owners
+    .filter((o) => at(bareFigures, o) >= 1 || at(gatewayFigures, o) >= 1)
+    .sort((x, y) => at(gatewayFigures, y) - at(gatewayFigures, x));
+  const rest = owners.filter((o) => !shown.includes(o));
+  const restOf = (figures: typeof bareFigures) => rest.reduce((s, o) => s + at(figures, o), 0);
+  const us = (n: number) => `${n.toFixed(0)} µs`;
+  const signed = (n: number) => `${n < 0 ? "−" : "+"}${us(Math.abs(n))}`;
+  const row = (name: string, x: number, y: number) => `| ${name} | ${us(x)} | ${us(y)} | ${signed(y - x)} |`;
+  return [
+    `Run on ${date.slice(0, 10)} at ${date.slice(11, 16)} UTC${commit ? `, code at commit \`${commit}\`` : ""}, with ` +
+      `\`npm run bench:profile\`: ${ROUNDS} rounds of ${SECONDS} s at ${RATE} requests/s per process, ` +
+      `on ${m.cpu}, ${m.cores} cores, Node ${m.node}.`,
+    "",
+    "| main-thread CPU per request, by who spends it | bare proxy | gateway | gateway − bare |",
+    "| --- | --- | --- | --- |",
+    ...shown.map((o) =>
+      row(o === "gateway" ? "the gateway's own code" : o, at(bareFigures, o), at(gatewayFigures, o)),
+    ),
+    ...(rest.length > 0
+      ? [row(`others (${rest.join(", ")})`, restOf(bareFigures), restOf(gatewayFigures))]
+      : []),
+    row("main thread (from /proc)", bareFigures.main, gatewayFigures.main),
+    row("whole process (all threads, from /proc)", bareFigures.process, gatewayFigures.process),
+    "",
+    "| the gateway's own code, by file | main-thread CPU per request |",
+    "| --- | --- |",
+    ...[...gatewayFigures.files]
+      .sort((x, y) => y[1] - x[1])
+      .slice(0, FILES_SHOWN)
+      .map(([file, micros]) => `| \`${file}\` | ${us(micros)} |`),
+  ].join("\n");
+}
