@@ -1,5 +1,6 @@
-// The benchmark's baseline: a bare http-proxy-3 pass-through that, like the gateway, reads the request
-// body before forwarding it — everything the gateway does minus authentication, billing and metering.
+// The benchmark's baseline: a bare http-proxy-3 pass-through that, like the gateway, reads and parses the
+// request body before forwarding it (an authenticating gateway must, to find the model) — everything the
+// gateway does minus authentication, billing and metering.
 
 import { Agent, createServer } from "node:http";
 import { Readable } from "node:stream";
@@ -16,6 +17,11 @@ const proxy = createProxyServer({
 
 createServer(async (req, res) => {
   const body = await readRequestBody(req);
+  try {
+    JSON.parse(body.toString("utf8"));
+  } catch {
+    // Forwarded all the same: the baseline only pays for the parse.
+  }
   proxy.web(req, res, { buffer: Readable.from([body]) }, () => {
     res.writeHead(502);
     res.end();

@@ -169,7 +169,11 @@ function renderProfile(
     "| main-thread CPU per request, by who spends it | bare proxy | gateway | gateway − bare |",
     "| --- | --- | --- | --- |",
     ...shown.map((o) =>
-      row(o === "gateway" ? "the gateway's own code" : o, at(bareFigures, o), at(gatewayFigures, o)),
+      row(
+        o === "gateway" ? "its own code (the bare proxy's script, the gateway's src/)" : o,
+        at(bareFigures, o),
+        at(gatewayFigures, o),
+      ),
     ),
     ...(rest.length > 0
       ? [row(`others (${rest.join(", ")})`, restOf(bareFigures), restOf(gatewayFigures))]

@@ -107,7 +107,7 @@ export function renderFigures(report: BenchReport): string {
   const { machine: m, direct, bare, gateway: gw, metricsOff: off } = report;
   const paths: [string, PathFigures][] = [
     ["direct to the model server", direct],
-    ["bare http-proxy-3 (reads the body)", bare],
+    ["bare http-proxy-3 (reads and parses the body)", bare],
     ["tunnel-gateway", gw],
     ["tunnel-gateway, metrics off", off],
     ...(report.perRequest
