@@ -119,6 +119,12 @@ export async function spawnGateway(
         () => false,
       );
     }, "the gateway to be ready");
+    // Log lines leave in batches (at the latest LOG_FLUSH_MS after they are written): the ones written as it
+    // became ready, which tests read, may still be on their way.
+    await waitUntil(() => {
+      running();
+      return logs.some((line) => typeof line.msg === "string" && line.msg.startsWith("Redis checked"));
+    }, 'the gateway\'s "Redis checked" log line');
   } catch (error) {
     child.kill("SIGKILL");
     await exited;
