@@ -34,31 +34,32 @@ export function createObserver(
   metrics: GatewayMetrics,
   options: ObserverOptions,
 ): RequestObserver & SettlementObserver {
-  const guarded = (what: string, report: () => void) => {
-    try {
-      report();
-    } catch (error) {
-      logger.error({ err: error }, `reporting ${what} failed`);
-    }
-  };
+  const failed = (what: string, error: unknown) => logger.error({ err: error }, `reporting ${what} failed`);
+  // try/catch written out in each, not a helper taking a callback: these run once per request.
   return {
     finished(record) {
-      guarded("a finished request", () => {
+      try {
         logger.info(logFields(record, options.logBodies), "request");
         metrics.request(record);
-      });
+      } catch (error) {
+        failed("a finished request", error);
+      }
     },
     refused(record) {
-      guarded("a refused request", () => {
+      try {
         logger.info(logFields(record, null), "request refused");
         metrics.request(record);
-      });
+      } catch (error) {
+        failed("a refused request", error);
+      }
     },
     expiredReservations(count) {
-      guarded("expired reservations", () => {
+      try {
         metrics.expiredReservations(count);
         logger.warn({ count }, "released reservations that expired unsettled");
-      });
+      } catch (error) {
+        failed("expired reservations", error);
+      }
     },
     settled(settlement, result) {
       if (result.balance === undefined) return;

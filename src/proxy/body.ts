@@ -23,39 +23,62 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   if (req.destroyed)
     return Promise.reject(new Error("client closed the connection before its body was read"));
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        // Stop buffering, but let the rest drain so that the 413 can still reach the client.
-        req.resume();
-        reject(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(error);
-    };
-    const onClose = () => {
-      if (!req.complete) onError(new Error("client closed the connection while sending the body"));
-    };
-    const cleanup = () => {
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
-      req.off("close", onClose);
-    };
+    (req as Reading)[READER] = { chunks: [], size: 0, limit, resolve, reject };
     req.on("data", onData);
     req.on("end", onEnd);
     req.on("error", onError);
     req.on("close", onClose);
   });
+}
+
+// The listeners are module-level functions that find the body being read on the request (their `this`):
+// reading a body costs one small object per request, not a closure per listener.
+const READER = Symbol("body being read");
+
+interface BodyReader {
+  chunks: Buffer[];
+  size: number;
+  limit: number;
+  resolve: (body: Buffer) => void;
+  reject: (error: Error) => void;
+}
+
+type Reading = IncomingMessage & { [READER]?: BodyReader | undefined };
+
+function onData(this: Reading, chunk: Buffer): void {
+  const reader = this[READER] as BodyReader;
+  reader.size += chunk.length;
+  if (reader.size > reader.limit) {
+    stopReading(this);
+    // Stop buffering, but let the rest drain so that the 413 can still reach the client.
+    this.resume();
+    reader.reject(tooLarge(reader.limit));
+    return;
+  }
+  reader.chunks.push(chunk);
+}
+
+function onEnd(this: Reading): void {
+  const { chunks, size, resolve } = stopReading(this);
+  resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+}
+
+function onError(this: Reading, error: Error): void {
+  stopReading(this).reject(error);
+}
+
+function onClose(this: Reading): void {
+  if (!this.complete)
+    stopReading(this).reject(new Error("client closed the connection while sending the body"));
+}
+
+/** Removes the listeners and the reader from the request; returns the reader. */
+function stopReading(req: Reading): BodyReader {
+  const reader = req[READER] as BodyReader;
+  req[READER] = undefined;
+  req.off("data", onData);
+  req.off("end", onEnd);
+  req.off("error", onError);
+  req.off("close", onClose);
+  return reader;
 }

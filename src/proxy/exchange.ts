@@ -61,7 +61,7 @@ export class Exchange implements ExchangeEvents {
 
   start(proxy: ProxyServer): void {
     const { tracked } = this.init;
-    tracked.abort = () => this.abortForShutdown();
+    tracked.exchange = this;
     // Every reservation is kept alive while its request runs, a free one too: it holds a request in flight
     // against the key's max_parallel, which its expiry would give back too early.
     tracked.reservationId = this.init.reservationId;

@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { estimatedPromptTokens, NOTHING, worstCase } from "../billing/estimate.js";
 import type { LeaseAdmission } from "../billing/leases.js";
 import type { ModelPrice } from "../billing/pricing.js";
-import { asGatewayError, GatewayError } from "../errors.js";
+import { asGatewayError, type ErrorFormat, GatewayError } from "../errors.js";
 import { refusalRecord } from "../observability/request-record.js";
 import type { Forwarder, GatewayContext } from "../server/context.js";
 import { errorFormatOf, sendError } from "../server/respond.js";
@@ -172,21 +172,8 @@ export function createForwarder(ctx: GatewayContext): ForwardingProxy {
         throw error;
       }
     } catch (error) {
-      refuse(error);
+      refuse(ctx, res, error, errorFormat, { requestId, method, path, arrivedAt, model, ref });
       ctx.tracker.end(tracked);
-    }
-
-    function refuse(error: unknown): void {
-      if (res.destroyed) return; // the client is gone; there is no one to answer
-      const failure = asGatewayError(error);
-      if (failure.status >= 500)
-        ctx.logger.error({ request_id: requestId, err: failure.cause ?? failure }, "request failed");
-      // After refusing a body half-way, close the connection rather than read the rest of it.
-      if (failure.code === "payload_too_large") res.shouldKeepAlive = false;
-      sendError(res, failure, { format: errorFormat });
-      ctx.observer.refused(
-        refusalRecord(failure, { requestId, method, path, arrivedAt, model, ref, endedAt: services.now() }),
-      );
     }
   }
 
@@ -197,6 +184,31 @@ export function createForwarder(ctx: GatewayContext): ForwardingProxy {
     },
     close: () => upstream.close(),
   };
+}
+
+/** Answers a request the gateway will not forward with its error, and reports the refusal. */
+function refuse(
+  ctx: GatewayContext,
+  res: ServerResponse,
+  error: unknown,
+  errorFormat: ErrorFormat,
+  request: {
+    requestId: string;
+    method: string;
+    path: string;
+    arrivedAt: number;
+    model: string | null;
+    ref: KeyRef | null;
+  },
+): void {
+  if (res.destroyed) return; // the client is gone; there is no one to answer
+  const failure = asGatewayError(error);
+  if (failure.status >= 500)
+    ctx.logger.error({ request_id: request.requestId, err: failure.cause ?? failure }, "request failed");
+  // After refusing a body half-way, close the connection rather than read the rest of it.
+  if (failure.code === "payload_too_large") res.shouldKeepAlive = false;
+  sendError(res, failure, { format: errorFormat });
+  ctx.observer.refused(refusalRecord(failure, { ...request, endedAt: ctx.services.now() }));
 }
 
 /**

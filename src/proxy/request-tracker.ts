@@ -4,9 +4,14 @@
 
 import type { RunningKey } from "../observability/gateway-metrics.js";
 
+/** What a shutdown drain's end aborts: a forwarded request's exchange (proxy/exchange.ts). */
+export interface Abortable {
+  abortForShutdown(): void;
+}
+
 export interface Tracked {
-  /** Aborts the request at the end of a shutdown drain; set once it is forwarded. */
-  abort: (() => void) | null;
+  /** The forwarded request, aborted at the end of a shutdown drain; set once it is forwarded. */
+  exchange: Abortable | null;
   /** The running request's reservation, while it holds one (the keeper extends it). */
   reservationId: string | null;
   accountId: string | null;
@@ -26,7 +31,13 @@ export class RequestTracker {
 
   /** A request arrived for forwarding. */
   begin(): Tracked {
-    const tracked: Tracked = { abort: null, reservationId: null, accountId: null, reservedAt: 0, key: null };
+    const tracked: Tracked = {
+      exchange: null,
+      reservationId: null,
+      accountId: null,
+      reservedAt: 0,
+      key: null,
+    };
     this.running.add(tracked);
     return tracked;
   }
@@ -45,7 +56,7 @@ export class RequestTracker {
 
   /** The end of a shutdown drain: aborts every forwarded request still running. */
   abortAll(): void {
-    for (const tracked of [...this.running]) tracked.abort?.();
+    for (const tracked of [...this.running]) tracked.exchange?.abortForShutdown();
   }
 
   /** The keys of running requests, one entry per request. */

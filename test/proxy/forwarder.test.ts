@@ -39,7 +39,7 @@ describe("the forwarder", () => {
     const begin = ctx.tracker.begin.bind(ctx.tracker);
     ctx.tracker.begin = () => {
       const tracked = begin();
-      Object.defineProperty(tracked, "abort", {
+      Object.defineProperty(tracked, "exchange", {
         set() {
           reservedWhenItFailed = 1;
           throw new Error("a planted bug");

@@ -36,13 +36,15 @@ describe("RequestTracker", () => {
     const tracker = new RequestTracker();
     const aborted: string[] = [];
     const a = tracker.begin();
-    a.abort = () => {
-      aborted.push("a");
-      tracker.end(a);
+    a.exchange = {
+      abortForShutdown: () => {
+        aborted.push("a");
+        tracker.end(a);
+      },
     };
     tracker.begin(); // not forwarded yet: nothing to abort
     const c = tracker.begin();
-    c.abort = () => aborted.push("c");
+    c.exchange = { abortForShutdown: () => aborted.push("c") };
     tracker.abortAll();
     expect(aborted).toEqual(["a", "c"]);
     expect(tracker.size).toBe(2);

@@ -46,8 +46,10 @@ describe("drain", () => {
     const tracker = new RequestTracker();
     const tracked = tracker.begin();
     let aborted = false;
-    tracked.abort = () => {
-      aborted = true;
+    tracked.exchange = {
+      abortForShutdown: () => {
+        aborted = true;
+      },
     };
     const { logger, lines } = captureLogs();
     let drained = false;
@@ -68,10 +70,12 @@ describe("drain", () => {
     const ending: string[] = [];
     for (const name of ["a", "b"]) {
       const tracked = tracker.begin();
-      tracked.abort = () => {
-        ending.push(name);
-        // An aborted request settles for what it produced, then leaves the tracker.
-        setImmediate(() => tracker.end(tracked));
+      tracked.exchange = {
+        abortForShutdown: () => {
+          ending.push(name);
+          // An aborted request settles for what it produced, then leaves the tracker.
+          setImmediate(() => tracker.end(tracked));
+        },
       };
     }
     const { logger, lines } = captureLogs();
