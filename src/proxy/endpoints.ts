@@ -103,6 +103,15 @@ function endpointFor(endpointClass: EndpointClass): Endpoint {
  * while the server still routes them to /sleep.
  */
 export function canonicalPath(path: string): string {
+  // Most paths are canonical already (lower case, no escapes, dots or empty segments): no work, no garbage.
+  if (PLAIN_PATH.test(path)) return path;
+  return resolvedPath(path);
+}
+
+const PLAIN_PATH = /^(?:\/[a-z0-9_:-]+)+$/;
+
+/** canonicalPath's work in full, for paths that need it. */
+export function resolvedPath(path: string): string {
   let decoded = path;
   if (path.includes("%")) {
     decoded = path.replace(/%(?!2f)([0-9a-f]{2})/gi, (_match, hex: string) =>

@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalPath, EndpointTable } from "../../src/proxy/endpoints.js";
+import { canonicalPath, EndpointTable, resolvedPath } from "../../src/proxy/endpoints.js";
 import { UPSTREAM_ROUTES } from "../fixtures/upstreams/index.js";
 
 const table = new EndpointTable();
@@ -84,6 +85,20 @@ describe("EndpointTable", () => {
     }
     // %2F stays part of a segment, as routers read it.
     expect(canonicalPath("/v1/models/org%2Fmodel")).toBe("/v1/models/org%2fmodel");
+  });
+
+  it("takes a path that is canonical already as it is, and resolves every other one in full", () => {
+    // The shortcut for plain paths must never answer differently from the full resolution.
+    const pieces = ["/", "a", "Z", "v1", ".", "..", "%73", "%2F", "%2f", "-", "_", ":", "~", "%", "é"];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 12 }), (parts) => {
+        const path = `/${parts.join("")}`;
+        expect(canonicalPath(path)).toBe(resolvedPath(path));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(canonicalPath("/v1/chat/completions")).toBe("/v1/chat/completions");
+    expect(canonicalPath("/V1/chat/completions/")).toBe("/v1/chat/completions");
   });
 
   it("takes the operator's entries over the built-in ones, by path, method or prefix", () => {
