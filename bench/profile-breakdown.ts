@@ -2,7 +2,8 @@
 // or a .cpuprofile file) summed by who is responsible for each sample — the gateway's own code, each
 // library, Node's core, garbage collection. A sample in a native frame (a system call, JSON.parse, a
 // regular expression) counts for the nearest JavaScript frame that called it: writev made by Node's
-// stream code is Node's, JSON.parse called by the gateway is the gateway's.
+// stream code is Node's, JSON.parse called by the gateway is the gateway's. And how much a process allocates,
+// from V8's sampling heap profile.
 
 /** The parts of a V8 CPU profile read here. */
 export interface CpuProfile {
@@ -10,6 +11,27 @@ export interface CpuProfile {
   samples: number[];
   /** Microseconds from the previous sample to this one. */
   timeDeltas: number[];
+}
+
+/** The parts of a V8 sampling heap profile read here (HeapProfiler.stopSampling's result). */
+export interface HeapProfile {
+  head: HeapNode;
+}
+interface HeapNode {
+  /** Bytes allocated by this function itself, scaled by the profiler from its samples. */
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/** Bytes allocated while the profile ran (garbage included, when the profiler was asked to keep it). */
+export function allocatedBytes(profile: HeapProfile): number {
+  let total = 0;
+  const pending = [profile.head];
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    total += node.selfSize;
+    pending.push(...node.children);
+  }
+  return total;
 }
 
 /** Who a script URL belongs to: "gateway", a package name, "node", or null for a frame without a script. */

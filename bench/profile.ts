@@ -3,7 +3,8 @@
 // same fixed-rate load of small chat completions, and profiles each process's main thread meanwhile with
 // V8's sampling profiler (profiler-hook.mjs), started after the warm-up. Each sample is counted for who is
 // responsible for it (profile-breakdown.ts): the gateway's code, each library, Node's core, garbage
-// collection. The table goes into docs/benchmarks.md between its profile markers unless BENCH_WRITE=0.
+// collection. A last run per process with V8's sampling heap profiler instead gives the memory each request
+// allocates. The tables go into docs/benchmarks.md between its profile markers unless BENCH_WRITE=0.
 //
 // The profiler costs CPU of its own, so the totals here are above those of `npm run bench`; what the table
 // is for is the split, and the difference between the two processes owner by owner.
@@ -14,7 +15,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startRedisServer } from "../src/demo/redis-server.js";
 import { fixedRate, type Target } from "./load.js";
-import { type CpuProfile, cpuByGatewayFile, cpuByOwner } from "./profile-breakdown.js";
+import {
+  allocatedBytes,
+  type CpuProfile,
+  cpuByGatewayFile,
+  cpuByOwner,
+  type HeapProfile,
+} from "./profile-breakdown.js";
 import { currentCommit, describeMachine, PROFILE_MARKERS, replaceGenerated } from "./report.js";
 import { children, cpuMicros, createBenchKeys, forkServer, spawnGateway } from "./servers.js";
 
@@ -41,8 +48,11 @@ const upstream = `http://127.0.0.1:${upstreamPort}`;
 await forkServer("upstream.ts", [String(upstreamPort)]);
 const bareOut = join(tmpdir(), `tunnel-bench-profile-bare-${process.pid}.json`);
 const gatewayOut = join(tmpdir(), `tunnel-bench-profile-gateway-${process.pid}.json`);
+/** Which profiler the next start signal starts, for both processes (profiler-hook.mjs reads it). */
+const control = join(tmpdir(), `tunnel-bench-profile-kind-${process.pid}`);
 const bare = await forkServer("bare-proxy.ts", [String(barePort), upstream], hook, {
   BENCH_PROFILE_OUT: bareOut,
+  BENCH_PROFILE_CONTROL: control,
 });
 const gateway = await spawnGateway({
   port: gatewayPort,
@@ -50,7 +60,7 @@ const gateway = await spawnGateway({
   upstream,
   metricsEnabled: true,
   nodeArgs: hook,
-  env: { BENCH_PROFILE_OUT: gatewayOut },
+  env: { BENCH_PROFILE_OUT: gatewayOut, BENCH_PROFILE_CONTROL: control },
 });
 const { key } = await createBenchKeys(redis.url);
 
@@ -73,16 +83,29 @@ const paths: { name: string; target: Target; server: ChildProcess; out: string }
   },
 ];
 
-/** Per path, summed over the rounds: profiled µs by owner; main-thread and process CPU (µs); requests. */
+/**
+ * Per path, summed over the rounds: profiled µs by owner; main-thread and process CPU (µs); requests; and,
+ * from the allocation round, bytes allocated and its requests.
+ */
 const totals = new Map(
   paths.map((p) => [
     p.name,
-    { owners: new Map<string, number>(), files: new Map<string, number>(), main: 0, cpu: 0, requests: 0 },
+    {
+      owners: new Map<string, number>(),
+      files: new Map<string, number>(),
+      main: 0,
+      cpu: 0,
+      requests: 0,
+      allocated: 0,
+      allocatingRequests: 0,
+    },
   ]),
 );
 
-async function profiled(path: (typeof paths)[number]): Promise<void> {
+/** Runs the load on a path with its profiler on; returns the profile and the load's figures. */
+async function underProfiler(path: (typeof paths)[number], kind: "cpu" | "heap") {
   rmSync(path.out, { force: true });
+  writeFileSync(control, kind);
   path.server.kill("SIGUSR2");
   await new Promise((resolve) => setTimeout(resolve, 200));
   const [cpuBefore, mainBefore] = [cpuMicros(path.server), cpuMicros(path.server, true)];
@@ -95,15 +118,29 @@ async function profiled(path: (typeof paths)[number]): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   await new Promise((resolve) => setTimeout(resolve, 100)); // written in one call; let it finish
+  const { profile } = JSON.parse(readFileSync(path.out, "utf8")) as { profile: unknown };
+  return { profile, requests: latencies.length, main, cpu };
+}
+
+async function profiled(path: (typeof paths)[number]): Promise<void> {
+  const { profile: cpuProfile, requests, main, cpu } = await underProfiler(path, "cpu");
+  const profile = cpuProfile as CpuProfile;
   const sum = totals.get(path.name)!;
-  const profile = JSON.parse(readFileSync(path.out, "utf8")) as CpuProfile;
   for (const [owner, micros] of cpuByOwner(profile))
     sum.owners.set(owner, (sum.owners.get(owner) ?? 0) + micros);
   for (const [file, micros] of cpuByGatewayFile(profile))
     sum.files.set(file, (sum.files.get(file) ?? 0) + micros);
   sum.main += main;
   sum.cpu += cpu;
-  sum.requests += latencies.length;
+  sum.requests += requests;
+}
+
+/** One more run per path with the heap profiler instead (which slows a process too much to share a run). */
+async function allocations(path: (typeof paths)[number]): Promise<void> {
+  const { profile, requests } = await underProfiler(path, "heap");
+  const sum = totals.get(path.name)!;
+  sum.allocated += allocatedBytes(profile as HeapProfile);
+  sum.allocatingRequests += requests;
 }
 
 for (const p of paths) await fixedRate(p.target, BODY, RATE, 2); // warm-up: connections, JIT, key cache
@@ -111,10 +148,12 @@ for (let round = 1; round <= ROUNDS; round++) {
   process.stderr.write(`round ${round}/${ROUNDS}\n`);
   for (const p of round % 2 === 1 ? paths : [...paths].reverse()) await profiled(p);
 }
+for (const p of paths) await allocations(p);
 for (const child of children) child.kill("SIGTERM");
 await redis.stop();
 rmSync(bareOut, { force: true });
 rmSync(gatewayOut, { force: true });
+rmSync(control, { force: true });
 
 /**
  * Per request, each owner's share of the profiled time applied to the main thread's CPU time: a sample is
@@ -131,6 +170,7 @@ const perRequest = (name: string) => {
     files: scaled(t.files),
     main: t.main / t.requests,
     process: t.cpu / t.requests,
+    allocatedKiB: t.allocated / t.allocatingRequests / 1024,
   };
 };
 const b = perRequest("bare proxy");
@@ -159,6 +199,7 @@ function renderProfile(
   const rest = owners.filter((o) => !shown.includes(o));
   const restOf = (figures: typeof bareFigures) => rest.reduce((s, o) => s + at(figures, o), 0);
   const us = (n: number) => `${n.toFixed(0)} µs`;
+  const kib = (n: number) => `${n.toFixed(0)} KiB`;
   const signed = (n: number) => `${n < 0 ? "−" : "+"}${us(Math.abs(n))}`;
   const row = (name: string, x: number, y: number) => `| ${name} | ${us(x)} | ${us(y)} | ${signed(y - x)} |`;
   return [
@@ -180,6 +221,8 @@ function renderProfile(
       : []),
     row("main thread (from /proc)", bareFigures.main, gatewayFigures.main),
     row("whole process (all threads, from /proc)", bareFigures.process, gatewayFigures.process),
+    `| memory allocated per request (sampled, garbage included) | ${kib(bareFigures.allocatedKiB)} | ` +
+      `${kib(gatewayFigures.allocatedKiB)} | +${kib(gatewayFigures.allocatedKiB - bareFigures.allocatedKiB)} |`,
     "",
     "| the gateway's own code, by file | main-thread CPU per request |",
     "| --- | --- |",

@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import {
+  allocatedBytes,
   type CpuProfile,
   cpuByGatewayFile,
   cpuByOwner,
@@ -65,5 +66,13 @@ describe("cpuByOwner and cpuByGatewayFile", () => {
 
   it("splits the gateway's own time by file", () => {
     expect(Object.fromEntries(cpuByGatewayFile(profile))).toEqual({ "proxy/forwarder.js": 35 });
+  });
+});
+
+describe("allocatedBytes", () => {
+  it("adds up every function's own allocations, however deep", () => {
+    const leaf = (selfSize: number) => ({ selfSize, children: [] });
+    const head = { selfSize: 0, children: [{ selfSize: 100, children: [leaf(20), leaf(3)] }, leaf(4000)] };
+    expect(allocatedBytes({ head })).toBe(4123);
   });
 });
