@@ -22,14 +22,19 @@ import {
   cpuByOwner,
   type HeapProfile,
 } from "./profile-breakdown.js";
-import { currentCommit, describeMachine, PROFILE_MARKERS, replaceGenerated } from "./report.js";
+import {
+  currentCommit,
+  describeMachine,
+  PROFILE_MARKERS,
+  type ProfileFigures,
+  renderProfile,
+  replaceGenerated,
+} from "./report.js";
 import { children, cpuMicros, createBenchKeys, forkServer, spawnGateway } from "./servers.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const RATE = 500;
-/** Files of the gateway's own code listed, the most expensive first. */
-const FILES_SHOWN = 12;
 const WRITE_PAGE = process.env.BENCH_WRITE !== "0";
 const PAGE = join(import.meta.dirname, "../docs/benchmarks.md");
 if (WRITE_PAGE) replaceGenerated(readFileSync(PAGE, "utf8"), "", PROFILE_MARKERS);
@@ -160,7 +165,7 @@ rmSync(control, { force: true });
  * taken whenever the thread is not idle, also while it waits for a core that another process holds, so
  * the profile's own total runs above the thread's CPU on a busy machine.
  */
-const perRequest = (name: string) => {
+const perRequest = (name: string): ProfileFigures => {
   const t = totals.get(name)!;
   const profiled = [...t.owners.values()].reduce((a, b) => a + b, 0);
   const scale = t.main / profiled / t.requests;
@@ -173,62 +178,19 @@ const perRequest = (name: string) => {
     allocatedKiB: t.allocated / t.allocatingRequests / 1024,
   };
 };
-const b = perRequest("bare proxy");
-const g = perRequest("gateway");
-const figures = renderProfile(b, g);
+const figures = renderProfile({
+  date: new Date().toISOString(),
+  commit: currentCommit(join(import.meta.dirname, "..")),
+  rounds: ROUNDS,
+  seconds: SECONDS,
+  rate: RATE,
+  machine: describeMachine(),
+  bare: perRequest("bare proxy"),
+  gateway: perRequest("gateway"),
+});
 console.log(`\n${figures}\n`);
 if (WRITE_PAGE) {
   writeFileSync(PAGE, replaceGenerated(readFileSync(PAGE, "utf8"), figures, PROFILE_MARKERS));
   console.log(`written to ${PAGE}`);
 }
 process.exit(0);
-
-function renderProfile(
-  bareFigures: ReturnType<typeof perRequest>,
-  gatewayFigures: ReturnType<typeof perRequest>,
-): string {
-  const m = describeMachine();
-  const date = new Date().toISOString();
-  const commit = currentCommit(join(import.meta.dirname, ".."));
-  const owners = [...new Set([...bareFigures.owners.keys(), ...gatewayFigures.owners.keys()])];
-  const at = (figures: typeof bareFigures, owner: string) => figures.owners.get(owner) ?? 0;
-  // Owners below 1 µs per request in both processes are summed into one row.
-  const shown = owners
-    .filter((o) => at(bareFigures, o) >= 1 || at(gatewayFigures, o) >= 1)
-    .sort((x, y) => at(gatewayFigures, y) - at(gatewayFigures, x));
-  const rest = owners.filter((o) => !shown.includes(o));
-  const restOf = (figures: typeof bareFigures) => rest.reduce((s, o) => s + at(figures, o), 0);
-  const us = (n: number) => `${n.toFixed(0)} µs`;
-  const kib = (n: number) => `${n.toFixed(0)} KiB`;
-  const signed = (n: number) => `${n < 0 ? "−" : "+"}${us(Math.abs(n))}`;
-  const row = (name: string, x: number, y: number) => `| ${name} | ${us(x)} | ${us(y)} | ${signed(y - x)} |`;
-  return [
-    `Run on ${date.slice(0, 10)} at ${date.slice(11, 16)} UTC${commit ? `, code at commit \`${commit}\`` : ""}, with ` +
-      `\`npm run bench:profile\`: ${ROUNDS} rounds of ${SECONDS} s at ${RATE} requests/s per process, ` +
-      `on ${m.cpu}, ${m.cores} cores, Node ${m.node}.`,
-    "",
-    "| main-thread CPU per request, by who spends it | bare proxy | gateway | gateway − bare |",
-    "| --- | --- | --- | --- |",
-    ...shown.map((o) =>
-      row(
-        o === "gateway" ? "its own code (the bare proxy's script, the gateway's src/)" : o,
-        at(bareFigures, o),
-        at(gatewayFigures, o),
-      ),
-    ),
-    ...(rest.length > 0
-      ? [row(`others (${rest.join(", ")})`, restOf(bareFigures), restOf(gatewayFigures))]
-      : []),
-    row("main thread (from /proc)", bareFigures.main, gatewayFigures.main),
-    row("whole process (all threads, from /proc)", bareFigures.process, gatewayFigures.process),
-    `| memory allocated per request (sampled, garbage included) | ${kib(bareFigures.allocatedKiB)} | ` +
-      `${kib(gatewayFigures.allocatedKiB)} | +${kib(gatewayFigures.allocatedKiB - bareFigures.allocatedKiB)} |`,
-    "",
-    "| the gateway's own code, by file | main-thread CPU per request |",
-    "| --- | --- |",
-    ...[...gatewayFigures.files]
-      .sort((x, y) => y[1] - x[1])
-      .slice(0, FILES_SHOWN)
-      .map(([file, micros]) => `| \`${file}\` | ${us(micros)} |`),
-  ].join("\n");
-}

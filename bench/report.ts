@@ -173,6 +173,83 @@ function invalidationLines(inv: InvalidationFigures): string[] {
   ];
 }
 
+/** One process's figures in the profile run, per request: main-thread CPU by owner and by file (µs). */
+export interface ProfileFigures {
+  owners: Map<string, number>;
+  /** The gateway's own code by file (empty for the bare proxy). */
+  files: Map<string, number>;
+  /** Main thread's and whole process' CPU (µs), from /proc. */
+  main: number;
+  process: number;
+  allocatedKiB: number;
+}
+
+export interface ProfileReport {
+  date: string;
+  commit: string | null;
+  rounds: number;
+  seconds: number;
+  rate: number;
+  machine: Machine;
+  bare: ProfileFigures;
+  gateway: ProfileFigures;
+}
+
+/** Files of the gateway's own code listed, the most expensive first. */
+const FILES_SHOWN = 12;
+/** The owner label profile-breakdown.ts gives the measured program's own code. */
+const OWN_CODE = "gateway";
+
+/** The profile's part of docs/benchmarks.md, markers excluded. */
+export function renderProfile(report: ProfileReport): string {
+  const { machine: m, bare, gateway } = report;
+  const owners = [...new Set([...bare.owners.keys(), ...gateway.owners.keys()])];
+  const at = (figures: ProfileFigures, owner: string) => figures.owners.get(owner) ?? 0;
+  // Owners below 1 µs per request in both processes are summed into one row.
+  const shown = owners
+    .filter((o) => at(bare, o) >= 1 || at(gateway, o) >= 1)
+    .sort((x, y) => at(gateway, y) - at(gateway, x));
+  const rest = owners.filter((o) => !shown.includes(o));
+  const restOf = (figures: ProfileFigures) => rest.reduce((sum, o) => sum + at(figures, o), 0);
+  const us = (n: number) => `${n.toFixed(0)} µs`;
+  const kib = (n: number) => `${n.toFixed(0)} KiB`;
+  const signed = (n: number, unit: (n: number) => string) => `${n < 0 ? "−" : "+"}${unit(Math.abs(n))}`;
+  const row = (name: string, x: number, y: number, unit = us) =>
+    `| ${name} | ${unit(x)} | ${unit(y)} | ${signed(y - x, unit)} |`;
+  return [
+    `Run on ${report.date.slice(0, 10)} at ${report.date.slice(11, 16)} UTC` +
+      `${report.commit ? `, code at commit \`${report.commit}\`` : ""}, with \`npm run bench:profile\`: ` +
+      `${report.rounds} rounds of ${report.seconds} s at ${report.rate} requests/s per process, ` +
+      `on ${m.cpu}, ${m.cores} cores, Node ${m.node}.`,
+    "",
+    "| main-thread CPU per request, by who spends it | bare proxy | gateway | gateway − bare |",
+    "| --- | --- | --- | --- |",
+    ...shown.map((o) =>
+      row(
+        o === OWN_CODE ? "its own code (the bare proxy's script, the gateway's src/)" : o,
+        at(bare, o),
+        at(gateway, o),
+      ),
+    ),
+    ...(rest.length > 0 ? [row(`others (${rest.join(", ")})`, restOf(bare), restOf(gateway))] : []),
+    row("main thread (from /proc)", bare.main, gateway.main),
+    row("whole process (all threads, from /proc)", bare.process, gateway.process),
+    row(
+      "memory allocated per request (sampled, garbage included)",
+      bare.allocatedKiB,
+      gateway.allocatedKiB,
+      kib,
+    ),
+    "",
+    "| the gateway's own code, by file | main-thread CPU per request |",
+    "| --- | --- |",
+    ...[...gateway.files]
+      .sort((x, y) => y[1] - x[1])
+      .slice(0, FILES_SHOWN)
+      .map(([file, micros]) => `| \`${file}\` | ${us(micros)} |`),
+  ].join("\n");
+}
+
 /** The page with its generated part replaced; everything outside the markers is kept as it is. */
 export function replaceGenerated(
   page: string,

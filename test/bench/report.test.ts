@@ -7,6 +7,7 @@ import {
   GENERATED_START,
   PROFILE_MARKERS,
   renderFigures,
+  renderProfile,
   replaceGenerated,
 } from "../../bench/report.js";
 
@@ -137,5 +138,53 @@ describe("writing the figures into the page", () => {
     );
     expect(generated.trim()).toMatch(/^Run on \d{4}-\d{2}-\d{2} /);
     expect(() => replaceGenerated(text, "", PROFILE_MARKERS)).not.toThrow();
+  });
+});
+
+describe("the profile report", () => {
+  const figures = (owners: Record<string, number>, files: Record<string, number> = {}) => ({
+    owners: new Map(Object.entries(owners)),
+    files: new Map(Object.entries(files)),
+    main: Object.values(owners).reduce((a, b) => a + b, 0),
+    process: 2 * Object.values(owners).reduce((a, b) => a + b, 0),
+    allocatedKiB: 40,
+  });
+  const files = Object.fromEntries(Array.from({ length: 14 }, (_, i) => [`proxy/f${i}.js`, 30 - i]));
+  const text = renderProfile({
+    date: "2026-11-26T08:20:00Z",
+    commit: "0123456789ab",
+    rounds: 2,
+    seconds: 8,
+    rate: 500,
+    machine: report.machine,
+    bare: figures({ node: 450, gateway: 20, "http-proxy-3": 70, debug: 0.4 }),
+    gateway: {
+      ...figures({ node: 600, gateway: 180, "http-proxy-3": 60, pino: 30, denque: 0.5 }, files),
+      allocatedKiB: 74,
+    },
+  });
+
+  it("lists owners by the gateway's cost, sums the ones under 1 µs, and signs the differences", () => {
+    const rows = text.split("\n").filter((line) => line.startsWith("| ") && !line.startsWith("| ---"));
+    expect(rows.slice(1, 5)).toEqual([
+      "| node | 450 µs | 600 µs | +150 µs |",
+      "| its own code (the bare proxy's script, the gateway's src/) | 20 µs | 180 µs | +160 µs |",
+      "| http-proxy-3 | 70 µs | 60 µs | −10 µs |",
+      "| pino | 0 µs | 30 µs | +30 µs |",
+    ]);
+    expect(text).toContain("| others (debug, denque) | 0 µs | 1 µs | +0 µs |");
+    expect(text).toContain("| main thread (from /proc) | 540 µs | 871 µs | +330 µs |");
+    expect(text).toContain(
+      "| memory allocated per request (sampled, garbage included) | 40 KiB | 74 KiB | +34 KiB |",
+    );
+  });
+
+  it("lists the twelve most expensive files of the gateway's code, and says when and how it was run", () => {
+    expect(text).toMatch(
+      /^Run on 2026-11-26 at 08:20 UTC, code at commit `0123456789ab`, with `npm run bench:profile`: 2 rounds of 8 s at 500 requests\/s per process/,
+    );
+    expect(text).toContain("| `proxy/f0.js` | 30 µs |");
+    expect(text).toContain("| `proxy/f11.js` | 19 µs |");
+    expect(text).not.toContain("proxy/f12.js");
   });
 });
