@@ -4,9 +4,10 @@
 
 import { useMemo, useState } from "preact/hooks";
 import { ApiError, api } from "./api.js";
+import { DayCells } from "./charts.js";
 import { ErrorNote, LoadProblem, Status, useLoad } from "./components.js";
 import { useUi } from "./context.js";
-import { InlineField } from "./inline-field.js";
+import { DateField } from "./inline-field.js";
 import { href } from "./route.js";
 import { type GroupBy, stacksOf } from "./stacked-usage.js";
 import type { AccountUsage } from "./types.js";
@@ -73,26 +74,16 @@ export function AccountUsageSection({ accountId }: { accountId: string }) {
           setRange(draft);
         }}
       >
-        <InlineField label={t("usage.from")}>
-          {(id) => (
-            <input
-              id={id}
-              type="date"
-              value={draft.from || usage?.from || ""}
-              onInput={(event) => setDraft({ ...draft, from: event.currentTarget.value })}
-            />
-          )}
-        </InlineField>
-        <InlineField label={t("usage.to")}>
-          {(id) => (
-            <input
-              id={id}
-              type="date"
-              value={draft.to || usage?.to || ""}
-              onInput={(event) => setDraft({ ...draft, to: event.currentTarget.value })}
-            />
-          )}
-        </InlineField>
+        <DateField
+          label={t("usage.from")}
+          value={draft.from || usage?.from || ""}
+          onInput={(from) => setDraft({ ...draft, from })}
+        />
+        <DateField
+          label={t("usage.to")}
+          value={draft.to || usage?.to || ""}
+          onInput={(to) => setDraft({ ...draft, to })}
+        />
         <button type="submit" class="secondary">
           {t("usage.show")}
         </button>
@@ -259,15 +250,7 @@ export function AccountUsageSection({ accountId }: { accountId: string }) {
                         .filter((d) => d.requests > 0)
                         .map((d) => (
                           <tr key={d.date}>
-                            <th scope="row" class="nowrap">
-                              {day(d.date)}
-                            </th>
-                            <td class="num">{num(d.requests)}</td>
-                            <td class="num nowrap">
-                              {num(d.prompt_tokens)} / {num(d.completion_tokens)}
-                            </td>
-                            <td class="num nowrap">{rub(d.cost)}</td>
-                            <td class="num">{num(d.errors)}</td>
+                            <DayCells d={d} />
                           </tr>
                         ))}
                     </tbody>

@@ -229,8 +229,30 @@ export function UsageCharts({ days }: { days: DailyUsage[] }) {
   );
 }
 
+/** A day's first cells in a usage table, the key's and the account's alike: date, requests, tokens, cost, errors. */
+export function DayCells({
+  d,
+}: {
+  d: Pick<DailyUsage, "date" | "requests" | "prompt_tokens" | "completion_tokens" | "cost" | "errors">;
+}) {
+  const { day, num, rub } = useUi();
+  return (
+    <>
+      <th scope="row" class="nowrap">
+        {day(d.date)}
+      </th>
+      <td class="num">{num(d.requests)}</td>
+      <td class="num nowrap">
+        {num(d.prompt_tokens)} / {num(d.completion_tokens)}
+      </td>
+      <td class="num nowrap">{rub(d.cost)}</td>
+      <td class="num">{num(d.errors)}</td>
+    </>
+  );
+}
+
 function UsageTable({ days }: { days: DailyUsage[] }) {
-  const { t, day, num, rub, ms } = useUi();
+  const { t, num, ms } = useUi();
   const used = days.filter((d) => d.requests > 0);
   if (used.length === 0) return <p class="muted">{t("key.noUsage")}</p>;
   return (
@@ -252,15 +274,7 @@ function UsageTable({ days }: { days: DailyUsage[] }) {
         <tbody>
           {used.map((d) => (
             <tr key={d.date}>
-              <th scope="row" class="nowrap">
-                {day(d.date)}
-              </th>
-              <td class="num">{num(d.requests)}</td>
-              <td class="num nowrap">
-                {num(d.prompt_tokens)} / {num(d.completion_tokens)}
-              </td>
-              <td class="num nowrap">{rub(d.cost)}</td>
-              <td class="num">{num(d.errors)}</td>
+              <DayCells d={d} />
               <td class="num">{num(d.estimated)}</td>
               <td class="num nowrap">{ms(d.avg_latency_ms)}</td>
               <td class="num nowrap">{ms(d.p50_latency_ms)}</td>

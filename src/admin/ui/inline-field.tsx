@@ -14,3 +14,22 @@ export function InlineField({ label, children }: { label: string; children: (id:
     </div>
   );
 }
+
+/** A date of a range or filter (YYYY-MM-DD, as the API takes it). */
+export function DateField({
+  label,
+  value,
+  onInput,
+}: {
+  label: string;
+  value: string;
+  onInput: (value: string) => void;
+}) {
+  return (
+    <InlineField label={label}>
+      {(id) => (
+        <input id={id} type="date" value={value} onInput={(event) => onInput(event.currentTarget.value)} />
+      )}
+    </InlineField>
+  );
+}

@@ -6,7 +6,7 @@ import { useId, useState } from "preact/hooks";
 import { api, type RequestLogEntry, type RequestQuery } from "./api.js";
 import { LoadProblem, useLoad } from "./components.js";
 import { useUi } from "./context.js";
-import { InlineField } from "./inline-field.js";
+import { DateField, InlineField } from "./inline-field.js";
 import { Time } from "./time.js";
 
 const PAGE = 25;
@@ -82,26 +82,8 @@ export function KeyRequestsSection({
             </select>
           )}
         </InlineField>
-        <InlineField label={t("usage.from")}>
-          {(id) => (
-            <input
-              id={id}
-              type="date"
-              value={draft.from ?? ""}
-              onInput={(event) => set("from", event.currentTarget.value)}
-            />
-          )}
-        </InlineField>
-        <InlineField label={t("usage.to")}>
-          {(id) => (
-            <input
-              id={id}
-              type="date"
-              value={draft.to ?? ""}
-              onInput={(event) => set("to", event.currentTarget.value)}
-            />
-          )}
-        </InlineField>
+        <DateField label={t("usage.from")} value={draft.from ?? ""} onInput={(from) => set("from", from)} />
+        <DateField label={t("usage.to")} value={draft.to ?? ""} onInput={(to) => set("to", to)} />
         <InlineField label={t("req.filter.id")}>
           {(id) => (
             <input
