@@ -8,13 +8,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { changeFeedName } from "../../src/billing/lease-service.js";
 import { TestClock } from "../helpers/clock.js";
 import { json, PRICING, startTestGateway, type TestGateway } from "../helpers/gateway.js";
-import { COST, chat, leases, WORST, warm } from "../helpers/leases.js";
+import { ADMIN, COST, chat, leases, revokedOnTheOtherReplica, WORST, warm } from "../helpers/leases.js";
 import { killClientNamed } from "../helpers/redis-clients.js";
 import { type RedisCluster, startRedisCluster } from "../helpers/redis-cluster.js";
 import { type StubUpstream, startStubUpstream } from "../helpers/upstream.js";
 import { waitUntil } from "../helpers/wait.js";
 
-const ADMIN = "admin-token-0123456789";
 let cluster: RedisCluster;
 let upstream: StubUpstream;
 let replicas: TestGateway[] = [];
@@ -82,20 +81,7 @@ describe("admission leases on a Redis Cluster", () => {
 
   it("refuse a revoked key on the other replica once the change arrives through its slot's master", async () => {
     const [a, b] = await twoReplicas();
-    const key = await a.newKey();
-    await warm(b, key.value);
-    expect(leases(b).book.stats().leases).toBe(1);
-    const res = await fetch(`${a.gateway.adminUrl}/admin/v1/accounts/acme/keys/${key.id}/revoke`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
-      body: "{}",
-    });
-    expect(res.status).toBe(200);
-    // The clock stands still: only the change feed can have told replica b.
-    await waitUntil(() => leases(b).book.stats().leases === 0, "replica b dropping the lease");
-    const refused = await chat(b, key.value);
-    expect(refused.status).toBe(401);
-    expect((await json(refused)).error.code).toBe("key_revoked");
+    await revokedOnTheOtherReplica(a, b);
   });
 
   it("drop every lease when a master's subscriber is lost, serve without them, and take them again", async () => {

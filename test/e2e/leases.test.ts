@@ -10,13 +10,12 @@ import { changeFeedName } from "../../src/billing/lease-service.js";
 import { RealClock, TestClock } from "../helpers/clock.js";
 import { json, PRICING, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { type GatewayProcess, spawnGateway } from "../helpers/gateway-process.js";
-import { BODY, COST, chat, leases, WORST, warm } from "../helpers/leases.js";
+import { ADMIN, BODY, COST, chat, leases, revokedOnTheOtherReplica, WORST, warm } from "../helpers/leases.js";
 import { parseExposition, total } from "../helpers/prometheus.js";
 import { killClientNamed } from "../helpers/redis-clients.js";
 import { type StubUpstream, startStubUpstream } from "../helpers/upstream.js";
 import { waitUntil } from "../helpers/wait.js";
 
-const ADMIN = "admin-token-0123456789";
 let replicas: TestGateway[] = [];
 let upstream: StubUpstream | undefined;
 let spawned: GatewayProcess | undefined;
@@ -136,20 +135,7 @@ describe("admission leases on two replicas", () => {
 
   it("refuse a revoked key on the other replica once the change arrives, without waiting for a refresh", async () => {
     const [a, b] = await twoReplicas();
-    const key = await a.newKey();
-    await warm(b, key.value);
-    expect(leases(b).book.stats().leases).toBe(1);
-    const res = await fetch(`${a.gateway.adminUrl}/admin/v1/accounts/acme/keys/${key.id}/revoke`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
-      body: "{}",
-    });
-    expect(res.status).toBe(200);
-    // The clock stands still: only the change feed can have told replica b.
-    await waitUntil(() => leases(b).book.stats().leases === 0, "replica b dropping the lease");
-    const refused = await chat(b, key.value);
-    expect(refused.status).toBe(401);
-    expect((await json(refused)).error.code).toBe("key_revoked");
+    await revokedOnTheOtherReplica(a, b);
   });
 
   it("drop every lease when the change feed is lost, keep serving without them, and take them again once back", async () => {

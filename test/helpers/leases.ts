@@ -4,8 +4,11 @@
 
 import { expect } from "vitest";
 import type { LeaseService } from "../../src/billing/lease-service.js";
-import { PRICING, type TestGateway } from "./gateway.js";
+import { json, PRICING, type TestGateway } from "./gateway.js";
 import { waitUntil } from "./wait.js";
+
+/** The admin token the lease tests' gateways are configured with. */
+export const ADMIN = "admin-token-0123456789";
 
 export const BODY = JSON.stringify({
   model: "demo-small",
@@ -37,4 +40,24 @@ export async function warm(t: TestGateway, key: string): Promise<void> {
     await res.text();
     return leases(t).book.admitted > before;
   }, "a request admitted on the lease");
+}
+
+/**
+ * Revokes a key through replica a's admin API while replica b serves it from its lease, and checks that b
+ * drops the lease and refuses the key. The clock stands still: only the change feed can have told b.
+ */
+export async function revokedOnTheOtherReplica(a: TestGateway, b: TestGateway): Promise<void> {
+  const key = await a.newKey();
+  await warm(b, key.value);
+  expect(leases(b).book.stats().leases).toBe(1);
+  const res = await fetch(`${a.gateway.adminUrl}/admin/v1/accounts/acme/keys/${key.id}/revoke`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+    body: "{}",
+  });
+  expect(res.status).toBe(200);
+  await waitUntil(() => leases(b).book.stats().leases === 0, "replica b dropping the lease");
+  const refused = await chat(b, key.value);
+  expect(refused.status).toBe(401);
+  expect((await json(refused)).error.code).toBe("key_revoked");
 }
