@@ -61,12 +61,11 @@ export function stacksOf(usage: AccountUsage, by: GroupBy): Stack[] {
  */
 export function cumulative(stacks: readonly Stack[]): number[][] {
   const tops: number[][] = [];
+  // Summed in µ₽, each stack's rubles read once; only the tops go back to rubles.
   let below: number[] = [];
   for (const stack of stacks) {
-    const top = stack.costs.map(
-      (cost, d) => (microsFromJson(cost) + microsFromJson(below[d] ?? 0)) / 1_000_000,
-    );
-    tops.push(top);
+    const top = stack.costs.map((cost, d) => microsFromJson(cost) + (below[d] ?? 0));
+    tops.push(top.map((micros) => micros / 1_000_000));
     below = top;
   }
   return tops;
