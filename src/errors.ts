@@ -37,6 +37,54 @@ export const ERRORS = {
     type: "authentication_error",
     message: "Send the admin token or an account token as 'Authorization: Bearer …'.",
   },
+  // Signing in and sessions (admin listener)
+  sign_in_failed: {
+    status: 401,
+    type: "authentication_error",
+    message: "The e-mail or the password is wrong.",
+  },
+  session_expired: {
+    status: 401,
+    type: "authentication_error",
+    message: "Your session has ended (signed out, timed out or revoked). Sign in again.",
+  },
+  user_disabled: {
+    status: 403,
+    type: "permission_error",
+    message: "This user is disabled. Ask an operator to enable it.",
+  },
+  csrf_refused: {
+    status: 403,
+    type: "permission_error",
+    message:
+      "Refused as a possible cross-site request: send it from the dashboard's own origin with its x-csrf-token header.",
+  },
+  too_many_attempts: {
+    status: 429,
+    type: "rate_limit_error",
+    message: "Too many failed sign-ins. Retry after the time in Retry-After.",
+  },
+  invitation_invalid: {
+    status: 400,
+    type: "invalid_request_error",
+    message:
+      "This invitation link is not valid: it was used already, revoked or has expired. Ask for a new one.",
+  },
+  password_link_invalid: {
+    status: 400,
+    type: "invalid_request_error",
+    message: "This set-password link is not valid: it was used already or has expired. Ask for a new one.",
+  },
+  weak_password: {
+    status: 400,
+    type: "invalid_request_error",
+    message: "This password is too weak.",
+  },
+  identity_provider_unavailable: {
+    status: 503,
+    type: "service_unavailable",
+    message: "The identity provider cannot be reached right now. Retry shortly.",
+  },
   // Money and permissions
   insufficient_balance: {
     status: 402,
@@ -126,6 +174,41 @@ export const ERRORS = {
     status: 404,
     type: "invalid_request_error",
     message: "No request with this id among this key's recent requests.",
+  },
+  user_not_found: {
+    status: 404,
+    type: "invalid_request_error",
+    message: "No such user.",
+  },
+  member_not_found: {
+    status: 404,
+    type: "invalid_request_error",
+    message: "This person is not a member of this account.",
+  },
+  invitation_not_found: {
+    status: 404,
+    type: "invalid_request_error",
+    message: "No such invitation.",
+  },
+  token_not_found: {
+    status: 404,
+    type: "invalid_request_error",
+    message: "No such API token.",
+  },
+  session_not_found: {
+    status: 404,
+    type: "invalid_request_error",
+    message: "No such session.",
+  },
+  provider_not_found: {
+    status: 404,
+    type: "invalid_request_error",
+    message: "No identity provider with this id is configured.",
+  },
+  user_exists: {
+    status: 409,
+    type: "invalid_request_error",
+    message: "A user with this e-mail already exists.",
   },
   account_exists: {
     status: 409,

@@ -11,7 +11,6 @@ import { createServer, type Server } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { adminHandler } from "./admin/admin-server.js";
-import { AdminCredentials } from "./admin/credentials.js";
 import { createDeliveryWorker } from "./alerts/create-worker.js";
 import type { DeliveryWorker } from "./alerts/delivery-worker.js";
 import { operatorEndpoints } from "./alerts/endpoints.js";
@@ -22,6 +21,9 @@ import { ReservationKeeper } from "./billing/reservation-keeper.js";
 import { SettlementQueue } from "./billing/settlement-queue.js";
 import type { Config } from "./config/schema.js";
 import type { GatewayError } from "./errors.js";
+import { buildIdentity } from "./identity/identity.js";
+import { providerSecrets as oidcSecrets } from "./identity/oidc.js";
+import { identitySettings, signInConfigured } from "./identity/settings.js";
 import { type GatewayMetrics, NO_METRICS } from "./observability/gateway-metrics.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { Metrics } from "./observability/metrics.js";
@@ -54,7 +56,10 @@ export interface GatewayOptions {
    * for the message of a listener that cannot bind; loadConfig's origins.
    */
   origin?: (setting: string) => string;
-  /** Where the operator's webhook secrets are read from (alerts.webhooks[].secretEnv); process.env by default. */
+  /**
+   * Where the operator's webhook secrets (alerts.webhooks[].secretEnv) and the identity providers' client
+   * secrets (signIn.providers[].clientSecretEnv) are read from; process.env by default.
+   */
   env?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -63,7 +68,7 @@ export interface Gateway {
   url: string;
   /** Base URL of the metrics listener, or null with metrics.enabled off. */
   metricsUrl: string | null;
-  /** Base URL of the admin listener, or null when no admin token is configured. */
+  /** Base URL of the admin listener, or null when it is off (no admin token, nobody can sign in). */
   adminUrl: string | null;
   server: Server;
   redis: RedisClient;
@@ -106,6 +111,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const tlsOptions = tlsFiles ? loadTls(tlsFiles, origin) : null;
   // The operator's webhook secrets are read before anything starts, for the same reason.
   const webhooks = operatorEndpoints(config.alerts, options.env ?? process.env);
+  // And the identity providers' client secrets.
+  const providerSecrets = oidcSecrets(config.signIn.providers, options.env ?? process.env);
   // Connected once the listeners are bound (below); until it is connected and checked, requests get 503.
   const redis = createRedis(config.redis, "gateway");
   let redisChecked = () => false;
@@ -176,13 +183,20 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     readiness: readinessOf(redis, { draining: () => draining, checked: () => redisChecked() }),
   };
   const proxy = createForwarder(context);
-  const handler = createPublicHandler(context, proxy.forward, new TransportSecurity(config.security));
 
   // Created without a request handler: serveWhileStarting below gives them one once every listener is bound.
   const server: Server = tlsOptions ? createHttpsServer(tlsOptions) : createServer();
   server.on("clientError", answerClientErrors(observer, now));
   const metricsServer = metrics.registry ? createServer() : null;
-  const adminServer = config.admin.token ? createServer() : null;
+  const transport = new TransportSecurity(config.security);
+  const handler = createPublicHandler(context, proxy.forward, transport);
+  const signIn = identitySettings(config);
+  const identity = buildIdentity(services, signIn, {
+    adminToken: config.admin.token,
+    logger,
+    providerSecrets,
+  });
+  const adminServer = config.admin.token || signInConfigured(signIn) ? createServer() : null;
   const listener = (role: string, listening: Server, section: "listen" | "metrics" | "admin"): Listener => ({
     role,
     server: listening,
@@ -209,9 +223,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     metricsServer.on("request", metricsHandler(metrics.registry, config.metrics));
   const openPublic = serveWhileStarting(server, startingPublicHandler(handler), handler);
   let openAdmin = () => {};
-  if (adminServer && config.admin.token) {
+  if (adminServer) {
     const admin = adminHandler({
-      credentials: new AdminCredentials(config.admin.token, services.accounts),
+      identity,
+      clientAddress: (req) => transport.clientAddress(req),
       services,
       balanceChanged: (accountId, balance) => metrics.balance(accountId, balance),
       alerts: {
@@ -224,7 +239,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     });
     openAdmin = serveWhileStarting(adminServer, startingAdminHandler(), admin);
   } else {
-    logger.info("admin API and dashboard disabled: set admin.token (or TUNNEL_ADMIN_TOKEN) to enable them");
+    logger.info(
+      "admin API and dashboard disabled: set admin.token (TUNNEL_ADMIN_TOKEN), or let people sign in (signIn.local.enabled, signIn.providers), to enable them",
+    );
   }
 
   const stopWatchingTls = tlsFiles ? watchTls(tlsFiles, server as HttpsServer, logger) : () => {};
@@ -236,6 +253,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     serve: () => {
       openPublic();
       openAdmin();
+      if (adminServer) identity.oidc.warmUp();
       worker.start();
       leases
         ?.start()

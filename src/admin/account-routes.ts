@@ -1,8 +1,7 @@
-// The admin API's routes about who is calling and about accounts: the caller, the list of accounts, an
-// account, its top-ups and its audit log (and the operator's audit log of every account).
+// The admin API's routes about accounts: the list of accounts, an account, its top-ups and its audit log
+// (and the operators' audit log of every account).
 
 import type { z } from "zod";
-import { actorOf } from "./credentials.js";
 import { ACCOUNT, limitOf, type Route } from "./route.js";
 import * as S from "./schemas.js";
 import { adminAccountView } from "./views.js";
@@ -10,49 +9,31 @@ import { adminAccountView } from "./views.js";
 export const ACCOUNT_ROUTES: readonly Route[] = [
   {
     method: "GET",
-    path: "/admin/v1/me",
-    operationId: "whoAmI",
-    summary: "Who the credential belongs to: the operator, or one account",
-    access: "account",
-    status: 200,
-    response: S.Me,
-    async handle({ principal, services }) {
-      return {
-        role: principal.role,
-        account_id: principal.role === "account" ? principal.accountId : null,
-        timezone: services.calendar.zone,
-      };
-    },
-  },
-  {
-    method: "GET",
     path: "/admin/v1/accounts",
     operationId: "listAccounts",
-    summary: "All accounts (an account token sees only its own)",
-    access: "account",
+    summary: "The accounts the caller has a role in (an operator role: every account)",
+    action: "me",
     status: 200,
     response: S.Account.array(),
     async handle({ principal, services }) {
-      const accounts =
-        principal.role === "admin"
-          ? await services.accounts.list()
-          : [await services.accounts.show(principal.accountId)];
-      return accounts.map(adminAccountView);
+      if (principal.operatorRole !== null) return (await services.accounts.list()).map(adminAccountView);
+      const ids = [...(await principal.accounts()).keys()];
+      const accounts = await Promise.all(ids.map((id) => services.accounts.find(id)));
+      return accounts.filter((account) => account !== null).map(adminAccountView);
     },
   },
   {
     method: "POST",
     path: "/admin/v1/accounts",
     operationId: "createAccount",
-    summary: "Create an account (admin token only)",
-    access: "admin",
-    forbiddenAction: "create an account",
+    summary: "Create an account (operators)",
+    action: "accounts.create",
     body: S.CreateAccountBody,
     status: 201,
     response: S.Account,
     async handle({ principal, body, services }) {
       const input = body as z.infer<typeof S.CreateAccountBody>;
-      return adminAccountView(await services.accounts.create(input, actorOf(principal)));
+      return adminAccountView(await services.accounts.create(input, principal.actor));
     },
   },
   {
@@ -60,7 +41,7 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
     path: ACCOUNT,
     operationId: "showAccount",
     summary: "An account and its balance",
-    access: "account",
+    action: "account.read",
     status: 200,
     response: S.Account,
     async handle({ params, services }) {
@@ -71,15 +52,14 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
     method: "POST",
     path: `${ACCOUNT}/topups`,
     operationId: "topUpAccount",
-    summary: "Add rubles to an account's balance (admin token only)",
-    access: "admin",
-    forbiddenAction: "top up an account",
+    summary: "Add rubles to an account's balance (operators)",
+    action: "account.topup",
     body: S.TopUpBody,
     status: 200,
     response: S.Account,
     async handle({ principal, params, body, services }) {
       const { amount } = body as z.infer<typeof S.TopUpBody>;
-      const account = await services.accounts.topUp(params.accountId, amount, actorOf(principal));
+      const account = await services.accounts.topUp(params.accountId, amount, principal.actor);
       services.balanceChanged?.(account.id, account.balance);
       return adminAccountView(account);
     },
@@ -89,7 +69,7 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
     path: `${ACCOUNT}/audit`,
     operationId: "accountAudit",
     summary: "The account's audit log, newest first",
-    access: "account",
+    action: "audit.read",
     query: S.LimitQuery,
     status: 200,
     response: S.AuditLog,
@@ -101,9 +81,8 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
     method: "GET",
     path: "/admin/v1/audit",
     operationId: "audit",
-    summary: "The audit log of every account, newest first (admin token only)",
-    access: "admin",
-    forbiddenAction: "read the audit log of every account",
+    summary: "The audit log of every account, newest first (operators)",
+    action: "audit.read-all",
     query: S.AuditQuery,
     status: 200,
     response: S.AuditLog,

@@ -1,9 +1,10 @@
 // The admin listener's requests (admin.host:admin.port, bound by gateway.ts, never the public port): the JSON
-// API under /admin/v1/, its OpenAPI document, and the dashboard's static files at /. The listener only opens
-// when an admin token is set.
+// API under /admin/v1/, the sign-in flow under /auth/, the OpenAPI document, and the dashboard's static files
+// at /. The listener opens when an admin token is set or people can sign in (docs/sign-in.md).
 
-import type { RequestListener } from "node:http";
+import type { IncomingMessage, RequestListener } from "node:http";
 import { GatewayError } from "../errors.js";
+import type { Identity } from "../identity/identity.js";
 import type { Logger } from "../observability/logger.js";
 import { sendError, sendJson } from "../server/respond.js";
 import { AccountUsageService } from "../services/account-usage.js";
@@ -12,7 +13,6 @@ import { type AlertOptions, AlertService } from "../services/alerts.js";
 import type { ServiceContext } from "../services/context.js";
 import { KeyService } from "../services/keys.js";
 import { OperatorOverviewService } from "../services/operator-overview.js";
-import type { AdminCredentials } from "./credentials.js";
 import { openApiDocument } from "./openapi.js";
 import type { AdminServices } from "./route.js";
 import { createAdminRouter } from "./router.js";
@@ -20,7 +20,10 @@ import { ROUTES } from "./routes.js";
 import { CONTENT_SECURITY_POLICY, StaticFiles } from "./static.js";
 
 export interface AdminServerOptions {
-  credentials: AdminCredentials;
+  /** People, sessions, tokens, sign-in; the credentials (legacy tokens included). */
+  identity: Identity;
+  /** The client's address, behind trusted proxies too (TransportSecurity.clientAddress). */
+  clientAddress?: (req: IncomingMessage) => string;
   /** The service context the gateway shares with its request path. */
   services: ServiceContext;
   /** An account's balance changed through the admin API (for the metrics' balance gauge). */
@@ -48,11 +51,17 @@ export function adminHandler(options: AdminServerOptions): RequestListener {
     alerts: new AlertService(context, options.alerts),
     usage: new AccountUsageService(context),
     overview: new OperatorOverviewService(context),
+    identity: options.identity,
     calendar: context.calendar,
     now: context.now,
     ...(options.balanceChanged && { balanceChanged: options.balanceChanged }),
   };
-  const router = createAdminRouter(ROUTES, options.credentials, services, options.logger);
+  const router = createAdminRouter(
+    ROUTES,
+    services,
+    options.logger,
+    options.clientAddress && { clientAddress: options.clientAddress },
+  );
   const ui = options.ui ?? new StaticFiles();
   if (!ui.built)
     options.logger.warn("the dashboard is not built (npm run build); the admin API works without it");

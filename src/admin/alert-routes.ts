@@ -4,7 +4,6 @@
 
 import type { z } from "zod";
 import * as A from "./alert-schemas.js";
-import { actorOf } from "./credentials.js";
 import type { Route } from "./route.js";
 import * as S from "./schemas.js";
 
@@ -20,10 +19,8 @@ export const ALERT_ROUTES: readonly Route[] = [
     method: "GET",
     path: "/admin/v1/alerts",
     operationId: "operatorAlerts",
-    summary:
-      "The operator's webhooks and the default budget thresholds, from the configuration (admin token only)",
-    access: "admin",
-    forbiddenAction: "read the operator's alert settings",
+    summary: "The operator's webhooks and the default budget thresholds, from the configuration (operators)",
+    action: "operator-alerts.read",
     status: 200,
     response: A.OperatorAlerts,
     async handle({ services }) {
@@ -37,9 +34,8 @@ export const ALERT_ROUTES: readonly Route[] = [
     method: "POST",
     path: "/admin/v1/alerts/webhooks/{webhookId}/test",
     operationId: "testOperatorWebhook",
-    summary: "Send a test event (webhook.test) to one of the operator's webhooks now (admin token only)",
-    access: "admin",
-    forbiddenAction: "test the operator's webhooks",
+    summary: "Send a test event (webhook.test) to one of the operator's webhooks now (operators)",
+    action: "operator-alerts.test",
     status: 200,
     response: A.TestResult,
     async handle({ params, services }) {
@@ -51,7 +47,7 @@ export const ALERT_ROUTES: readonly Route[] = [
     path: `${ACCOUNT}/alerts`,
     operationId: "accountAlerts",
     summary: "The account's alert settings: its low-balance mark and its webhook",
-    access: "account",
+    action: "alerts.read",
     status: 200,
     response: A.AccountAlerts,
     async handle({ params, services }) {
@@ -64,13 +60,13 @@ export const ALERT_ROUTES: readonly Route[] = [
     operationId: "updateAccountAlerts",
     summary:
       "Set or remove the account's low-balance mark (balance.low is sent when the balance falls below it)",
-    access: "account",
+    action: "alerts.write",
     body: A.UpdateAccountAlertsBody,
     status: 200,
     response: A.AccountAlerts,
     async handle({ principal, params, body, services }) {
       const { low_balance } = body as z.infer<typeof A.UpdateAccountAlertsBody>;
-      return services.alerts.setLowBalance(params.accountId, low_balance, actorOf(principal));
+      return services.alerts.setLowBalance(params.accountId, low_balance, principal.actor);
     },
   },
   {
@@ -79,13 +75,13 @@ export const ALERT_ROUTES: readonly Route[] = [
     operationId: "setAccountWebhook",
     summary:
       "Set or replace the account's webhook; the answer holds its new signing secret, the only time it is shown",
-    access: "account",
+    action: "alerts.write",
     body: A.SetWebhookBody,
     status: 200,
     response: A.CreatedWebhook,
     async handle({ principal, params, body, services }) {
       const input = body as z.infer<typeof A.SetWebhookBody>;
-      return services.alerts.setWebhook(params.accountId, input, actorOf(principal));
+      return services.alerts.setWebhook(params.accountId, input, principal.actor);
     },
   },
   {
@@ -93,11 +89,11 @@ export const ALERT_ROUTES: readonly Route[] = [
     path: `${ACCOUNT}/webhook`,
     operationId: "removeAccountWebhook",
     summary: "Remove the account's webhook",
-    access: "account",
+    action: "alerts.write",
     status: 200,
     response: A.RemovedWebhook,
     async handle({ principal, params, services }) {
-      return { removed: await services.alerts.removeWebhook(params.accountId, actorOf(principal)) };
+      return { removed: await services.alerts.removeWebhook(params.accountId, principal.actor) };
     },
   },
   {
@@ -105,7 +101,7 @@ export const ALERT_ROUTES: readonly Route[] = [
     path: `${ACCOUNT}/webhook/test`,
     operationId: "testAccountWebhook",
     summary: "Send a test event (webhook.test) to the account's webhook now, and say what it answered",
-    access: "account",
+    action: "alerts.write",
     status: 200,
     response: A.TestResult,
     async handle({ params, services }) {
@@ -117,7 +113,7 @@ export const ALERT_ROUTES: readonly Route[] = [
     path: `${ACCOUNT}/events`,
     operationId: "accountEvents",
     summary: "The account's recent alert events, newest first, with each delivery's outcome",
-    access: "account",
+    action: "events.read",
     query: S.LimitQuery,
     status: 200,
     response: A.AlertEvents,
@@ -125,7 +121,8 @@ export const ALERT_ROUTES: readonly Route[] = [
       const events = await services.alerts.events(
         params.accountId,
         limitOf(query),
-        principal.role === "admin",
+        // The operator's own webhooks' deliveries are the operators' business.
+        principal.operatorRole !== null,
       );
       return { events };
     },

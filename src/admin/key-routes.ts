@@ -2,7 +2,6 @@
 // enable, revoke, and a key's daily usage and recent requests.
 
 import type { z } from "zod";
-import { actorOf } from "./credentials.js";
 import { ACCOUNT, KEY, keyOf, type Route } from "./route.js";
 import * as S from "./schemas.js";
 import { adminKeyView } from "./views.js";
@@ -13,7 +12,7 @@ export const KEY_ROUTES: readonly Route[] = [
     path: `${ACCOUNT}/keys`,
     operationId: "listKeys",
     summary: "The account's keys, revoked and expired ones included",
-    access: "account",
+    action: "keys.read",
     status: 200,
     response: S.Key.array(),
     async handle({ params, services }) {
@@ -28,7 +27,7 @@ export const KEY_ROUTES: readonly Route[] = [
     path: `${ACCOUNT}/keys`,
     operationId: "createKey",
     summary: "Create a key; its value is in this response and never again",
-    access: "account",
+    action: "keys.write",
     body: S.CreateKeyBody,
     status: 201,
     response: S.CreatedKey,
@@ -48,7 +47,7 @@ export const KEY_ROUTES: readonly Route[] = [
           maxParallel: input.max_parallel,
           alertAt: input.alert_at,
         },
-        actorOf(principal),
+        principal.actor,
       );
       return { ...adminKeyView(record, services.now(), services.calendar), key: value };
     },
@@ -58,7 +57,7 @@ export const KEY_ROUTES: readonly Route[] = [
     path: KEY,
     operationId: "showKey",
     summary: "A key",
-    access: "account",
+    action: "keys.read",
     status: 200,
     response: S.Key,
     async handle(call) {
@@ -70,7 +69,7 @@ export const KEY_ROUTES: readonly Route[] = [
     path: KEY,
     operationId: "updateKey",
     summary: "Change a key's name, budget, period, allowed models, privacy switch, lifetime or limits",
-    access: "account",
+    action: "keys.write",
     body: S.UpdateKeyBody,
     status: 200,
     response: S.Key,
@@ -91,7 +90,7 @@ export const KEY_ROUTES: readonly Route[] = [
           maxParallel: input.max_parallel,
           alertAt: input.alert_at,
         },
-        actorOf(call.principal),
+        call.principal.actor,
       );
       return adminKeyView(record, call.services.now(), call.services.calendar);
     },
@@ -102,14 +101,14 @@ export const KEY_ROUTES: readonly Route[] = [
     operationId: "rotateKey",
     summary:
       "Give a key a new value, in this response and never again; the old one works until the grace period ends",
-    access: "account",
+    action: "keys.write",
     body: S.RotateKeyBody,
     status: 200,
     response: S.CreatedKey,
     async handle(call) {
       const key = await keyOf(call);
       const input = call.body as z.infer<typeof S.RotateKeyBody>;
-      const { record, value } = await call.services.keys.rotate(key.id, input.grace, actorOf(call.principal));
+      const { record, value } = await call.services.keys.rotate(key.id, input.grace, call.principal.actor);
       return { ...adminKeyView(record, call.services.now(), call.services.calendar), key: value };
     },
   },
@@ -118,12 +117,12 @@ export const KEY_ROUTES: readonly Route[] = [
     path: `${KEY}/disable`,
     operationId: "disableKey",
     summary: "Disable a key for a while: refused with key_disabled, everything else kept, until enabled",
-    access: "account",
+    action: "keys.write",
     status: 200,
     response: S.Key,
     async handle(call) {
       const key = await keyOf(call);
-      const { record } = await call.services.keys.setDisabled(key.id, true, actorOf(call.principal));
+      const { record } = await call.services.keys.setDisabled(key.id, true, call.principal.actor);
       return adminKeyView(record, call.services.now(), call.services.calendar);
     },
   },
@@ -132,12 +131,12 @@ export const KEY_ROUTES: readonly Route[] = [
     path: `${KEY}/enable`,
     operationId: "enableKey",
     summary: "Enable a disabled key again",
-    access: "account",
+    action: "keys.write",
     status: 200,
     response: S.Key,
     async handle(call) {
       const key = await keyOf(call);
-      const { record } = await call.services.keys.setDisabled(key.id, false, actorOf(call.principal));
+      const { record } = await call.services.keys.setDisabled(key.id, false, call.principal.actor);
       return adminKeyView(record, call.services.now(), call.services.calendar);
     },
   },
@@ -146,12 +145,12 @@ export const KEY_ROUTES: readonly Route[] = [
     path: `${KEY}/revoke`,
     operationId: "revokeKey",
     summary: "Revoke a key: every gateway replica refuses it from the next request on",
-    access: "account",
+    action: "keys.write",
     status: 200,
     response: S.Key,
     async handle(call) {
       const key = await keyOf(call);
-      const { record } = await call.services.keys.revoke(key.id, actorOf(call.principal));
+      const { record } = await call.services.keys.revoke(key.id, call.principal.actor);
       return adminKeyView(record, call.services.now(), call.services.calendar);
     },
   },
@@ -160,7 +159,7 @@ export const KEY_ROUTES: readonly Route[] = [
     path: `${KEY}/usage`,
     operationId: "keyUsage",
     summary: "A key's requests, tokens, cost, latency and errors per day",
-    access: "account",
+    action: "usage.read",
     query: S.UsageQuery,
     status: 200,
     response: S.Usage,

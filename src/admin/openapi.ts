@@ -1,9 +1,12 @@
 // The OpenAPI 3.1 document of the admin API, generated from the route table and its zod schemas, so that
-// it describes exactly what the router serves. `npm run openapi` writes it to src/admin/openapi.json, which
+// it describes exactly what the router serves. Each operation names its action of the permission table in
+// x-action (and the roles allowed in x-roles), which the permission test reads. `npm run openapi` writes it to src/admin/openapi.json, which
 // is kept in the repository (a test keeps the two equal); the admin API serves it at /admin/v1/openapi.json.
 
 import { z } from "zod";
+import { PERMISSIONS, type Permission } from "../identity/permissions.js";
 import { WebhookIdParam } from "./alert-schemas.js";
+import * as P from "./people-schemas.js";
 import type { Route } from "./route.js";
 import { ROUTES } from "./routes.js";
 import * as S from "./schemas.js";
@@ -13,7 +16,15 @@ const PATH_PARAMETERS: Record<string, z.ZodType> = {
   accountId: S.AccountIdParam,
   keyId: S.KeyIdParam,
   webhookId: WebhookIdParam,
+  userId: P.UserIdParam,
+  tokenId: P.TokenIdParam,
+  sessionId: P.SessionIdParam,
+  invitationId: P.InvitationIdParam,
+  providerId: P.ProviderIdParam,
 };
+
+/** Either credential: a bearer token, or the session cookie (with x-csrf-token on state-changing calls). */
+const SIGNED_IN = [{ bearer: [] }, { session: [] }];
 
 type JsonSchema = Record<string, unknown>;
 
@@ -47,9 +58,10 @@ function parameters(route: Route): JsonSchema[] {
 
 const ERROR_RESPONSES = {
   "400": "Invalid input; the message names the field",
-  "401": "No credential, or an unknown one",
-  "403": "The credential may not do this (another account's data, or an operator-only route)",
-  "404": "No such account or key",
+  "401": "No credential, an unknown one, or an ended session",
+  "403":
+    "The credential's roles do not allow this (x-action, x-roles), or a cross-site call on the session cookie",
+  "404": "No such account, key, member, token or other resource",
   "503": "Redis cannot be reached",
 };
 
@@ -63,10 +75,13 @@ export function openApiDocument(): JsonSchema {
       ]),
     );
     paths[route.path] ??= {};
+    const permission: Permission = PERMISSIONS[route.action];
     (paths[route.path] as Record<string, JsonSchema>)[route.method.toLowerCase()] = {
       operationId: route.operationId,
       summary: route.summary,
-      security: [{ bearer: [] }],
+      "x-action": route.action,
+      "x-roles": permission.roles,
+      security: route.action === "public" ? [] : route.action === "me.manage" ? [{ session: [] }] : SIGNED_IN,
       parameters: parameters(route),
       ...(route.body && {
         requestBody: {
@@ -75,12 +90,18 @@ export function openApiDocument(): JsonSchema {
         },
       }),
       responses: {
-        [String(route.status)]: {
-          description: route.summary,
-          content: route.csv
-            ? { "text/csv": { schema: { type: "string" } } }
-            : { "application/json": { schema: schemaOf(route.response, "output") } },
-        },
+        [String(route.status)]:
+          route.status === 302
+            ? {
+                description: "Where the browser goes next",
+                headers: { location: { schema: { type: "string" } } },
+              }
+            : {
+                description: route.summary,
+                content: route.csv
+                  ? { "text/csv": { schema: { type: "string" } } }
+                  : { "application/json": { schema: schemaOf(route.response, "output") } },
+              },
         ...errors,
       },
     };
@@ -106,11 +127,22 @@ export function openApiDocument(): JsonSchema {
       title: "tunnel-gateway admin API",
       version: "1",
       description:
-        "Accounts, balances, API keys, usage and audit log of a tunnel-gateway. Authenticate with the operator's admin token (every account) or an account's dashboard token (that account only) as Authorization: Bearer. Amounts are rubles.",
+        "Accounts, balances, API keys, usage, members and audit log of a tunnel-gateway. A person signs in (the /auth/ routes) and calls with the session cookie, echoing the session's CSRF token (GET /admin/v1/me) in x-csrf-token on state-changing calls; automation sends an API token as Authorization: Bearer (the legacy admin and account tokens too). Each operation's x-action and x-roles say who may call it (docs/sign-in.md). Amounts are rubles.",
     },
     servers: [{ url: "/" }],
-    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } }, schemas },
-    security: [{ bearer: [] }],
+    components: {
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer" },
+        session: {
+          type: "apiKey",
+          in: "cookie",
+          name: "tg_session",
+          description: "__Host-tg_session when the dashboard is served over HTTPS (admin.externalUrl)",
+        },
+      },
+      schemas,
+    },
+    security: SIGNED_IN,
     paths: {
       ...paths,
       "/admin/v1/openapi.json": {

@@ -1,17 +1,21 @@
-// What every admin API route is made of — method, path, who may call it, schemas, handler — and what its
-// handler is given; the helpers routes share (the limit query, the key in the path) and the access rule the
-// router applies. The routes themselves are in account-routes.ts, key-routes.ts and alert-routes.ts.
+// What every route of the admin listener is made of — method, path, the action it takes (which the permission
+// table allows to some roles: src/identity/permissions.ts), schemas, handler — and what its handler is given;
+// the helpers routes share (the limit query, the key in the path). The routes themselves are in the
+// *-routes.ts files beside this one, listed in routes.ts.
 
 import type { z } from "zod";
 import type { PeriodCalendar } from "../billing/periods.js";
 import { GatewayError } from "../errors.js";
+import type { Identity } from "../identity/identity.js";
+import type { Action } from "../identity/permissions.js";
+import type { Principal } from "../identity/principal.js";
 import type { AccountUsageService } from "../services/account-usage.js";
 import type { AccountService } from "../services/accounts.js";
 import type { AlertService } from "../services/alerts.js";
 import type { KeyService } from "../services/keys.js";
 import type { OperatorOverviewService } from "../services/operator-overview.js";
 import type { KeyRecord } from "../store/records.js";
-import { assertAdmin, assertMayAccess, type Principal } from "./credentials.js";
+import type { CookieNames } from "./cookies.js";
 
 export interface AdminServices {
   accounts: AccountService;
@@ -19,29 +23,52 @@ export interface AdminServices {
   alerts: AlertService;
   usage: AccountUsageService;
   overview: OperatorOverviewService;
+  identity: Identity;
   calendar: PeriodCalendar;
   now: () => number;
   /** An account's balance changed through the admin API (for the metrics' balance gauge). */
   balanceChanged?: (accountId: string, balance: number) => void;
 }
 
+/** What a handler may know of, and say through, the HTTP exchange beyond its JSON. */
+export interface Exchange {
+  cookies: ReadonlyMap<string, string>;
+  cookieNames: CookieNames;
+  userAgent: string;
+  /** The client's address (see TransportSecurity.clientAddress). */
+  address: string;
+  /** The dashboard's origin, e.g. https://gateway.example.com: the base of links and redirects. */
+  origin: string;
+  setCookie(value: string): void;
+}
+
 export interface Call {
+  /** Who calls; for a public route without a valid credential, nobody (credential kind "none"). */
   principal: Principal;
   params: Record<string, string>;
   query: Record<string, string | undefined>;
   body: unknown;
   services: AdminServices;
+  http: Exchange;
 }
 
-interface RouteShape {
+/** What a route answering 302 returns: where to send the browser. */
+export interface Redirect {
+  location: string;
+}
+
+export interface Route {
   method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
   /** OpenAPI path template, e.g. /admin/v1/accounts/{accountId}. */
   path: string;
   operationId: string;
   summary: string;
+  /** What the route does, as the permission table knows it: who may call it follows from the table. */
+  action: Action;
   query?: z.ZodType;
   body?: z.ZodType;
-  status: 200 | 201;
+  /** 302: the handler returns a Redirect (the sign-in flow's browser navigations). */
+  status: 200 | 201 | 302;
   response: z.ZodType;
   /**
    * The route answers CSV (a download named by this function) rather than JSON: its handler returns the text,
@@ -50,18 +77,6 @@ interface RouteShape {
   csv?: (call: Call) => string;
   handle(call: Call): Promise<unknown>;
 }
-
-/** Who may call a route. */
-type Access =
-  /**
-   * The admin token only. `forbiddenAction` completes the refusal of an account token: "Only the operator's
-   * admin token may read the audit log of every account."
-   */
-  | { access: "admin"; forbiddenAction: string }
-  /** The admin token, or the token of the account in the path. */
-  | { access: "account" };
-
-export type Route = RouteShape & Access;
 
 export const DEFAULT_LIMIT = 100;
 
@@ -83,9 +98,3 @@ export async function keyOf(call: Call): Promise<KeyRecord> {
 
 export const ACCOUNT = "/admin/v1/accounts/{accountId}";
 export const KEY = `${ACCOUNT}/keys/{keyId}`;
-
-/** Applies a route's access rule for a principal and the path's parameters. */
-export function authorize(route: Route, principal: Principal, params: Record<string, string>): void {
-  if (route.access === "admin") assertAdmin(principal, route.forbiddenAction);
-  if (params.accountId !== undefined) assertMayAccess(principal, params.accountId);
-}

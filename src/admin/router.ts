@@ -1,15 +1,18 @@
-// Serves the route table: matches method and path (templates compiled once), identifies the caller,
-// applies the route's access rule, validates query and body against the route's schemas — refusing
-// unknown fields and naming what is wrong — and writes the handler's answer as JSON.
+// Serves the route table: matches method and path (templates compiled once), identifies the caller (bearer
+// token or session cookie), refuses cross-site requests (csrf.ts), applies the permission table to the
+// route's action, validates query and body against the route's schemas — refusing unknown fields and naming
+// what is wrong — and writes the handler's answer: JSON, CSV or a redirect.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
 import { asGatewayError, GatewayError } from "../errors.js";
+import { anonymous, authorize, type Principal } from "../identity/principal.js";
 import type { Logger } from "../observability/logger.js";
 import { readBody } from "../proxy/body.js";
 import { sendCsv, sendError, sendJson } from "../server/respond.js";
-import type { AdminCredentials } from "./credentials.js";
-import { type AdminServices, authorize, type Route } from "./route.js";
+import { type CookieNames, cookie, cookieNames, readCookies } from "./cookies.js";
+import { assertCsrf, assertSameOrigin, changesState, dashboardOrigin } from "./csrf.js";
+import type { AdminServices, Call, Exchange, Redirect, Route } from "./route.js";
 
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -20,17 +23,35 @@ interface CompiledRoute {
 }
 
 export interface AdminRouter {
-  /** Handles the request if it is an admin API path; returns false otherwise. */
+  /** Handles the request if it is an admin API or sign-in path; returns false otherwise. */
   handle(req: IncomingMessage, res: ServerResponse): boolean;
 }
 
+export interface RouterOptions {
+  /** The client's address, for the sign-in limits and the sessions list. */
+  clientAddress(req: IncomingMessage): string;
+}
+
+/** The paths the router answers: the admin API and the sign-in flow. */
+const PREFIXES = ["/admin/v1/", "/auth/"];
+
 export function createAdminRouter(
   routes: readonly Route[],
-  credentials: AdminCredentials,
   services: AdminServices,
   logger: Logger,
+  options: RouterOptions = { clientAddress: (req) => req.socket.remoteAddress ?? "" },
 ): AdminRouter {
   const compiled = routes.map(compile);
+  const { credentials, settings } = services.identity;
+  const names = cookieNames(settings.externalUrl);
+
+  /** The caller: a bearer token wins over the session cookie (and is never a cross-site risk). */
+  async function identify(req: IncomingMessage, cookies: ReadonlyMap<string, string>): Promise<Principal> {
+    if (req.headers.authorization !== undefined) return credentials.fromBearer(req.headers.authorization);
+    const id = cookies.get(names.session);
+    if (id !== undefined && id !== "") return credentials.fromSession(id);
+    throw new GatewayError("admin_unauthorized");
+  }
 
   async function serve(req: IncomingMessage, res: ServerResponse, path: string, search: URLSearchParams) {
     const matches = compiled.filter((c) => c.pattern.test(path));
@@ -47,32 +68,82 @@ export function createAdminRouter(
       match.params.map((name, i) => [name, decodePathSegment(values[i] as string)]),
     );
 
-    const principal = await credentials.identify(req.headers.authorization);
-    authorize(route, principal, params);
+    const cookies = readCookies(req);
+    const origin = dashboardOrigin(req, settings.externalUrl);
+    let principal: Principal;
+    if (route.action === "public") {
+      // Signing in needs no credential; one that is there (a person accepting an invitation) is used.
+      principal = await identify(req, cookies).catch(() => anonymous());
+      if (changesState(req.method)) assertSameOrigin(req, origin);
+    } else {
+      principal = await identify(req, cookies);
+    }
+    if (principal.credential.kind === "session" && changesState(req.method))
+      assertCsrf(req, origin, principal.credential.session.csrfToken);
+    await authorize(principal, route.action, params.accountId);
     const query = validate(route.query, Object.fromEntries(search), "query") as Record<
       string,
       string | undefined
     >;
     const body = route.body ? validate(route.body, await jsonBody(req), "body") : undefined;
-    const call = { principal, params, query, body, services };
+    const call: Call = {
+      principal,
+      params,
+      query,
+      body,
+      services,
+      http: exchange(req, res, cookies, origin),
+    };
     const result = await route.handle(call);
-    if (route.csv) sendCsv(res, route.status, result as string, route.csv(call));
+    if (route.status === 302) redirect(res, (result as Redirect).location);
+    else if (route.csv) sendCsv(res, route.status, result as string, route.csv(call));
     else sendJson(res, route.status, result);
+  }
+
+  function exchange(
+    req: IncomingMessage,
+    res: ServerResponse,
+    cookies: ReadonlyMap<string, string>,
+    origin: string,
+  ): Exchange {
+    const setCookies: string[] = [];
+    return {
+      cookies,
+      cookieNames: names,
+      userAgent: req.headers["user-agent"] ?? "",
+      address: options.clientAddress(req),
+      origin,
+      setCookie(value) {
+        setCookies.push(value);
+        res.setHeader("set-cookie", setCookies);
+      },
+    };
   }
 
   return {
     handle(req, res) {
       const url = new URL(req.url ?? "/", "http://admin.invalid");
-      if (!url.pathname.startsWith("/admin/v1/")) return false;
+      if (!PREFIXES.some((prefix) => url.pathname.startsWith(prefix))) return false;
       serve(req, res, url.pathname, url.searchParams).catch((error: unknown) => {
         const failure = asGatewayError(error);
         if (failure.status >= 500)
           logger.error({ path: url.pathname, err: failure.cause ?? failure }, "admin API failed");
+        // A cookie naming an ended session is of no more use: the browser forgets it.
+        if (failure.code === "session_expired") res.setHeader("set-cookie", forget(names));
         sendError(res, failure);
       });
       return true;
     },
   };
+}
+
+function forget(names: CookieNames): string {
+  return cookie(names.session, "", names.secure, 0);
+}
+
+function redirect(res: ServerResponse, location: string): void {
+  res.writeHead(302, { location, "cache-control": "no-store", "content-length": 0 });
+  res.end();
 }
 
 function decodePathSegment(segment: string): string {

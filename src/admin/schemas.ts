@@ -4,6 +4,7 @@
 
 import { z } from "zod";
 import { KEY_STATES } from "../services/views.js";
+import { ACCOUNT_AUDIT_ACTIONS } from "../store/audit-store.js";
 
 const amount = z.union([z.number(), z.string()]).meta({
   description: "Rubles, a number or a decimal string with at most six decimals",
@@ -219,25 +220,26 @@ export const RequestLogEntry = z
   })
   .meta({ id: "RequestLogEntry" });
 
+const AuditPerson = z
+  .object({
+    user_id: z.string(),
+    name: z.string(),
+    via: z.enum(["oidc", "password", "token"]),
+    provider: z.string().optional(),
+    token_id: z.string().optional(),
+    token_name: z.string().optional(),
+  })
+  .meta({ id: "AuditPerson", description: "The person who made the change, and how they were signed in" });
+
 export const AuditEntry = z
   .object({
     at: isoTime,
-    actor: z.string().meta({ description: "admin, cli, or account:<id>" }),
-    action: z.enum([
-      "account.create",
-      "account.topup",
-      "account.token.create",
-      "account.token.revoke",
-      "key.create",
-      "key.update",
-      "key.rotate",
-      "key.disable",
-      "key.enable",
-      "key.revoke",
-      "account.alerts.update",
-      "account.webhook.set",
-      "account.webhook.remove",
-    ]),
+    actor: z.string().meta({
+      description:
+        "admin, cli or account:<id> (the legacy credentials and the CLI); user:<id> or token:<id> (a person)",
+    }),
+    by: AuditPerson.optional(),
+    action: z.enum(ACCOUNT_AUDIT_ACTIONS),
     account_id: z.string(),
     key_id: z.string().optional(),
     details: z.record(z.string(), z.unknown()),
@@ -246,15 +248,7 @@ export const AuditEntry = z
 
 export const AuditLog = z.object({ entries: z.array(AuditEntry) }).meta({ id: "AuditLog" });
 
-export const Me = z
-  .object({
-    role: z.enum(["admin", "account"]),
-    account_id: z.string().nullable(),
-    timezone: z
-      .string()
-      .meta({ description: "The billing time zone: where budget periods and usage days begin" }),
-  })
-  .meta({ id: "Me" });
+export { Me } from "./people-schemas.js";
 
 export const ErrorBody = z
   .object({ error: z.object({ message: z.string(), type: z.string(), code: z.string() }) })

@@ -28,7 +28,7 @@ export const USAGE_ROUTES: readonly Route[] = [
     operationId: "accountUsage",
     summary:
       "An account's usage per day (this month by default), by key and by model, with totals for today, this month and the range",
-    access: "account",
+    action: "usage.read",
     query: U.AccountUsageQuery,
     status: 200,
     response: U.AccountUsage,
@@ -42,7 +42,7 @@ export const USAGE_ROUTES: readonly Route[] = [
     operationId: "accountUsageCsv",
     summary:
       "An account's daily usage as CSV, one line per day, key and model: date, key_id, key_name, model, requests, prompt_tokens, completion_tokens, cost_rub",
-    access: "account",
+    action: "usage.read",
     query: U.AccountUsageQuery,
     status: 200,
     response: CSV,
@@ -57,7 +57,7 @@ export const USAGE_ROUTES: readonly Route[] = [
     operationId: "accountRequestsCsv",
     summary:
       "The kept requests of an account's keys (each key's latest requestLog.maxPerKey) in a range of days as CSV, newest first",
-    access: "account",
+    action: "usage.read",
     query: U.AccountUsageQuery,
     status: 200,
     response: CSV,
@@ -72,7 +72,7 @@ export const USAGE_ROUTES: readonly Route[] = [
     operationId: "keyRequests",
     summary:
       "A key's kept requests, newest first, filtered by status, model, days and request id, a page at a time (bodies only while its log_bodies is on)",
-    access: "account",
+    action: "usage.read",
     query: U.RequestLogQuery,
     status: 200,
     response: U.RequestPage,
@@ -99,9 +99,8 @@ export const USAGE_ROUTES: readonly Route[] = [
     path: "/admin/v1/overview",
     operationId: "operatorOverview",
     summary:
-      "Every account at a glance (admin token only): totals, and a page of the accounts that match a search with their spend this month",
-    access: "admin",
-    forbiddenAction: "see every account",
+      "Every account at a glance (operators): totals, and a page of the accounts that match a search with their spend this month",
+    action: "overview.read",
     query: U.OverviewQuery,
     status: 200,
     response: U.Overview,

@@ -33,6 +33,8 @@ export const ENV_SETTINGS: readonly EnvSetting[] = [
   { variable: "TUNNEL_ADMIN_HOST", path: ["admin", "host"], kind: "string" },
   { variable: "TUNNEL_ADMIN_PORT", path: ["admin", "port"], kind: "number" },
   { variable: "TUNNEL_ADMIN_TOKEN", path: ["admin", "token"], kind: "string" },
+  { variable: "TUNNEL_ADMIN_EXTERNAL_URL", path: ["admin", "externalUrl"], kind: "string" },
+  { variable: "TUNNEL_SIGN_IN_LOCAL", path: ["signIn", "local", "enabled"], kind: "boolean" },
   { variable: "TUNNEL_TLS_CERT_FILE", path: ["tls", "certFile"], kind: "string" },
   { variable: "TUNNEL_TLS_KEY_FILE", path: ["tls", "keyFile"], kind: "string" },
   { variable: "TUNNEL_REQUIRE_HTTPS", path: ["security", "requireHttps"], kind: "boolean" },

@@ -9,6 +9,7 @@ import { webhookUrlProblem } from "../alerts/webhook-url.js";
 import { parseRubles } from "../billing/money.js";
 import { isValidTimeZone } from "../billing/periods.js";
 import { isGatewayError } from "../errors.js";
+import { ACCOUNT_ROLES, OPERATOR_ROLES } from "../identity/roles.js";
 import { ENDPOINT_CLASSES, isEndpointPattern } from "../proxy/endpoints.js";
 import { parseCidr } from "../server/cidr.js";
 
@@ -143,6 +144,122 @@ const alerts = z
   })
   .prefault({});
 
+/** The name of an environment variable (never a secret itself: files are not secret). */
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the name of an environment variable");
+
+/**
+ * One mapping rule of a provider: a person in any of `groups`, or whose verified e-mail is in any of
+ * `emailDomains`, gets `operator` and/or the `role` in `account`. Every matching rule applies; where several
+ * give one account (or an operator role), the highest role wins.
+ */
+const mappingRule = z
+  .strictObject({
+    groups: z.array(z.string().min(1)).min(1).optional(),
+    emailDomains: z
+      .array(z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/, "must be a lower-case domain such as example.com"))
+      .min(1)
+      .optional(),
+    operator: z.enum(OPERATOR_ROLES).optional(),
+    account: z
+      .string()
+      .regex(
+        /^[a-z0-9][a-z0-9_-]{0,63}$/,
+        "must be an account id: 1 to 64 lowercase letters, digits, '-' and '_'",
+      )
+      .optional(),
+    role: z.enum(ACCOUNT_ROLES).optional(),
+  })
+  .refine((rule) => rule.groups !== undefined || rule.emailDomains !== undefined, {
+    error: "needs groups or emailDomains: what a person must have for the rule to apply",
+  })
+  .refine((rule) => rule.operator !== undefined || rule.account !== undefined, {
+    error: "needs operator, or account with role: what the rule gives",
+  })
+  .refine((rule) => (rule.account === undefined) === (rule.role === undefined), {
+    error: "account and role go together: the role the rule gives in the account",
+  });
+
+/** An OpenID Connect provider people sign in with (docs/sign-in.md). */
+const identityProvider = z
+  .strictObject({
+    id: z
+      .string()
+      .regex(
+        /^[a-z0-9][a-z0-9-]{0,31}$/,
+        "must be 1 to 32 lowercase letters, digits and '-' (it is in URLs)",
+      ),
+    name: z.string().min(1),
+    issuer: httpUrl,
+    clientId: z.string().min(1),
+    /** The environment variable holding the client secret; or clientSecretFile; or neither (a public client). */
+    clientSecretEnv: envName.optional(),
+    clientSecretFile: file.optional(),
+    scopes: z.array(z.string().min(1)).default(["openid", "email", "profile"]),
+    /** Default: <admin.externalUrl>/auth/oidc/<id>/callback. */
+    redirectUrl: httpUrl.optional(),
+    groupsClaim: z.string().min(1).default("groups"),
+    /** Believe an e-mail the provider does not mark verified (email_verified), for domain rules and linking. */
+    trustUnverifiedEmail: z.boolean().default(false),
+    rules: z.array(mappingRule).default([]),
+  })
+  .refine((provider) => !(provider.clientSecretEnv && provider.clientSecretFile), {
+    error: "give clientSecretEnv or clientSecretFile, not both",
+  })
+  .refine((provider) => provider.scopes.includes("openid"), {
+    error: "scopes must include openid",
+    path: ["scopes"],
+  });
+
+const signIn = z
+  .strictObject({
+    local: z
+      .strictObject({
+        enabled: z.boolean().default(false),
+        minPasswordLength: z.number().int().min(8).max(128).default(12),
+        passwordLinkHours: z.number().int().min(1).max(720).default(24),
+      })
+      .prefault({}),
+    attempts: z
+      .strictObject({
+        maxFailures: z.number().int().min(1).default(10),
+        windowSeconds: z.number().int().min(1).default(60),
+        firstLockSeconds: z.number().int().min(1).default(60),
+        longestLockSeconds: z.number().int().min(1).default(3600),
+      })
+      .prefault({}),
+    sessions: z
+      .strictObject({
+        idleMinutes: z.number().int().min(1).default(30),
+        absoluteHours: z.number().int().min(1).default(12),
+      })
+      .prefault({}),
+    invitations: z.strictObject({ ttlDays: z.number().int().min(1).max(90).default(7) }).prefault({}),
+    apiTokens: z.strictObject({ maxDays: z.number().int().min(1).default(365) }).prefault({}),
+    providers: z.array(identityProvider).default([]),
+  })
+  .superRefine((section, ctx) => {
+    const ids = new Set<string>();
+    section.providers.forEach((provider, i) => {
+      if (ids.has(provider.id))
+        ctx.addIssue({
+          code: "custom",
+          path: ["providers", i, "id"],
+          message: "is used by another provider",
+        });
+      ids.add(provider.id);
+    });
+  })
+  .prefault({});
+
+/**
+ * The dashboard's URL as people's browsers reach it (scheme, host and port only: it is served at the root),
+ * e.g. https://gateway.example.com behind an ingress.
+ */
+const externalUrl = httpUrl.refine((url) => !URL.canParse(url) || ["", "/"].includes(new URL(url).pathname), {
+  error:
+    "must be an origin such as https://gateway.example.com, without a path: the dashboard is served at /",
+});
+
 export const configSchema = z.strictObject({
   listen: z
     .strictObject({
@@ -262,8 +379,10 @@ export const configSchema = z.strictObject({
       host: host.default("127.0.0.1"),
       port: port.default(8081),
       token: secret.optional(),
+      externalUrl: externalUrl.optional(),
     })
     .prefault({}),
+  signIn,
   requestLog: z
     .strictObject({
       maxPerKey: z.number().int().min(0).default(1000),

@@ -31,6 +31,22 @@ export class TransportSecurity {
     return first === "https";
   }
 
+  /**
+   * The client's address: the peer's, or — when the peer is a trusted proxy — the nearest address in
+   * X-Forwarded-For that is not one (what the last trusted proxy saw connect to it).
+   */
+  clientAddress(req: IncomingMessage): string {
+    const peer = req.socket.remoteAddress ?? "";
+    if (this.trusted.empty || !this.trusted.has(peer)) return peer;
+    const header = req.headers["x-forwarded-for"];
+    const hops = (typeof header === "string" ? header : "").split(",").map((hop) => hop.trim());
+    for (let i = hops.length - 1; i >= 0; i--) {
+      const hop = hops[i] as string;
+      if (hop !== "" && !this.trusted.has(hop)) return hop;
+    }
+    return peer;
+  }
+
   /** Whether a request on `path` must be refused for arriving over plain HTTP. */
   refuses(path: string, secure: boolean): boolean {
     return this.requireHttps && !secure && !PROBES.has(path);

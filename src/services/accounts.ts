@@ -4,7 +4,7 @@
 import { generateAccountToken, hashApiKey, keyHint } from "../auth/api-key.js";
 import { formatRubles, type Micros, parsePositiveRubles, parseRubles } from "../billing/money.js";
 import { GatewayError } from "../errors.js";
-import { type Actor, type AuditEntry, auditEntry } from "../store/audit-store.js";
+import { type Actor, type AuditEntry, auditEntry, type UserAuditEntry } from "../store/audit-store.js";
 import type { AccountRecord } from "../store/records.js";
 import type { ServiceContext } from "./context.js";
 import { validateAccountId, validateName } from "./validate.js";
@@ -47,6 +47,11 @@ export class AccountService {
     return this.ctx.accounts.require(validateAccountId(accountId));
   }
 
+  /** The account, or null when it does not exist (any more). */
+  async find(accountId: string): Promise<AccountRecord | null> {
+    return this.ctx.accounts.get(accountId);
+  }
+
   async list(): Promise<AccountRecord[]> {
     return this.ctx.accounts.list();
   }
@@ -80,6 +85,11 @@ export class AccountService {
   async auditAll(limit: number): Promise<AuditEntry[]> {
     const ids = (await this.ctx.accounts.list()).map((account) => account.id);
     return this.ctx.audit.listAll(ids, readLimit(limit));
+  }
+
+  /** The people's audit logs merged, newest first. */
+  async usersAudit(userIds: readonly string[], limit: number): Promise<UserAuditEntry[]> {
+    return this.ctx.audit.listUsers(userIds, readLimit(limit));
   }
 }
 

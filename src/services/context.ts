@@ -5,16 +5,22 @@
 import { PeriodCalendar } from "../billing/periods.js";
 import { AccountStore } from "../store/account-store.js";
 import { AlertSettingsStore } from "../store/alert-settings-store.js";
+import { ApiTokenStore } from "../store/api-token-store.js";
 import { AuditStore } from "../store/audit-store.js";
 import type { BillingSettings } from "../store/billing-connection.js";
 import { BillingStore } from "../store/billing-store.js";
 import { DEFAULT_EVENT_SETTINGS, type EventSettings, EventStore } from "../store/event-store.js";
+import { InvitationStore } from "../store/invitation-store.js";
 import { KeyStore } from "../store/key-store.js";
+import { OneTimeStore } from "../store/one-time-store.js";
 import type { RedisClient } from "../store/redis.js";
 import { RedisKeys } from "../store/redis-keys.js";
 import { RequestLogStore } from "../store/request-log-store.js";
+import { SessionStore } from "../store/session-store.js";
+import { SignInAttemptsStore } from "../store/sign-in-attempts-store.js";
 import type { RedisObserver } from "../store/timing.js";
 import { UsageStore } from "../store/usage-store.js";
+import { UserStore } from "../store/user-store.js";
 
 export interface ServiceContext {
   redisKeys: RedisKeys;
@@ -26,6 +32,14 @@ export interface ServiceContext {
   requestLog: RequestLogStore;
   events: EventStore;
   alertSettings: AlertSettingsStore;
+  /** People, their sessions, API tokens, invitations, one-time links and sign-ins (src/identity). */
+  users: UserStore;
+  sessions: SessionStore;
+  apiTokens: ApiTokenStore;
+  invitations: InvitationStore;
+  links: OneTimeStore;
+  oidcStates: OneTimeStore;
+  signInAttempts: SignInAttemptsStore;
   calendar: PeriodCalendar;
   now: () => number;
 }
@@ -64,6 +78,13 @@ export function buildServiceContext(redis: RedisClient, options: ServiceContextO
     requestLog: new RequestLogStore(redis, redisKeys),
     events,
     alertSettings: new AlertSettingsStore(redis, redisKeys),
+    users: new UserStore(redis, redisKeys),
+    sessions: new SessionStore(redis, redisKeys),
+    apiTokens: new ApiTokenStore(redis, redisKeys),
+    invitations: new InvitationStore(redis, redisKeys),
+    links: new OneTimeStore(redis, (hash) => redisKeys.oneTimeLink(hash)),
+    oidcStates: new OneTimeStore(redis, (hash) => redisKeys.oidcState(hash)),
+    signInAttempts: new SignInAttemptsStore(redis, redisKeys),
     calendar: new PeriodCalendar(options.timezone),
     now,
   };

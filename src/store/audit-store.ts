@@ -1,39 +1,130 @@
-// The audit log: who changed what, when. Entries are appended by the Lua scripts that make the changes
-// (so none can be missing); this module defines their shape and reads them back.
+// The audit logs: who changed what, when. Each account has its own (its keys, balance, alerts, members,
+// invitations and API tokens), each person too (their record, operator role, API tokens). Entries are
+// appended by the Lua scripts that make the changes (so none can be missing); this module defines their
+// shape and reads them back. Entries written before people could sign in have no `by`: they stay readable,
+// their `actor` says everything there was to say.
 
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
 
-/** Most audit entries kept per account. */
+/** Most audit entries kept per account and per person. */
 export const AUDIT_CAP = 10_000;
 
-/** Who made a change: the operator's admin token, an account's own token, or the CLI on a server. */
-export type Actor = { kind: "admin" } | { kind: "account"; accountId: string } | { kind: "cli" };
+/** How a person made a change: signed in with a provider or a password, or with one of their API tokens. */
+export type SignInMethod = { via: "oidc"; provider: string } | { via: "password" };
+
+/**
+ * Who made a change: the operator's admin token and an account's own token (the legacy credentials), the CLI
+ * on a server, a signed-in person, or a person's API token.
+ */
+export type Actor =
+  | { kind: "admin" }
+  | { kind: "account"; accountId: string }
+  | { kind: "cli" }
+  | ({ kind: "user"; userId: string; name: string } & SignInMethod)
+  | { kind: "token"; userId: string; name: string; tokenId: string; tokenName: string };
+
+/** The person behind a change, as entries record it. */
+export interface AuditPerson {
+  user_id: string;
+  name: string;
+  via: "oidc" | "password" | "token";
+  provider?: string;
+  token_id?: string;
+  token_name?: string;
+}
+
+export const ACCOUNT_AUDIT_ACTIONS = [
+  "account.create",
+  "account.topup",
+  "account.token.create",
+  "account.token.revoke",
+  "key.create",
+  "key.update",
+  "key.rotate",
+  "key.disable",
+  "key.enable",
+  "key.revoke",
+  "account.alerts.update",
+  "account.webhook.set",
+  "account.webhook.remove",
+  "member.grant",
+  "member.remove",
+  "invitation.create",
+  "invitation.accept",
+  "invitation.revoke",
+  "token.create",
+  "token.revoke",
+] as const;
+
+export const USER_AUDIT_ACTIONS = [
+  "user.create",
+  "user.update",
+  "user.disable",
+  "user.enable",
+  "user.password",
+  "user.operator",
+  "token.create",
+  "token.revoke",
+] as const;
 
 export interface AuditEntry {
   at: string;
   actor: string;
-  action:
-    | "account.create"
-    | "account.topup"
-    | "account.token.create"
-    | "account.token.revoke"
-    | "key.create"
-    | "key.update"
-    | "key.rotate"
-    | "key.disable"
-    | "key.enable"
-    | "key.revoke"
-    | "account.alerts.update"
-    | "account.webhook.set"
-    | "account.webhook.remove";
+  by?: AuditPerson;
+  action: (typeof ACCOUNT_AUDIT_ACTIONS)[number];
   account_id: string;
   key_id?: string;
   details: Record<string, unknown>;
 }
 
+export interface UserAuditEntry {
+  at: string;
+  actor: string;
+  by?: AuditPerson;
+  action: (typeof USER_AUDIT_ACTIONS)[number];
+  user_id: string;
+  details: Record<string, unknown>;
+}
+
 export function actorName(actor: Actor): string {
-  return actor.kind === "account" ? `account:${actor.accountId}` : actor.kind;
+  switch (actor.kind) {
+    case "account":
+      return `account:${actor.accountId}`;
+    case "user":
+      return `user:${actor.userId}`;
+    case "token":
+      return `token:${actor.tokenId}`;
+    default:
+      return actor.kind;
+  }
+}
+
+/** The person behind a change, or undefined for the legacy credentials and the CLI. */
+export function auditPerson(actor: Actor): AuditPerson | undefined {
+  if (actor.kind === "user") {
+    return {
+      user_id: actor.userId,
+      name: actor.name,
+      via: actor.via,
+      ...(actor.via === "oidc" && { provider: actor.provider }),
+    };
+  }
+  if (actor.kind === "token") {
+    return {
+      user_id: actor.userId,
+      name: actor.name,
+      via: "token",
+      token_id: actor.tokenId,
+      token_name: actor.tokenName,
+    };
+  }
+  return undefined;
+}
+
+function who(actor: Actor, now: number): { at: string; actor: string; by?: AuditPerson } {
+  const person = auditPerson(actor);
+  return { at: new Date(now).toISOString(), actor: actorName(actor), ...(person && { by: person }) };
 }
 
 export function auditEntry(
@@ -44,15 +135,28 @@ export function auditEntry(
   details: Record<string, unknown>,
   keyId?: string,
 ): string {
-  const entry: AuditEntry = {
-    at: new Date(now).toISOString(),
-    actor: actorName(actor),
-    action,
-    account_id: accountId,
-    details,
-  };
+  const entry: AuditEntry = { ...who(actor, now), action, account_id: accountId, details };
   if (keyId !== undefined) entry.key_id = keyId;
   return JSON.stringify(entry);
+}
+
+export function userAuditEntry(
+  actor: Actor,
+  now: number,
+  action: UserAuditEntry["action"],
+  userId: string,
+  details: Record<string, unknown>,
+): string {
+  const entry: UserAuditEntry = { ...who(actor, now), action, user_id: userId, details };
+  return JSON.stringify(entry);
+}
+
+/** Newest first across several logs. */
+function newestFirst<E extends { at: string }>(lists: E[][], limit: number): E[] {
+  return lists
+    .flat()
+    .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0))
+    .slice(0, limit);
 }
 
 export class AuditStore {
@@ -69,10 +173,17 @@ export class AuditStore {
 
   /** The most recent entries across the given accounts, newest first. */
   async listAll(accountIds: readonly string[], limit: number): Promise<AuditEntry[]> {
-    const lists = await Promise.all(accountIds.map((id) => this.list(id, limit)));
-    return lists
-      .flat()
-      .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0))
-      .slice(0, limit);
+    return newestFirst(await Promise.all(accountIds.map((id) => this.list(id, limit))), limit);
+  }
+
+  /** A person's most recent entries, newest first. */
+  async listUser(userId: string, limit: number): Promise<UserAuditEntry[]> {
+    const raw = await this.redis.lrange(this.keys.userAudit(userId), "0", String(limit - 1));
+    return raw.map((line) => JSON.parse(line) as UserAuditEntry);
+  }
+
+  /** The most recent entries across the given people, newest first. */
+  async listUsers(userIds: readonly string[], limit: number): Promise<UserAuditEntry[]> {
+    return newestFirst(await Promise.all(userIds.map((id) => this.listUser(id, limit))), limit);
   }
 }

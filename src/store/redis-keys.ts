@@ -1,8 +1,11 @@
 // Every Redis key the gateway uses, in one place. Everything that belongs to one account carries the hash
-// tag {a:<account>}, so that a script touching several of them works unchanged on Redis Cluster (all of an
-// account's keys live in one slot). Only the lookups that must be found without knowing the account — key
-// hash -> key, key id -> account and dashboard-token hash -> account — the list of accounts and the alert
-// workers' hints stand outside the tag; they are read and written by single-key commands.
+// tag {a:<account>}, and everything of one person the tag {u:<user>}, so that a script touching several of
+// them works unchanged on Redis Cluster (all of an account's keys live in one slot, all of a person's in
+// another). Only the lookups that must be found without knowing the account or the person — key hash -> key,
+// key id -> account, dashboard-token hash -> account, e-mail -> user, provider subject -> user, session and
+// API-token hashes, one-time links — the lists of accounts and users, sign-in attempt counters and the alert
+// workers' hints stand outside the tags; they are read and written by single-key commands (or, for the
+// attempt counters, by scripts over keys of one tag of their own).
 
 export class RedisKeys {
   constructor(readonly prefix: string) {}
@@ -137,5 +140,96 @@ export class RedisKeys {
   /** string: held by the replica sweeping every account for alert work, so that one sweeps at a time */
   alertSweep(): string {
     return `${this.prefix}alerts:sweep`;
+  }
+
+  /** hash: user id -> the person's grants in the account as JSON (source -> role); the truth about access */
+  members(accountId: string): string {
+    return `${this.tag(accountId)}:members`;
+  }
+
+  /** hash: invitation id -> the pending invitation as JSON (e-mail, role, expiry, its link's hash) */
+  invitations(accountId: string): string {
+    return `${this.tag(accountId)}:invitations`;
+  }
+
+  private userTag(userId: string): string {
+    return `${this.prefix}{u:${userId}}`;
+  }
+
+  /** hash: the user record (see store/user-store.ts) */
+  user(userId: string): string {
+    return `${this.userTag(userId)}:user`;
+  }
+
+  /**
+   * set: the accounts the person has grants in; an index for listing them, each checked against the
+   * account's own members hash, which alone decides access
+   */
+  userAccounts(userId: string): string {
+    return `${this.userTag(userId)}:accounts`;
+  }
+
+  /** zset: SHA-256 of each of the person's session ids -> creation time (ms) */
+  userSessions(userId: string): string {
+    return `${this.userTag(userId)}:sessions`;
+  }
+
+  /** zset: id of each of the person's API tokens -> creation time (ms) */
+  userTokens(userId: string): string {
+    return `${this.userTag(userId)}:tokens`;
+  }
+
+  /** hash: one API token: id, name, role, account, hash, hint, created_at, expires_at, last_used_at */
+  apiToken(userId: string, tokenId: string): string {
+    return `${this.userTag(userId)}:token:${tokenId}`;
+  }
+
+  /** list: the person's audit log (user record, operator role, API tokens), newest first, as JSON */
+  userAudit(userId: string): string {
+    return `${this.userTag(userId)}:audit`;
+  }
+
+  /** zset: user id -> creation time (ms) */
+  users(): string {
+    return `${this.prefix}users`;
+  }
+
+  /** string: case-folded e-mail -> user id (one user per e-mail) */
+  userEmail(email: string): string {
+    return `${this.prefix}user-email:${email}`;
+  }
+
+  /** string: SHA-256 of an identity provider's subject -> user id */
+  oidcSubject(providerId: string, subjectHash: string): string {
+    return `${this.prefix}oidc-subject:${providerId}:${subjectHash}`;
+  }
+
+  /** hash: a session, found by the SHA-256 of its id (which alone is never stored) */
+  session(hash: string): string {
+    return `${this.prefix}session:${hash}`;
+  }
+
+  /** string: SHA-256 of an API token's value -> "<userId>:<tokenId>" */
+  apiTokenHash(hash: string): string {
+    return `${this.prefix}apitoken:${hash}`;
+  }
+
+  /** string: a one-time link (invitation, set-password), found by the SHA-256 of its token, as JSON */
+  oneTimeLink(hash: string): string {
+    return `${this.prefix}link:${hash}`;
+  }
+
+  /** string: a sign-in with a provider under way (PKCE verifier, nonce, return path), by the SHA-256 of its state */
+  oidcState(hash: string): string {
+    return `${this.prefix}oidc-state:${hash}`;
+  }
+
+  /**
+   * zset and hash of one sign-in subject (a case-folded e-mail's hash, or a client address): its recent
+   * failures (member and score: time in ms) and its lock (locked_until, lockouts), under a tag of their own
+   */
+  signInFailures(subject: string): { failures: string; lock: string } {
+    const tag = `${this.prefix}{f:${subject}}`;
+    return { failures: `${tag}:failures`, lock: `${tag}:lock` };
   }
 }

@@ -75,7 +75,15 @@ export type ScriptName =
   | "fireDueEvents"
   | "claimEvents"
   | "finishDelivery"
-  | "findRequest";
+  | "findRequest"
+  | "createUser"
+  | "updateUser"
+  | "setGrant"
+  | "recordSignInFailure"
+  | "createApiToken"
+  | "deleteApiToken"
+  | "appendAudit"
+  | "setInvitation";
 
 type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 

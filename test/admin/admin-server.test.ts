@@ -6,11 +6,11 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminHandler } from "../../src/admin/admin-server.js";
-import { AdminCredentials } from "../../src/admin/credentials.js";
 import { openApiDocument } from "../../src/admin/openapi.js";
 import { StaticFiles } from "../../src/admin/static.js";
 import { ACTOR } from "../helpers/actor.js";
 import { type Listening, listen } from "../helpers/http.js";
+import { testIdentity } from "../helpers/identity.js";
 import { captureLogs } from "../helpers/logs.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 import { temporaryDirectories } from "../helpers/temp-dir.js";
@@ -35,7 +35,7 @@ beforeAll(async () => {
   await store.accountService.create({ id: "acme", balance: "10" }, ACTOR);
   server = await listen(
     adminHandler({
-      credentials: new AdminCredentials(ADMIN, store.accounts),
+      identity: testIdentity(store, { adminToken: ADMIN }),
       services: store.context,
       alerts: { allowHttp: false, thresholds: [80, 95, 100] },
       balanceChanged: (accountId, balance) => balances.push([accountId, balance]),
@@ -113,7 +113,7 @@ describe("adminHandler", () => {
     const logs = captureLogs();
     const bare = await listen(
       adminHandler({
-        credentials: new AdminCredentials(ADMIN, store.accounts),
+        identity: testIdentity(store, { adminToken: ADMIN }),
         services: store.context,
         alerts: { allowHttp: false, thresholds: [80, 95, 100] },
         logger: logs.logger,

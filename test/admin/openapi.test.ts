@@ -32,7 +32,7 @@ describe("openApiDocument", () => {
     expect(committed, "src/admin/openapi.json is stale: run npm run openapi").toEqual(document);
   });
 
-  it("describes every route once, under a unique operation id, behind the bearer token", () => {
+  it("describes every route once, under a unique operation id, with its action and who may sign for it", () => {
     const ids = ROUTES.map((route) => route.operationId);
     expect(new Set(ids).size).toBe(ids.length);
     for (const route of ROUTES) {
@@ -40,7 +40,14 @@ describe("openApiDocument", () => {
       expect(op, `${route.method} ${route.path}`).toBeDefined();
       expect(op.operationId).toBe(route.operationId);
       expect(op.summary).toBe(route.summary);
-      expect(op.security).toEqual([{ bearer: [] }]);
+      expect(op["x-action"]).toBe(route.action);
+      expect(op.security).toEqual(
+        route.action === "public"
+          ? []
+          : route.action === "me.manage"
+            ? [{ session: [] }]
+            : [{ bearer: [] }, { session: [] }],
+      );
     }
     const described = Object.values(document.paths).flatMap((methods: any) => Object.keys(methods));
     expect(described).toHaveLength(ROUTES.length + 1);

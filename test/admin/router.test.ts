@@ -1,16 +1,17 @@
 // The admin router over real HTTP, with a route table of its own: matching method and path templates,
-// decoding parameters, identifying the caller, applying the route's access rule before anything is read,
+// decoding parameters, identifying the caller, applying the permission table to the route's action before
+// anything is read,
 // validating query and body (unknown fields refused, the problem named), and answering errors from the
 // table — logged only when they are the gateway's fault. Credentials on the suite's Redis.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AdminCredentials } from "../../src/admin/credentials.js";
 import type { AdminServices, Call, Route } from "../../src/admin/route.js";
 import { createAdminRouter } from "../../src/admin/router.js";
 import { GatewayError } from "../../src/errors.js";
 import { ACTOR } from "../helpers/actor.js";
 import { type Listening, listen } from "../helpers/http.js";
+import { testIdentity } from "../helpers/identity.js";
 import { captureLogs } from "../helpers/logs.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
@@ -21,7 +22,7 @@ function route(fields: Partial<Route> & Pick<Route, "method" | "path">): Route {
   return {
     operationId: "op",
     summary: "a route",
-    access: "account",
+    action: "keys.read",
     status: 200,
     response: z.unknown(),
     async handle(call) {
@@ -37,6 +38,7 @@ const ROUTES: Route[] = [
   route({
     method: "PATCH",
     path: "/admin/v1/accounts/{accountId}/things/{thing}",
+    action: "keys.write",
     body: z.strictObject({ name: z.string(), count: z.number().optional() }),
   }),
   route({
@@ -52,12 +54,11 @@ const ROUTES: Route[] = [
   route({
     method: "POST",
     path: "/admin/v1/accounts",
-    access: "admin",
-    forbiddenAction: "create an account",
+    action: "accounts.create",
     status: 201,
     body: z.strictObject({ id: z.string() }),
-  } as Partial<Route> & Pick<Route, "method" | "path">),
-  route({ method: "GET", path: "/admin/v1/accounts" }),
+  }),
+  route({ method: "GET", path: "/admin/v1/accounts", action: "me" }),
   route({
     method: "GET",
     path: "/admin/v1/accounts/{accountId}/export.csv",
@@ -69,13 +70,12 @@ const ROUTES: Route[] = [
   route({
     method: "GET",
     path: "/admin/v1/fail/{how}",
-    access: "admin",
-    forbiddenAction: "fail",
+    action: "overview.read",
     async handle({ params }) {
       if (params.how === "refusal") throw new GatewayError("key_not_found", "no such key here");
       throw new Error("a bug of ours");
     },
-  } as Partial<Route> & Pick<Route, "method" | "path">),
+  }),
 ];
 
 let store: TestStore;
@@ -89,8 +89,7 @@ beforeAll(async () => {
   acmeToken = (await store.accountService.createToken("acme", ACTOR)).token;
   const router = createAdminRouter(
     ROUTES,
-    new AdminCredentials(ADMIN, store.accounts),
-    {} as AdminServices,
+    { identity: testIdentity(store, { adminToken: ADMIN }) } as AdminServices,
     logs.logger,
   );
   server = await listen((req, res) => {
@@ -141,7 +140,7 @@ describe("a CSV route", () => {
 });
 
 describe("matching", () => {
-  it("leaves every path outside /admin/v1/ to the caller", async () => {
+  it("leaves every path outside /admin/v1/ and /auth/ to the caller", async () => {
     for (const path of ["/", "/admin", "/admin/v1", "/admin/v2/accounts", "/v1/admin/v1/accounts"]) {
       expect((await send("GET", path)).status, path).toBe(418);
     }
@@ -205,7 +204,7 @@ describe("access", () => {
       body: '{"unknown":1}',
     });
     expect(operatorOnly.status).toBe(403);
-    expect(operatorOnly.body.error.message).toBe("Only the operator's admin token may create an account.");
+    expect(operatorOnly.body.error.message).toBe("The token of account acme may not create an account.");
     const query = await send("GET", "/admin/v1/accounts/other/list?limit=zero", { token: acmeToken });
     expect(query.status).toBe(403);
     // A route without an account in its path is open to any known credential.
@@ -216,9 +215,12 @@ describe("access", () => {
     calls.length = 0;
     await send("GET", "/admin/v1/accounts/acme/things/t", { token: acmeToken });
     await send("GET", "/admin/v1/accounts/acme/things/t");
-    expect(calls.map((call) => call.principal)).toEqual([
-      { role: "account", accountId: "acme" },
-      { role: "admin" },
+    expect(calls.map((call) => [call.principal.credential, call.principal.actor])).toEqual([
+      [
+        { kind: "account-token", accountId: "acme" },
+        { kind: "account", accountId: "acme" },
+      ],
+      [{ kind: "admin-token" }, { kind: "admin" }],
     ]);
   });
 });

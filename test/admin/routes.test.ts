@@ -1,21 +1,32 @@
 // Each route of the admin API on its own: its handler called as the router calls it, on the real services
 // and the suite's Redis — what it reads or changes, for whom, and that its answer is what its response
-// schema (and so the OpenAPI document) says. The access rule of every route is checked too.
+// schema (and so the OpenAPI document) says. Who may call each route is the permission test's
+// (test/admin/permissions.test.ts).
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Principal } from "../../src/admin/credentials.js";
-import { type AdminServices, authorize, type Route } from "../../src/admin/route.js";
+import { cookieNames } from "../../src/admin/cookies.js";
+import type { AdminServices, Exchange, Route } from "../../src/admin/route.js";
 import { ROUTES } from "../../src/admin/routes.js";
+import { legacyAccount, legacyAdmin, type Principal } from "../../src/identity/principal.js";
 import { emptyRecord, recentRequest } from "../../src/observability/request-record.js";
 import { AccountUsageService } from "../../src/services/account-usage.js";
 import { AlertService } from "../../src/services/alerts.js";
 import { KeyService } from "../../src/services/keys.js";
 import { OperatorOverviewService } from "../../src/services/operator-overview.js";
 import { ACTOR } from "../helpers/actor.js";
+import { testIdentity } from "../helpers/identity.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
-const ADMIN: Principal = { role: "admin" };
-const ACME: Principal = { role: "account", accountId: "acme" };
+const ADMIN: Principal = legacyAdmin();
+const ACME: Principal = legacyAccount("acme");
+const HTTP: Exchange = {
+  cookies: new Map(),
+  cookieNames: cookieNames(null),
+  userAgent: "test",
+  address: "127.0.0.1",
+  origin: "http://admin.test",
+  setCookie() {},
+};
 
 let store: TestStore;
 let services: AdminServices;
@@ -30,6 +41,7 @@ beforeEach(async () => {
     alerts: new AlertService(store.context, { allowHttp: false, thresholds: [80, 95, 100] }),
     usage: new AccountUsageService(store.context),
     overview: new OperatorOverviewService(store.context),
+    identity: testIdentity(store),
     calendar: store.calendar,
     now: store.clock.now,
     balanceChanged: (accountId, balance) => balances.push([accountId, balance]),
@@ -55,7 +67,7 @@ async function call(
   const route = routeOf(operationId);
   const body = route.body ? route.body.parse(options.body ?? {}) : undefined;
   const query = route.query ? route.query.parse(options.query ?? {}) : {};
-  const result = await route.handle({ principal, params, query: query as never, body, services });
+  const result = await route.handle({ principal, params, query: query as never, body, services, http: HTTP });
   const checked = route.response.safeParse(result);
   expect(checked.success, `${operationId}: ${checked.error?.message}`).toBe(true);
   return result;
@@ -66,46 +78,39 @@ async function newKey(accountId = "acme", fields: Record<string, unknown> = {}) 
 }
 
 describe("the route table", () => {
-  it("names each route once, under /admin/v1/, answering 201 only for what it creates", () => {
+  it("names each route once, under /admin/v1/ or /auth/, answering 201 only for what it creates", () => {
     const seen = new Set(ROUTES.map((route) => `${route.method} ${route.path}`));
     expect(seen.size).toBe(ROUTES.length);
-    expect(ROUTES.every((route) => route.path.startsWith("/admin/v1/"))).toBe(true);
+    expect(ROUTES.every((route) => /^\/(admin\/v1|auth)\//.test(route.path))).toBe(true);
     const created = ROUTES.filter((route) => route.status === 201).map((route) => route.operationId);
-    expect(created.sort()).toEqual(["createAccount", "createKey"]);
-  });
-
-  it("keeps operator-only routes to the admin token and every account path to its own account", () => {
-    const operatorOnly = ROUTES.filter((r) => r.access === "admin").map((r) => r.operationId);
-    expect(operatorOnly.sort()).toEqual([
-      "audit",
-      "createAccount",
-      "operatorAlerts",
-      "operatorOverview",
-      "testOperatorWebhook",
-      "topUpAccount",
-    ]);
-    for (const route of ROUTES) {
-      const params: Record<string, string> = route.path.includes("{accountId}")
-        ? { accountId: "other", keyId: "key_x" }
-        : {};
-      expect(() => authorize(route, ADMIN, params)).not.toThrow();
-      const asAccount = () => authorize(route, ACME, params);
-      if (route.access === "admin" || "accountId" in params) {
-        expect(asAccount, route.operationId).toThrow(expect.objectContaining({ code: "forbidden" }));
-      } else {
-        expect(asAccount, route.operationId).not.toThrow();
-      }
-      if (route.access === "account" && "accountId" in params) {
-        expect(() => authorize(route, ACME, { ...params, accountId: "acme" })).not.toThrow();
-      }
-    }
+    expect(created.sort()).toEqual(["createAccount", "createInvitation", "createKey", "createMyToken"]);
   });
 });
 
 describe("whoAmI", () => {
   it("names the operator, or the account a token belongs to", async () => {
-    expect(await call("whoAmI", ADMIN)).toEqual({ role: "admin", account_id: null, timezone: "UTC" });
-    expect(await call("whoAmI", ACME)).toEqual({ role: "account", account_id: "acme", timezone: "UTC" });
+    expect(await call("whoAmI", ADMIN)).toMatchObject({
+      role: "admin",
+      account_id: null,
+      timezone: "UTC",
+      credential: "admin-token",
+      user: null,
+      operator_role: "operator",
+      memberships: [],
+      csrf_token: null,
+    });
+    const acme = await call("whoAmI", ACME);
+    expect(acme).toMatchObject({
+      role: "account",
+      account_id: "acme",
+      timezone: "UTC",
+      credential: "account-token",
+      operator_role: null,
+      memberships: [{ account_id: "acme", account_name: "Acme", role: "owner" }],
+    });
+    expect(acme.actions.global).toEqual([]);
+    expect(acme.actions.accounts.acme).toContain("members.write");
+    expect(acme.actions.accounts.acme).not.toContain("account.topup");
   });
 });
 
@@ -324,6 +329,7 @@ describe("an account's usage", () => {
         query: { from: "2026-11-01" },
         body: undefined,
         services,
+        http: HTTP,
       }),
     ).toBe("acme-usage-from-2026-11-01.csv");
     const requests = await call("accountRequestsCsv", ACME, { accountId: "acme" });
@@ -345,6 +351,6 @@ describe("operatorOverview", () => {
     expect(overview.accounts.map((a: any) => [a.id, a.balance, a.month])).toEqual([
       ["other", 50, { requests: 2, cost: 0.25 }],
     ]);
-    expect(routeOf("operatorOverview").access).toBe("admin");
+    expect(routeOf("operatorOverview").action).toBe("overview.read");
   });
 });

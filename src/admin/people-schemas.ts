@@ -1,0 +1,270 @@
+// The shapes of the admin API's routes about people — who is calling, signing in, sessions, API tokens,
+// members, invitations, users — as zod schemas: the router validates requests with them, and the OpenAPI
+// document (and the dashboard's types) come from them.
+
+import { z } from "zod";
+import { ACTIONS } from "../identity/permissions.js";
+import { ACCOUNT_ROLES, OPERATOR_ROLES } from "../identity/roles.js";
+
+const isoTime = z.string().meta({ format: "date-time" });
+const operatorRole = z.enum(OPERATOR_ROLES);
+const accountRole = z.enum(ACCOUNT_ROLES);
+const action = z.enum(ACTIONS as [string, ...string[]]);
+
+export const UserIdParam = z
+  .string()
+  .meta({ description: "User id", examples: ["usr_5m2x8q0c7w1r9t4z6b3n"] });
+export const TokenIdParam = z
+  .string()
+  .meta({ description: "API token id", examples: ["tok_5m2x8q0c7w1r9t4z6b3n"] });
+export const SessionIdParam = z
+  .string()
+  .meta({ description: "Session handle (the id field of a listed session)" });
+export const InvitationIdParam = z
+  .string()
+  .meta({ description: "Invitation id", examples: ["inv_5m2x8q0c7w1r9t4z6b3n"] });
+export const ProviderIdParam = z.string().meta({ description: "Identity provider id", examples: ["corp"] });
+
+const Person = z.object({ id: z.string(), name: z.string(), email: z.string() }).meta({ id: "Person" });
+
+const Grant = z
+  .object({
+    source: z
+      .string()
+      .meta({ description: '"direct" (CLI, invitation, owner, operator) or "oidc:<provider>"' }),
+    role: z.string(),
+  })
+  .meta({ id: "Grant" });
+
+export const Me = z
+  .object({
+    role: z.enum(["admin", "account"]).meta({
+      description:
+        "Legacy: admin for a credential with an operator role, else account (with account_id, its first account)",
+    }),
+    account_id: z.string().nullable(),
+    timezone: z
+      .string()
+      .meta({ description: "The billing time zone: where budget periods and usage days begin" }),
+    credential: z.enum(["session", "api-token", "admin-token", "account-token"]),
+    user: Person.nullable().meta({
+      description: "The person behind the credential; null for the legacy tokens",
+    }),
+    signed_in_with: z
+      .object({ via: z.enum(["oidc", "password"]), provider: z.string().nullable() })
+      .nullable()
+      .meta({ description: "How the session was signed in; null for tokens" }),
+    operator_role: operatorRole.nullable(),
+    memberships: z.array(z.object({ account_id: z.string(), account_name: z.string(), role: accountRole })),
+    actions: z
+      .object({
+        global: z.array(action).meta({ description: "Actions over every account (operator roles)" }),
+        every_account: z
+          .array(action)
+          .meta({ description: "Actions allowed in every account by the operator role alone" }),
+        accounts: z
+          .record(z.string(), z.array(action))
+          .meta({ description: "Per account of memberships: the actions its role allows" }),
+      })
+      .meta({
+        description: "What the permission table allows this credential: drives the dashboard's menus",
+      }),
+    csrf_token: z
+      .string()
+      .nullable()
+      .meta({ description: "Send as x-csrf-token with every state-changing call on the session cookie" }),
+    session: z
+      .object({ id: z.string(), created_at: isoTime, expires_at: isoTime, idle_timeout_seconds: z.number() })
+      .nullable(),
+  })
+  .meta({ id: "Me" });
+
+export const Providers = z
+  .object({
+    providers: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        start_url: z.string().meta({ description: "Navigate here (add ?return_to=/path) to sign in" }),
+      }),
+    ),
+    password: z.boolean().meta({ description: "Whether the e-mail and password form signs in" }),
+  })
+  .meta({ id: "Providers" });
+
+export const PasswordSignInBody = z
+  .strictObject({ email: z.string(), password: z.string() })
+  .meta({ id: "PasswordSignIn" });
+
+export const SignedIn = z
+  .object({ user: Person, csrf_token: z.string() })
+  .meta({ id: "SignedIn", description: "The session cookie is set with this answer" });
+
+export const SignedOut = z.object({ signed_out: z.boolean() }).meta({ id: "SignedOut" });
+
+export const LinkBody = z.strictObject({ token: z.string() }).meta({ id: "LinkToken" });
+
+export const InvitationPreview = z
+  .object({
+    account_id: z.string(),
+    account_name: z.string(),
+    email: z.string(),
+    role: accountRole,
+    expires_at: isoTime,
+  })
+  .meta({ id: "InvitationPreview" });
+
+export const AcceptInvitationBody = z
+  .strictObject({
+    token: z.string(),
+    password: z.string().optional().meta({ description: "For a person new here: their password" }),
+    name: z.string().optional().meta({ description: "For a person new here: their display name" }),
+  })
+  .meta({ id: "AcceptInvitation" });
+
+export const AcceptedInvitation = z
+  .object({
+    user: Person,
+    account_id: z.string(),
+    role: accountRole,
+    created: z.boolean().meta({ description: "A new user was created (and signed in: the cookie is set)" }),
+    csrf_token: z.string().nullable(),
+  })
+  .meta({ id: "AcceptedInvitation" });
+
+export const SetPasswordBody = z
+  .strictObject({ token: z.string(), password: z.string() })
+  .meta({ id: "SetPassword" });
+
+export const ChangePasswordBody = z
+  .strictObject({ current_password: z.string(), new_password: z.string() })
+  .meta({ id: "ChangePassword" });
+
+export const PasswordChanged = z.object({ changed: z.boolean() }).meta({ id: "PasswordChanged" });
+
+export const Session = z
+  .object({
+    id: z.string(),
+    created_at: isoTime,
+    last_seen_at: isoTime,
+    via: z.enum(["oidc", "password"]),
+    provider: z.string().nullable(),
+    user_agent: z.string(),
+    address: z.string(),
+    current: z.boolean().meta({ description: "The session this call was made with" }),
+  })
+  .meta({ id: "Session" });
+
+export const Sessions = z.object({ sessions: z.array(Session) }).meta({ id: "Sessions" });
+
+export const Revoked = z.object({ revoked: z.number() }).meta({ id: "Revoked" });
+
+export const ApiToken = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    role: z.union([operatorRole, accountRole]),
+    account_id: z.string().nullable(),
+    hint: z.string(),
+    created_at: isoTime,
+    expires_at: isoTime,
+    last_used_at: isoTime.nullable(),
+    expired: z.boolean(),
+  })
+  .meta({ id: "ApiToken" });
+
+export const ApiTokens = z.object({ tokens: z.array(ApiToken) }).meta({ id: "ApiTokens" });
+
+export const CreatedApiToken = ApiToken.extend({
+  token: z.string().meta({ description: "The token's value (Authorization: Bearer …): shown this once" }),
+}).meta({ id: "CreatedApiToken" });
+
+export const CreateApiTokenBody = z
+  .strictObject({
+    name: z.string(),
+    role: z.union([operatorRole, accountRole]).meta({ description: "At most a role the caller holds" }),
+    account_id: z.string().optional().meta({ description: "With an account role: the account" }),
+    days: z
+      .number()
+      .optional()
+      .meta({ description: "Lifetime in days (default and most: signIn.apiTokens.maxDays)" }),
+  })
+  .meta({ id: "CreateApiToken" });
+
+export const Member = z
+  .object({
+    user_id: z.string(),
+    name: z.string(),
+    email: z.string(),
+    status: z.enum(["active", "disabled"]),
+    role: accountRole.meta({ description: "The highest of the grants" }),
+    grants: z.array(Grant),
+  })
+  .meta({ id: "Member" });
+
+export const Members = z.object({ members: z.array(Member) }).meta({ id: "Members" });
+
+export const UpdateMemberBody = z
+  .strictObject({ role: accountRole.meta({ description: "The direct grant (a provider's grant stays)" }) })
+  .meta({ id: "UpdateMember" });
+
+export const Removed = z.object({ removed: z.boolean() }).meta({ id: "Removed" });
+
+export const Invitation = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    role: accountRole,
+    created_at: isoTime,
+    expires_at: isoTime,
+    invited_by: z.string(),
+  })
+  .meta({ id: "Invitation" });
+
+export const Invitations = z.object({ invitations: z.array(Invitation) }).meta({ id: "Invitations" });
+
+export const CreatedInvitation = Invitation.extend({
+  url: z.string().meta({
+    description: "The one-time link to send the person (its token is in the fragment): shown this once",
+  }),
+}).meta({ id: "CreatedInvitation" });
+
+export const CreateInvitationBody = z
+  .strictObject({ email: z.string(), role: accountRole })
+  .meta({ id: "CreateInvitation" });
+
+export const User = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    email: z.string(),
+    status: z.enum(["active", "disabled"]),
+    operator_role: operatorRole.nullable(),
+    operator_grants: z.array(Grant),
+    providers: z.array(z.string()),
+    password: z.boolean().meta({ description: "Whether the person has a local password" }),
+    created_at: isoTime,
+    last_sign_in_at: isoTime.nullable(),
+  })
+  .meta({ id: "User" });
+
+export const Users = z.object({ users: z.array(User) }).meta({ id: "Users" });
+
+export const UserDetail = User.extend({
+  memberships: z.array(z.object({ account_id: z.string(), role: accountRole, grants: z.array(Grant) })),
+  tokens: z.array(ApiToken),
+  sessions: z.number().meta({ description: "How many live sessions the person has" }),
+}).meta({ id: "UserDetail" });
+
+export const UserAuditEntry = z
+  .object({
+    at: isoTime,
+    actor: z.string(),
+    by: z.unknown().optional(),
+    action: z.string(),
+    user_id: z.string(),
+    details: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: "UserAuditEntry" });
+
+export const UserAuditLog = z.object({ entries: z.array(UserAuditEntry) }).meta({ id: "UserAuditLog" });

@@ -1,0 +1,36 @@
+// Starting and ending the session of a person who signs in or out: a new session id at every sign-in (any
+// session the browser already had is ended first, so that an id planted before sign-in is worth nothing),
+// handed over in the session cookie.
+
+import type { SignInMethod } from "../store/audit-store.js";
+import type { SessionRecord } from "../store/session-store.js";
+import type { UserRecord } from "../store/user-store.js";
+import { cookie } from "./cookies.js";
+import type { Call } from "./route.js";
+
+export async function startSession(
+  call: Call,
+  user: UserRecord,
+  method: SignInMethod,
+): Promise<SessionRecord> {
+  const { identity } = call.services;
+  const names = call.http.cookieNames;
+  await endSession(call);
+  const { id, session } = await identity.sessions.start(user.id, method, {
+    userAgent: call.http.userAgent,
+    address: call.http.address,
+  });
+  await identity.users.signedIn(user, method.via === "oidc" ? method.provider : null);
+  call.http.setCookie(cookie(names.session, id, names.secure));
+  return session;
+}
+
+/** Ends the session the browser's cookie names (if any) and has the browser forget the cookie. */
+export async function endSession(call: Call): Promise<boolean> {
+  const names = call.http.cookieNames;
+  const id = call.http.cookies.get(names.session);
+  if (id === undefined || id === "") return false;
+  await call.services.identity.sessions.end(id);
+  call.http.setCookie(cookie(names.session, "", names.secure, 0));
+  return true;
+}

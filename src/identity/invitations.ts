@@ -1,0 +1,154 @@
+// Invitations: an owner (or an operator) invites an e-mail into an account with a role; the person opens the
+// one-time link (identity/links.ts) and either signs up — a local user with a password — or, already signed
+// in with that e-mail, gets the membership added. Pending invitations are listed and revocable; accepting one
+// is a direct grant, which no provider's mapping removes.
+
+import { randomToken } from "../auth/api-key.js";
+import { GatewayError } from "../errors.js";
+import type { AccountStore } from "../store/account-store.js";
+import { type Actor, actorName, auditEntry } from "../store/audit-store.js";
+import type { InvitationRecord, InvitationStore } from "../store/invitation-store.js";
+import type { UserRecord } from "../store/user-store.js";
+import { type Links, linkUrl } from "./links.js";
+import { checkNewPassword } from "./passwords.js";
+import type { Principal } from "./principal.js";
+import { DIRECT } from "./roles.js";
+import { type Users, validateAccountRole, validateEmail } from "./users.js";
+
+export interface InvitationDeps {
+  store: InvitationStore;
+  links: Links;
+  users: Users;
+  accounts: AccountStore;
+  ttlMs: number;
+  /** Whether people may sign up with a password (signIn.local.enabled). */
+  localUsers: boolean;
+  minPasswordLength: number;
+  now: () => number;
+}
+
+export interface Acceptance {
+  /** A new password, for a person who has no user yet. */
+  password?: unknown;
+  name?: unknown;
+}
+
+export class Invitations {
+  constructor(private readonly deps: InvitationDeps) {}
+
+  /** Invites an e-mail into an account; returns the invitation and its link, shown this once. */
+  async create(
+    accountId: string,
+    input: { email: unknown; role: unknown },
+    actor: Actor,
+    base: string,
+  ): Promise<{ invitation: InvitationRecord; url: string }> {
+    const email = validateEmail(input.email);
+    const role = validateAccountRole(input.role);
+    await this.deps.accounts.require(accountId);
+    const now = this.deps.now();
+    const id = `inv_${randomToken(20)}`;
+    const expiresAt = now + this.deps.ttlMs;
+    const { token, hash } = await this.deps.links.issue({
+      kind: "invitation",
+      accountId,
+      invitationId: id,
+      expiresAt,
+    });
+    const invitation: InvitationRecord = {
+      id,
+      accountId,
+      email,
+      role,
+      hash,
+      createdAt: now,
+      expiresAt,
+      invitedBy: actorName(actor),
+    };
+    const audit = auditEntry(actor, now, "invitation.create", accountId, { invitation_id: id, email, role });
+    await this.deps.store.set(accountId, id, invitation, audit);
+    return { invitation, url: linkUrl(base, "invitation", token) };
+  }
+
+  /** The account's invitations still pending (expired ones are left out). */
+  async list(accountId: string): Promise<InvitationRecord[]> {
+    const now = this.deps.now();
+    return (await this.deps.store.list(accountId)).filter((invitation) => invitation.expiresAt > now);
+  }
+
+  async revoke(accountId: string, invitationId: string, actor: Actor): Promise<void> {
+    const invitation = await this.deps.store.get(accountId, invitationId);
+    if (!invitation)
+      throw new GatewayError("invitation_not_found", `no invitation ${invitationId} in account ${accountId}`);
+    await this.deps.links.cancel(invitation.hash);
+    const audit = auditEntry(actor, this.deps.now(), "invitation.revoke", accountId, {
+      invitation_id: invitationId,
+      email: invitation.email,
+    });
+    await this.deps.store.set(accountId, invitationId, null, audit);
+  }
+
+  /** What a link invites to, for the page that accepts it (nothing is taken). */
+  async describe(token: unknown): Promise<InvitationRecord> {
+    return (await this.pending(token)).invitation;
+  }
+
+  /**
+   * Accepts an invitation: with `signedIn`, a person signed in with the invited e-mail, the membership is
+   * theirs; without, a local user is created with the given password. The link is taken only once every
+   * check has passed, so that a refused try (a weak password) leaves it usable.
+   */
+  async accept(
+    token: unknown,
+    input: Acceptance,
+    signedIn: Principal | null,
+  ): Promise<{ user: UserRecord; created: boolean; invitation: InvitationRecord }> {
+    const { invitation } = await this.pending(token);
+    const { users } = this.deps;
+    let user: UserRecord;
+    let created = false;
+    let actor: Actor;
+    if (signedIn?.user) {
+      if (signedIn.user.email !== invitation.email)
+        throw new GatewayError(
+          "forbidden",
+          `This invitation is for ${invitation.email}; you are signed in as ${signedIn.user.email}.`,
+        );
+      await this.deps.links.take(token as string, "invitation");
+      user = signedIn.user;
+      actor = signedIn.actor;
+    } else {
+      if (await users.byEmail(invitation.email))
+        throw new GatewayError(
+          "user_exists",
+          `A user with the e-mail ${invitation.email} exists: sign in first, then open the invitation again.`,
+        );
+      if (!this.deps.localUsers)
+        throw new GatewayError(
+          "forbidden",
+          "Password sign-in is off here: sign in with your identity provider first, then open the invitation again.",
+        );
+      const password = await checkNewPassword(input.password, this.deps.minPasswordLength);
+      await this.deps.links.take(token as string, "invitation");
+      user = await users.create({ email: invitation.email, name: input.name }, { self: { via: "password" } });
+      actor = { kind: "user", userId: user.id, name: user.name, via: "password" };
+      await users.setPassword(user.id, password, actor);
+      created = true;
+    }
+    await users.grant(invitation.accountId, user.id, DIRECT, validateAccountRole(invitation.role), actor);
+    const audit = auditEntry(actor, this.deps.now(), "invitation.accept", invitation.accountId, {
+      invitation_id: invitation.id,
+      email: invitation.email,
+      role: invitation.role,
+    });
+    await this.deps.store.set(invitation.accountId, invitation.id, null, audit);
+    return { user, created, invitation };
+  }
+
+  private async pending(token: unknown): Promise<{ invitation: InvitationRecord }> {
+    const link = await this.deps.links.peek(token, "invitation");
+    const invitation = await this.deps.store.get(link.accountId, link.invitationId);
+    if (!invitation) throw new GatewayError("invitation_invalid");
+    return { invitation };
+  }
+}

@@ -1,0 +1,98 @@
+// Sessions of signed-in people: an opaque random id (256 bits) handed to the browser in a cookie, the
+// session itself kept in Redis under the id's SHA-256. A session ends when signed out or revoked, after
+// signIn.sessions.idleMinutes without a request (each request slides it), or signIn.sessions.absoluteHours
+// after it began, whatever happens. Roles are never kept in a session: they are read at every request.
+
+import { GatewayError } from "../errors.js";
+import type { SignInMethod } from "../store/audit-store.js";
+import type { SessionRecord, SessionStore } from "../store/session-store.js";
+import { newSecret, sha256 } from "./secrets.js";
+
+export interface SessionClient {
+  userAgent: string;
+  address: string;
+}
+
+export interface SessionTimeouts {
+  idleMs: number;
+  absoluteMs: number;
+}
+
+/** Longest user agent kept with a session: enough to recognise a browser, never a whole header. */
+const MAX_USER_AGENT = 256;
+
+export class Sessions {
+  constructor(
+    private readonly store: SessionStore,
+    private readonly timeouts: SessionTimeouts,
+    private readonly now: () => number,
+  ) {}
+
+  /** Starts a session; its id (the cookie's value) is returned here and never kept. */
+  async start(
+    userId: string,
+    method: SignInMethod,
+    client: SessionClient,
+  ): Promise<{ id: string; session: SessionRecord }> {
+    const id = newSecret();
+    const now = this.now();
+    const session: SessionRecord = {
+      hash: sha256(id),
+      userId,
+      via: method.via,
+      provider: method.via === "oidc" ? method.provider : null,
+      createdAt: now,
+      lastSeenAt: now,
+      userAgent: client.userAgent.slice(0, MAX_USER_AGENT),
+      address: client.address,
+      csrfToken: newSecret(),
+    };
+    await this.store.create(session, this.timeouts.absoluteMs);
+    return { id, session };
+  }
+
+  /**
+   * The live session an id names, its idle timeout slid forward; refuses an unknown, ended or timed-out one
+   * with 401 session_expired (a timed-out session is deleted on the way).
+   */
+  async resume(id: string): Promise<SessionRecord> {
+    const session = await this.store.get(sha256(id));
+    if (!session) throw new GatewayError("session_expired");
+    const now = this.now();
+    if (
+      now - session.lastSeenAt >= this.timeouts.idleMs ||
+      now - session.createdAt >= this.timeouts.absoluteMs
+    ) {
+      await this.store.delete(session.userId, session.hash);
+      throw new GatewayError("session_expired");
+    }
+    await this.store.touch(session.hash, now);
+    return { ...session, lastSeenAt: now };
+  }
+
+  /** Ends the session an id names (signing out); nothing happens for an unknown one. */
+  async end(id: string): Promise<void> {
+    const session = await this.store.get(sha256(id));
+    if (session) await this.store.delete(session.userId, session.hash);
+  }
+
+  /** A person's live sessions, oldest first. */
+  async list(userId: string): Promise<SessionRecord[]> {
+    const now = this.now();
+    return (await this.store.list(userId)).filter(
+      (s) => now - s.lastSeenAt < this.timeouts.idleMs && now - s.createdAt < this.timeouts.absoluteMs,
+    );
+  }
+
+  /** Revokes one of a person's sessions by its handle (the hash); refuses a handle that is not theirs. */
+  async revoke(userId: string, hash: string): Promise<void> {
+    const session = await this.store.get(hash);
+    if (!session || session.userId !== userId || !(await this.store.delete(userId, hash)))
+      throw new GatewayError("session_not_found", `no session ${hash} of this person`);
+  }
+
+  /** Revokes every session of a person (signing out everywhere, or a person disabled); returns how many. */
+  async revokeAll(userId: string): Promise<number> {
+    return this.store.deleteAll(userId);
+  }
+}

@@ -1,0 +1,56 @@
+// Limits password sign-ins, per e-mail and per client address, on every replica alike: after
+// signIn.attempts.maxFailures failures within the window the subject is locked, and tries are refused with
+// 429 too_many_attempts and Retry-After (never by holding the connection) until the lock ends; each lockout
+// doubles the next. An unknown e-mail is counted exactly like a known one, so the limit tells nothing.
+
+import { GatewayError } from "../errors.js";
+import type { AttemptLimits, SignInAttemptsStore } from "../store/sign-in-attempts-store.js";
+import { sha256 } from "./secrets.js";
+
+export class SignInAttempts {
+  constructor(
+    private readonly store: SignInAttemptsStore,
+    private readonly limits: AttemptLimits,
+    private readonly now: () => number,
+  ) {}
+
+  /** Refuses a try while the e-mail or the address is locked. */
+  async assertAllowed(email: string, address: string): Promise<void> {
+    const now = this.now();
+    const waits = await Promise.all(
+      subjects(email, address).map((subject) => this.store.lockedFor(subject, now)),
+    );
+    const wait = Math.max(...waits);
+    if (wait > 0) throw tooMany(wait);
+  }
+
+  /** Counts a failed try against both; returns how long the next try must wait (0: it need not). */
+  async failed(email: string, address: string): Promise<number> {
+    const now = this.now();
+    const locks = await Promise.all(
+      subjects(email, address).map((subject) => this.store.fail(subject, now, this.limits)),
+    );
+    return Math.max(...locks);
+  }
+
+  /** Forgets the e-mail's failures once its owner signed in (the address keeps its count). */
+  async succeeded(email: string): Promise<void> {
+    await this.store.clear(emailSubject(email));
+  }
+}
+
+function emailSubject(email: string): string {
+  return `e:${sha256(email)}`;
+}
+
+function subjects(email: string, address: string): string[] {
+  return [emailSubject(email), `ip:${address}`];
+}
+
+function tooMany(waitMs: number): GatewayError {
+  return new GatewayError(
+    "too_many_attempts",
+    `Too many failed sign-ins: try again in ${Math.ceil(waitMs / 1000)} seconds.`,
+    { retryAfterMs: waitMs },
+  );
+}

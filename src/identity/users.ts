@@ -1,0 +1,278 @@
+// People: creating them (the CLI, an invitation, a provider's first sign-in), finding them, disabling and
+// enabling them, their local password, and their grants — in accounts and as operators — each change named
+// by its actor and recorded in the audit log by the script that makes it.
+
+import { randomToken } from "../auth/api-key.js";
+import { GatewayError } from "../errors.js";
+import { validateAccountId, validateName } from "../services/validate.js";
+import { type Actor, auditEntry, type SignInMethod, userAuditEntry } from "../store/audit-store.js";
+import type { SessionStore } from "../store/session-store.js";
+import type { StoredGrants, UserRecord, UserStore } from "../store/user-store.js";
+import { checkNewPassword, hashPassword } from "./passwords.js";
+import {
+  ACCOUNT_ROLES,
+  type AccountRole,
+  DIRECT,
+  effectiveAccountRole,
+  effectiveOperatorRole,
+  type Grants,
+  grantsOf,
+  isAccountRole,
+  isOperatorRole,
+  OPERATOR_ROLES,
+  type OperatorRole,
+} from "./roles.js";
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const USER_ID = /^usr_[0-9a-z]{20}$/;
+
+/** An e-mail as users are keyed by it: trimmed and case-folded, checked for shape. */
+export function validateEmail(value: unknown): string {
+  const email = typeof value === "string" ? value.trim().toLowerCase() : "";
+  if (!EMAIL.test(email) || email.length > 254)
+    throw new GatewayError(
+      "invalid_request",
+      `email must be an e-mail address; got ${JSON.stringify(value)}`,
+    );
+  return email;
+}
+
+export function validateUserId(value: unknown): string {
+  if (typeof value !== "string" || !USER_ID.test(value))
+    throw new GatewayError(
+      "invalid_request",
+      `user id must be usr_ and 20 letters or digits; got ${JSON.stringify(value)}`,
+    );
+  return value;
+}
+
+export function validateAccountRole(value: unknown): AccountRole {
+  if (!isAccountRole(value))
+    throw new GatewayError(
+      "invalid_request",
+      `role must be one of ${ACCOUNT_ROLES.join(", ")}; got ${JSON.stringify(value)}`,
+    );
+  return value;
+}
+
+export function validateOperatorRole(value: unknown): OperatorRole {
+  if (!isOperatorRole(value))
+    throw new GatewayError(
+      "invalid_request",
+      `operator role must be one of ${OPERATOR_ROLES.join(", ")}; got ${JSON.stringify(value)}`,
+    );
+  return value;
+}
+
+export interface NewUser {
+  email: unknown;
+  name?: unknown;
+  operatorRole?: OperatorRole | null;
+  /** A first membership. */
+  account?: { accountId: string; role: AccountRole };
+}
+
+export interface Member {
+  user: UserRecord;
+  role: AccountRole;
+  grants: Grants<AccountRole>;
+}
+
+export interface Membership {
+  accountId: string;
+  role: AccountRole;
+  grants: Grants<AccountRole>;
+}
+
+export class Users {
+  constructor(
+    private readonly store: UserStore,
+    private readonly sessions: SessionStore,
+    private readonly minPasswordLength: number,
+    private readonly now: () => number,
+  ) {}
+
+  /**
+   * Creates a user. `by` is who does it, or `{ self }` for a person signing up (accepting an invitation, or
+   * signing in with a provider for the first time), who is then the actor of their own creation.
+   */
+  async create(input: NewUser, by: Actor | { self: SignInMethod }): Promise<UserRecord> {
+    const email = validateEmail(input.email);
+    const name =
+      input.name === undefined || input.name === null || input.name === "" ? email : validateName(input.name);
+    const operatorGrants: StoredGrants = input.operatorRole ? { [DIRECT]: input.operatorRole } : {};
+    if (input.account) validateAccountId(input.account.accountId);
+    const id = `usr_${randomToken(20)}`;
+    const now = this.now();
+    const actor: Actor = "self" in by ? { kind: "user", userId: id, name, ...by.self } : by;
+    const audit = userAuditEntry(actor, now, "user.create", id, {
+      email,
+      name,
+      ...(input.operatorRole && { operator: input.operatorRole }),
+    });
+    await this.store.create({ id, name, email, createdAt: now, operatorGrants }, audit);
+    if (input.account) await this.grant(input.account.accountId, id, DIRECT, input.account.role, actor);
+    return this.store.require(id);
+  }
+
+  async list(): Promise<UserRecord[]> {
+    return this.store.list();
+  }
+
+  /** A user by id (usr_…) or e-mail. */
+  async find(idOrEmail: unknown): Promise<UserRecord> {
+    if (typeof idOrEmail === "string" && idOrEmail.startsWith("usr_"))
+      return this.store.require(validateUserId(idOrEmail));
+    const email = validateEmail(idOrEmail);
+    const user = await this.store.byEmail(email);
+    if (!user) throw new GatewayError("user_not_found", `no user with the e-mail ${email}`);
+    return user;
+  }
+
+  async byEmail(email: string): Promise<UserRecord | null> {
+    return this.store.byEmail(email);
+  }
+
+  async get(userId: string): Promise<UserRecord | null> {
+    return this.store.get(userId);
+  }
+
+  /** Disables a person: their sessions end at once, their API tokens stop working, sign-in is refused. */
+  async disable(userId: string, actor: Actor): Promise<UserRecord> {
+    const user = await this.store.require(userId);
+    const audit = userAuditEntry(actor, this.now(), "user.disable", userId, { email: user.email });
+    await this.store.update(userId, { status: "disabled" }, audit);
+    await this.sessions.deleteAll(userId);
+    return this.store.require(userId);
+  }
+
+  async enable(userId: string, actor: Actor): Promise<UserRecord> {
+    const user = await this.store.require(userId);
+    const audit = userAuditEntry(actor, this.now(), "user.enable", userId, { email: user.email });
+    await this.store.update(userId, { status: "active" }, audit);
+    return this.store.require(userId);
+  }
+
+  /** Refuses a password the rules do not allow (too short, too long, too common). */
+  async checkPassword(password: unknown): Promise<string> {
+    return checkNewPassword(password, this.minPasswordLength);
+  }
+
+  /** Sets a person's local password (refusing a weak one). */
+  async setPassword(userId: string, password: unknown, actor: Actor): Promise<void> {
+    const checked = await checkNewPassword(password, this.minPasswordLength);
+    await this.store.require(userId);
+    const passwordHash = await hashPassword(checked);
+    const audit = userAuditEntry(actor, this.now(), "user.password", userId, {});
+    await this.store.update(userId, { passwordHash }, audit);
+  }
+
+  /** Records a sign-in: when, and the provider (if new to this person). Not audited: it changes nothing. */
+  async signedIn(user: UserRecord, providerId: string | null): Promise<void> {
+    const providers =
+      providerId !== null && !user.providers.includes(providerId)
+        ? [...user.providers, providerId]
+        : undefined;
+    await this.store.update(user.id, { lastSignInAt: this.now(), ...(providers && { providers }) }, "");
+  }
+
+  /** Sets or removes (null) one source's grant of a role in an account. */
+  async grant(
+    accountId: string,
+    userId: string,
+    source: string,
+    role: AccountRole | null,
+    actor: Actor,
+  ): Promise<Grants<AccountRole>> {
+    const user = await this.store.require(userId);
+    const action = role === null ? "member.remove" : "member.grant";
+    const audit = auditEntry(actor, this.now(), action, accountId, {
+      user_id: userId,
+      name: user.name,
+      source,
+      ...(role && { role }),
+    });
+    const { grants } = await this.store.setAccountGrant(accountId, userId, source, role, audit);
+    return grantsOf(grants, isAccountRole);
+  }
+
+  /** Removes a person from an account, every source's grant (a provider's comes back at its next sign-in). */
+  async removeMember(accountId: string, userId: string, actor: Actor): Promise<void> {
+    const grants = await this.store.accountGrants(accountId, userId);
+    if (Object.keys(grants).length === 0)
+      throw new GatewayError("member_not_found", `${userId} is not a member of account ${accountId}`);
+    await this.grant(accountId, userId, "*", null, actor);
+  }
+
+  /** Sets or removes (null) one source's operator grant. */
+  async grantOperator(
+    userId: string,
+    source: string,
+    role: OperatorRole | null,
+    actor: Actor,
+  ): Promise<OperatorRole | null> {
+    const audit = userAuditEntry(actor, this.now(), "user.operator", userId, { source, role });
+    const { grants } = await this.store.setOperatorGrant(userId, source, role, audit);
+    return effectiveOperatorRole(grantsOf(grants, isOperatorRole));
+  }
+
+  /**
+   * Applies a provider's mapping at a sign-in: its grants (source "oidc:<provider>") become exactly what the
+   * mapping gives — added, changed, and removed where the person left a group. Direct grants (invitations,
+   * owners, operators, the CLI) are left as they are. Returns the accounts the mapping names that do not exist.
+   */
+  async applyProviderGrants(
+    user: UserRecord,
+    source: string,
+    mapped: { operator: OperatorRole | null; accounts: ReadonlyMap<string, AccountRole> },
+    actor: Actor,
+  ): Promise<string[]> {
+    await this.grantOperator(user.id, source, mapped.operator, actor);
+    for (const [accountId, grants] of await this.store.memberships(user.id)) {
+      if (grants[source] !== undefined && !mapped.accounts.has(accountId))
+        await this.grant(accountId, user.id, source, null, actor);
+    }
+    const missing: string[] = [];
+    for (const [accountId, role] of mapped.accounts) {
+      try {
+        await this.grant(accountId, user.id, source, role, actor);
+      } catch (error) {
+        if (!(error instanceof GatewayError && error.code === "account_not_found")) throw error;
+        missing.push(accountId);
+      }
+    }
+    return missing;
+  }
+
+  /** An account's members, their role and where it comes from. */
+  async members(accountId: string): Promise<Member[]> {
+    const members: Member[] = [];
+    for (const [userId, stored] of await this.store.members(accountId)) {
+      const user = await this.store.get(userId);
+      const grants = grantsOf(stored, isAccountRole);
+      const role = effectiveAccountRole(grants);
+      if (user && role) members.push({ user, role, grants });
+    }
+    return members.sort((a, b) => a.user.name.localeCompare(b.user.name));
+  }
+
+  async member(accountId: string, userId: string): Promise<Member> {
+    const grants = grantsOf(await this.store.accountGrants(accountId, userId), isAccountRole);
+    const role = effectiveAccountRole(grants);
+    const user = await this.store.get(userId);
+    if (!role || !user)
+      throw new GatewayError("member_not_found", `${userId} is not a member of account ${accountId}`);
+    return { user, role, grants };
+  }
+
+  /** The accounts a person belongs to, their role and its sources. */
+  async memberships(userId: string): Promise<Membership[]> {
+    const found: Membership[] = [];
+    for (const [accountId, stored] of await this.store.memberships(userId)) {
+      const grants = grantsOf(stored, isAccountRole);
+      const role = effectiveAccountRole(grants);
+      if (role) found.push({ accountId, role, grants });
+    }
+    return found;
+  }
+}

@@ -1,0 +1,30 @@
+--[[
+  Creates a user record and records it in the person's audit log. Refuses an id that is already taken, so
+  that creating a user twice can never overwrite one (the e-mail's uniqueness is claimed before, with SET NX
+  on its lookup key, which lives in another slot).
+
+  KEYS[1]  user hash           {u:<user>}:user
+  KEYS[2]  audit log list      {u:<user>}:audit
+
+  ARGV[1]  user id
+  ARGV[2]  display name
+  ARGV[3]  e-mail, case-folded
+  ARGV[4]  now (ms)
+  ARGV[5]  operator grants as JSON (source -> role), or '' for none
+  ARGV[6]  audit entry (JSON)
+  ARGV[7]  most audit entries kept
+
+  Returns  {'ok'} | {'user_exists'}
+]]
+--- @include "appendAudit"
+
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return { 'user_exists' }
+end
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'name', ARGV[2], 'email', ARGV[3], 'status', 'active',
+  'created_at', ARGV[4])
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[1], 'operator', ARGV[5])
+end
+appendAudit(KEYS[2], ARGV[6], ARGV[7])
+return { 'ok' }
