@@ -30,3 +30,17 @@ export async function listen(handler: RequestListener): Promise<Listening> {
 export async function json(res: Response): Promise<any> {
   return res.json();
 }
+
+/**
+ * A loopback port free a moment ago, for a listener whose URL must be known before it starts (an identity
+ * provider's registered redirect URL names the gateway's admin port).
+ */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, "close");
+  return port;
+}

@@ -1,0 +1,155 @@
+// A real OpenID provider for the tests: oidc-provider (a certified OpenID Connect implementation) on a free
+// loopback port, with one or more confidential clients and people whose claims (e-mail, name, groups) a test
+// sets and changes between sign-ins. Its login page is a tiny form of our own (/interaction/<uid>): a
+// `login` field naming the person, submitted by a test over HTTP (test/helpers/browser.ts) or typed into by
+// Chromium; consent is granted without asking. By default, as most providers do, scope claims (groups among
+// them) are in the userinfo answer and not in the ID token.
+
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import Provider, { type Configuration } from "oidc-provider";
+
+export interface Person {
+  email?: string;
+  email_verified?: boolean;
+  name?: string;
+  groups?: string[];
+}
+
+export interface TestClient {
+  clientId: string;
+  clientSecret: string;
+  redirectUris: string[];
+}
+
+export interface TestIdentityProvider {
+  /** The issuer URL, e.g. http://127.0.0.1:41234 */
+  issuer: string;
+  /** Sets (or replaces) the claims of the person with this subject. */
+  setPerson(subject: string, claims: Person): void;
+  /** Answers to the login form: how many times each subject signed in. */
+  logins: string[];
+  close(): Promise<void>;
+}
+
+export interface ProviderOptions {
+  clients: TestClient[];
+  /** Put scope claims (groups, e-mail) in the ID token too (oidc-provider's conformIdTokenClaims off). */
+  claimsInIdToken?: boolean;
+}
+
+const LOGIN_PAGE = (uid: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Test provider: sign in</title></head>
+<body><main><h1>Test provider</h1>
+<form method="post" action="/interaction/${uid}">
+<label>Login <input name="login" autocomplete="username"></label>
+<button type="submit">Sign in</button>
+</form></main></body></html>`;
+
+async function formBody(req: IncomingMessage): Promise<URLSearchParams> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+}
+
+export async function startIdentityProvider(options: ProviderOptions): Promise<TestIdentityProvider> {
+  const people = new Map<string, Person>();
+  const logins: string[] = [];
+  const server: Server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const configuration: Configuration = {
+    clients: options.clients.map((client) => ({
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+      redirect_uris: client.redirectUris,
+      grant_types: ["authorization_code"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "client_secret_post",
+    })),
+    async findAccount(_ctx, sub) {
+      const person = people.get(sub);
+      if (!person) return undefined;
+      return { accountId: sub, claims: async () => ({ sub, ...people.get(sub) }) };
+    },
+    claims: {
+      openid: ["sub"],
+      email: ["email", "email_verified"],
+      profile: ["name"],
+      groups: ["groups"],
+    },
+    scopes: ["openid", "email", "profile", "groups"],
+    conformIdTokenClaims: options.claimsInIdToken !== true,
+    features: { devInteractions: { enabled: false } },
+    pkce: { required: () => true },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    cookies: { keys: ["test-provider-cookie-key"] },
+    // Quiet: oidc-provider would print its development warnings on every start.
+    renderError(ctx, out) {
+      ctx.type = "application/json";
+      ctx.body = out;
+    },
+  };
+  const provider = new Provider(issuer, configuration);
+  const callback = provider.callback();
+
+  async function interaction(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const details = await provider.interactionDetails(req, res);
+    const { prompt, params, session } = details;
+    if (prompt.name === "login") {
+      if (req.method !== "POST") {
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(LOGIN_PAGE(details.uid));
+        return;
+      }
+      const login = (await formBody(req)).get("login") ?? "";
+      if (!people.has(login)) {
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(LOGIN_PAGE(details.uid));
+        return;
+      }
+      logins.push(login);
+      await provider.interactionFinished(
+        req,
+        res,
+        { login: { accountId: login } },
+        { mergeWithLastSubmission: false },
+      );
+      return;
+    }
+    // Consent: granted at once for everything asked.
+    const grant = new provider.Grant({
+      accountId: session?.accountId as string,
+      clientId: params.client_id as string,
+    });
+    grant.addOIDCScope(String(params.scope));
+    await provider.interactionFinished(
+      req,
+      res,
+      { consent: { grantId: await grant.save() } },
+      { mergeWithLastSubmission: true },
+    );
+  }
+
+  server.on("request", (req, res) => {
+    if (req.url?.startsWith("/interaction/")) {
+      interaction(req, res).catch((error: unknown) => {
+        res.writeHead(500, { "content-type": "text/plain" }).end(String(error));
+      });
+      return;
+    }
+    callback(req, res);
+  });
+
+  return {
+    issuer,
+    setPerson: (subject, claims) => void people.set(subject, claims),
+    logins,
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      if (server.listening) await once(server, "close");
+    },
+  };
+}
