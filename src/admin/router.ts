@@ -72,14 +72,15 @@ export function createAdminRouter(
     const origin = dashboardOrigin(req, settings.externalUrl);
     let principal: Principal;
     if (route.action === "public") {
-      // Signing in needs no credential; one that is there (a person accepting an invitation) is used.
+      // Signing in needs no credential (one that is there, a person accepting an invitation, is used), and
+      // no CSRF token, which a browser signing in has not got yet: the origin check alone.
       principal = await identify(req, cookies).catch(() => anonymous());
       if (changesState(req.method)) assertSameOrigin(req, origin);
     } else {
       principal = await identify(req, cookies);
+      if (principal.credential.kind === "session" && changesState(req.method))
+        assertCsrf(req, origin, principal.credential.session.csrfToken);
     }
-    if (principal.credential.kind === "session" && changesState(req.method))
-      assertCsrf(req, origin, principal.credential.session.csrfToken);
     await authorize(principal, route.action, params.accountId);
     const query = validate(route.query, Object.fromEntries(search), "query") as Record<
       string,

@@ -2,20 +2,18 @@
 // session the browser already had is ended first, so that an id planted before sign-in is worth nothing),
 // handed over in the session cookie.
 
+import type { LiveSession } from "../identity/sessions.js";
 import type { SignInMethod } from "../store/audit-store.js";
-import type { SessionRecord } from "../store/session-store.js";
 import type { UserRecord } from "../store/user-store.js";
 import { cookie } from "./cookies.js";
 import type { Call } from "./route.js";
 
-export async function startSession(
-  call: Call,
-  user: UserRecord,
-  method: SignInMethod,
-): Promise<SessionRecord> {
+export async function startSession(call: Call, user: UserRecord, method: SignInMethod): Promise<LiveSession> {
   const { identity } = call.services;
   const names = call.http.cookieNames;
-  await endSession(call);
+  // Ended, not forgotten: the new cookie below takes the old one's place in the browser.
+  const previous = call.http.cookies.get(names.session);
+  if (previous) await identity.sessions.end(previous);
   const { id, session } = await identity.sessions.start(user.id, method, {
     userAgent: call.http.userAgent,
     address: call.http.address,

@@ -8,7 +8,6 @@
 import { GatewayError } from "../errors.js";
 import type { ApiTokenRecord } from "../store/api-token-store.js";
 import type { Actor } from "../store/audit-store.js";
-import type { SessionRecord } from "../store/session-store.js";
 import type { UserRecord, UserStore } from "../store/user-store.js";
 import { type Action, allows, PERMISSIONS } from "./permissions.js";
 import {
@@ -24,13 +23,14 @@ import {
   type OperatorRole,
   type Role,
 } from "./roles.js";
+import type { LiveSession } from "./sessions.js";
 
 export type Credential =
   | { kind: "none" }
   | { kind: "admin-token" }
   | { kind: "account-token"; accountId: string }
   | { kind: "api-token"; token: ApiTokenRecord }
-  | { kind: "session"; session: SessionRecord };
+  | { kind: "session"; session: LiveSession };
 
 export interface Principal {
   credential: Credential;
@@ -105,7 +105,7 @@ export function personRoles(user: UserRecord, users: UserStore) {
   };
 }
 
-export function sessionPrincipal(session: SessionRecord, user: UserRecord, users: UserStore): Principal {
+export function sessionPrincipal(session: LiveSession, user: UserRecord, users: UserStore): Principal {
   const actor: Actor =
     session.via === "oidc"
       ? { kind: "user", userId: user.id, name: user.name, via: "oidc", provider: session.provider ?? "" }

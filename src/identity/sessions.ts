@@ -3,6 +3,7 @@
 // signIn.sessions.idleMinutes without a request (each request slides it), or signIn.sessions.absoluteHours
 // after it began, whatever happens. Roles are never kept in a session: they are read at every request.
 
+import { createHash } from "node:crypto";
 import { GatewayError } from "../errors.js";
 import type { SignInMethod } from "../store/audit-store.js";
 import type { SessionRecord, SessionStore } from "../store/session-store.js";
@@ -16,6 +17,19 @@ export interface SessionClient {
 export interface SessionTimeouts {
   idleMs: number;
   absoluteMs: number;
+}
+
+/** A live session, with the CSRF token its state-changing calls must echo. */
+export interface LiveSession extends SessionRecord {
+  csrfToken: string;
+}
+
+/**
+ * The session's CSRF token, derived from its id rather than stored: Redis never holds it, and only whoever
+ * holds the id (the browser, by its cookie) can be told it.
+ */
+function csrfTokenOf(id: string): string {
+  return createHash("sha256").update(`csrf:${id}`).digest("base64url");
 }
 
 /** Longest user agent kept with a session: enough to recognise a browser, never a whole header. */
@@ -33,7 +47,7 @@ export class Sessions {
     userId: string,
     method: SignInMethod,
     client: SessionClient,
-  ): Promise<{ id: string; session: SessionRecord }> {
+  ): Promise<{ id: string; session: LiveSession }> {
     const id = newSecret();
     const now = this.now();
     const session: SessionRecord = {
@@ -45,17 +59,16 @@ export class Sessions {
       lastSeenAt: now,
       userAgent: client.userAgent.slice(0, MAX_USER_AGENT),
       address: client.address,
-      csrfToken: newSecret(),
     };
     await this.store.create(session, this.timeouts.absoluteMs);
-    return { id, session };
+    return { id, session: { ...session, csrfToken: csrfTokenOf(id) } };
   }
 
   /**
    * The live session an id names, its idle timeout slid forward; refuses an unknown, ended or timed-out one
    * with 401 session_expired (a timed-out session is deleted on the way).
    */
-  async resume(id: string): Promise<SessionRecord> {
+  async resume(id: string): Promise<LiveSession> {
     const session = await this.store.get(sha256(id));
     if (!session) throw new GatewayError("session_expired");
     const now = this.now();
@@ -67,7 +80,7 @@ export class Sessions {
       throw new GatewayError("session_expired");
     }
     await this.store.touch(session.hash, now);
-    return { ...session, lastSeenAt: now };
+    return { ...session, lastSeenAt: now, csrfToken: csrfTokenOf(id) };
   }
 
   /** Ends the session an id names (signing out); nothing happens for an unknown one. */

@@ -17,12 +17,10 @@ export interface SessionRecord {
   lastSeenAt: number;
   userAgent: string;
   address: string;
-  /** What state-changing calls must echo in x-csrf-token. */
-  csrfToken: string;
 }
 
 function parseSession(hash: string, fields: Record<string, string>): SessionRecord | null {
-  if (fields.user === undefined || fields.csrf === undefined) return null;
+  if (fields.user === undefined) return null;
   return {
     hash,
     userId: fields.user,
@@ -32,7 +30,6 @@ function parseSession(hash: string, fields: Record<string, string>): SessionReco
     lastSeenAt: Number(fields.last_seen_at ?? 0),
     userAgent: fields.user_agent ?? "",
     address: fields.address ?? "",
-    csrfToken: fields.csrf,
   };
 }
 
@@ -52,7 +49,6 @@ export class SessionStore {
       last_seen_at: session.lastSeenAt,
       user_agent: session.userAgent,
       address: session.address,
-      csrf: session.csrfToken,
     });
     await this.redis.pexpire(key, ttlMs);
     await this.redis.zadd(this.keys.userSessions(session.userId), session.createdAt, session.hash);
