@@ -13,6 +13,7 @@ import { keysCommands } from "./cli/keys-commands.js";
 import { printFailure } from "./cli/output.js";
 import { serveCommand } from "./cli/serve-command.js";
 import { usageCommand } from "./cli/usage-command.js";
+import { usersCommands } from "./cli/users-commands.js";
 
 function buildProgram(): Command {
   const program = new Command("tunnel-gateway")
@@ -24,6 +25,7 @@ function buildProgram(): Command {
   alertCommands(accountsCommands(program));
   keysCommands(program);
   usageCommand(program);
+  usersCommands(program);
   refuseRepeatedOptions(program);
   return program;
 }

@@ -6,6 +6,9 @@
 import { WEBHOOK_USER_AGENT } from "../alerts/webhook-sender.js";
 import { type LoadedConfig, loadConfig, type Override } from "../config/load.js";
 import type { Config } from "../config/schema.js";
+import { buildIdentity, type Identity } from "../identity/identity.js";
+import { identitySettings } from "../identity/settings.js";
+import { createLogger } from "../observability/logger.js";
 import { AccountService } from "../services/accounts.js";
 import { AlertService } from "../services/alerts.js";
 import { buildServiceContext, type ServiceContext } from "../services/context.js";
@@ -20,7 +23,7 @@ export interface CommonOptions {
 }
 
 /** The sections of the configuration the management commands use. */
-const MANAGEMENT_SECTIONS = ["redis", "billing", "alerts"] as const;
+const MANAGEMENT_SECTIONS = ["redis", "billing", "alerts", "admin", "signIn"] as const;
 type ManagementConfig = Pick<Config, (typeof MANAGEMENT_SECTIONS)[number]>;
 
 export interface Session {
@@ -30,6 +33,10 @@ export interface Session {
   keys: KeyService;
   usage: UsageService;
   alerts: AlertService;
+  /** People: users, their passwords and set-password links. */
+  identity: Identity;
+  /** Where the dashboard is, for the links the CLI prints: admin.externalUrl, or the admin listener. */
+  dashboardUrl: string;
 }
 
 /** The whole configuration, as `serve` needs it, with --redis and the command's own flags applied. */
@@ -64,9 +71,13 @@ export async function withSession<T>(
         thresholds: config.alerts.thresholds,
       },
     });
+    const signIn = identitySettings(config);
+    const { host, port } = config.admin;
     return await work({
       config,
       context,
+      identity: buildIdentity(context, signIn, { logger: createLogger("silent") }),
+      dashboardUrl: signIn.externalUrl ?? `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
       accounts: new AccountService(context),
       keys: new KeyService(context),
       usage: new UsageService(context),

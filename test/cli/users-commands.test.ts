@@ -1,0 +1,108 @@
+// `tunnel-gateway users …` run in this process on the suite's Redis: creating the first operator, members of
+// an account, set-password links and passwords read from standard input (never from the command line),
+// listing, disabling and enabling, resetting a password.
+
+import { Readable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { usersCommands } from "../../src/cli/users-commands.js";
+import { verifyPassword } from "../../src/identity/passwords.js";
+import { ACTOR } from "../helpers/actor.js";
+import { runCli, stubCliEnvironment, usageOf } from "../helpers/cli.js";
+import { openStore, type TestStore } from "../helpers/store.js";
+
+let store: TestStore;
+beforeEach(async () => {
+  store = await openStore({ prefix: stubCliEnvironment() });
+  vi.stubEnv("TUNNEL_SIGN_IN_LOCAL", "true");
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+  store.close();
+});
+
+const users = (...args: string[]) => runCli(usersCommands, ["users", ...args]);
+
+/** Runs with `input` on standard input. */
+async function withStdin<T>(input: string, run: () => Promise<T>): Promise<T> {
+  const original = Object.getOwnPropertyDescriptor(process, "stdin") as PropertyDescriptor;
+  Object.defineProperty(process, "stdin", { value: Readable.from([Buffer.from(input)]), configurable: true });
+  try {
+    return await run();
+  } finally {
+    Object.defineProperty(process, "stdin", original);
+  }
+}
+
+describe("users create", () => {
+  it("makes the first operator and prints a one-time link to the dashboard to set their password", async () => {
+    const run = await users("create", "--email", "Root@Example.com", "--name", "Root", "--operator");
+    expect(run.error).toBeNull();
+    expect(run.stdout).toMatch(
+      /^Created user root@example\.com \(usr_[0-9a-z]{20}\)\.\nSend root@example\.com this link to set their password \(it works once, for 24 hours\):\n\n {2}http:\/\/127\.0\.0\.1:8081\/#\/set-password\/[\w-]{43}\n$/,
+    );
+    const user = await store.context.users.byEmail("root@example.com");
+    expect(user).toMatchObject({ name: "Root", operatorGrants: { direct: "operator" }, passwordHash: null });
+    const [entry] = await store.context.audit.listUser(user?.id as string, 1);
+    expect(entry).toMatchObject({ action: "user.create", actor: "cli", details: { operator: "operator" } });
+  });
+
+  it("reads the password from standard input with --password-stdin, and makes a member of an account", async () => {
+    await store.accountService.create({ id: "acme" }, ACTOR);
+    const run = await withStdin("a-long-enough-password\n", () =>
+      users(
+        "create",
+        "--email",
+        "ann@example.com",
+        "--account",
+        "acme",
+        "--role",
+        "viewer",
+        "--password-stdin",
+        "--json",
+      ),
+    );
+    expect(run.error).toBeNull();
+    const printed = JSON.parse(run.stdout);
+    expect(printed).toMatchObject({ email: "ann@example.com", password: true, set_password_url: null });
+    const user = await store.context.users.byEmail("ann@example.com");
+    expect(await verifyPassword(user?.passwordHash ?? null, "a-long-enough-password")).toBe(true);
+    expect(await store.context.users.accountGrants("acme", user?.id as string)).toEqual({ direct: "viewer" });
+  });
+
+  it("refuses a weak password, an e-mail taken, an unknown account, and a role without an account", async () => {
+    const weak = await withStdin("password\n", () =>
+      users("create", "--email", "w@example.com", "--password-stdin"),
+    );
+    expect((weak.error as { code: string }).code).toBe("weak_password");
+    expect((await users("create", "--email", "x@example.com")).error).toBeNull();
+    expect(((await users("create", "--email", "X@example.com")).error as { code: string }).code).toBe(
+      "user_exists",
+    );
+    const ghost = await users("create", "--email", "g@example.com", "--account", "ghost", "--role", "owner");
+    expect((ghost.error as { code: string }).code).toBe("account_not_found");
+    expect(usageOf(await users("create", "--email", "y@example.com", "--role", "owner")).message).toMatch(
+      /--account and --role go together/,
+    );
+    expect(
+      usageOf(await users("create", "--email", "z@example.com", "--operator", "--operator-viewer")).code,
+    ).toBe("commander.conflictingOption");
+  });
+});
+
+describe("users list, disable, enable, reset-password", () => {
+  it("lists users, disables and enables one by e-mail, and prints a new set-password link", async () => {
+    await users("create", "--email", "bob@example.com", "--name", "Bob");
+    const listed = await users("list");
+    expect(listed.stdout).toMatch(
+      /^id\s+email\s+name\s+status\s+operator\s+signs in with\nusr_\w+\s+bob@example\.com\s+Bob\s+active\s+-\s+-\n$/,
+    );
+    expect((await users("disable", "bob@example.com")).stdout).toMatch(/^Disabled user bob@example\.com/);
+    expect((await store.context.users.byEmail("bob@example.com"))?.status).toBe("disabled");
+    expect((await users("enable", "BOB@example.com")).stdout).toMatch(/^Enabled user bob@example\.com/);
+    const reset = await users("reset-password", "bob@example.com", "--json");
+    expect(JSON.parse(reset.stdout).set_password_url).toMatch(/\/#\/set-password\/[\w-]{43}$/);
+    expect(((await users("disable", "nobody@example.com")).error as { code: string }).code).toBe(
+      "user_not_found",
+    );
+  });
+});
