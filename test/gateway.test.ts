@@ -113,7 +113,7 @@ describe("startGateway", () => {
     expect(gateway.metricsUrl).toBeNull();
     expect(gateway.adminUrl).toBeNull();
     expect(logs.messages()).toContain(
-      "admin API and dashboard disabled: set admin.token (or TUNNEL_ADMIN_TOKEN) to enable them",
+      "admin API and dashboard disabled: set admin.token (TUNNEL_ADMIN_TOKEN), or let people sign in (signIn.local.enabled, signIn.providers), to enable them",
     );
     const both = await start({ listen: { host: "::1" }, admin: { token: "admin-token-0123456789" } });
     expect(both.gateway.url).toMatch(/^http:\/\/\[::1\]:\d+$/);

@@ -3,9 +3,10 @@
 // a member reads keys, usage, audit and events and works on keys; a viewer reads usage, keys and audit. The
 // routes' side — every route of the OpenAPI document for every role — is test/e2e/permissions.test.ts.
 
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ACTIONS, type Action, allowedActions, allows, PERMISSIONS } from "../../src/identity/permissions.js";
-import type { Role } from "../../src/identity/roles.js";
+import { ACCOUNT_ROLES, OPERATOR_ROLES, type Role } from "../../src/identity/roles.js";
 
 /** What each role may do, written out by hand from the issue: the table must say exactly this. */
 const MEANT: Record<Role, Action[]> = {
@@ -71,5 +72,28 @@ describe("the permission table", () => {
     expect(allows("members.write", ["viewer", "owner"])).toBe(true);
     expect(allowedActions("account", ["operator-viewer", "member"])).toContain("keys.write");
     expect(allowedActions("global", ["member"])).toEqual([]);
+  });
+});
+
+describe("docs/sign-in.md's permission table", () => {
+  it("says exactly what the table in the code says", () => {
+    const page = readFileSync(new URL("../../docs/sign-in.md", import.meta.url), "utf8");
+    const section = page.slice(page.indexOf("\n## Permissions\n"), page.indexOf("\n## Signing in\n"));
+    const roles: Role[] = [...OPERATOR_ROLES, ...ACCOUNT_ROLES];
+    const documented = Object.fromEntries(
+      [...section.matchAll(/^\| `([a-z.-]+)` \|(.*)\|[^|]*\|$/gm)].map(([, action, cells]) => [
+        action,
+        (cells as string)
+          .split("|")
+          .map((cell, i) => (cell.trim() === "yes" ? roles[i] : null))
+          .filter((role) => role !== null),
+      ]),
+    );
+    const actual = Object.fromEntries(
+      ACTIONS.filter((a) => PERMISSIONS[a].scope === "account" || PERMISSIONS[a].scope === "global").map(
+        (a) => [a, roles.filter((role) => (PERMISSIONS[a].roles as readonly Role[]).includes(role))],
+      ),
+    );
+    expect(documented).toEqual(actual);
   });
 });
