@@ -14,6 +14,8 @@ import { startIdentityProvider, type TestIdentityProvider } from "../helpers/oid
 
 const SECRET = "corp-client-secret-0123456789";
 let idp: TestIdentityProvider;
+/** A second provider, whose ID tokens carry the groups and the e-mail themselves. */
+let inToken: TestIdentityProvider;
 let t: TestGateway;
 let admin: string;
 
@@ -24,6 +26,12 @@ beforeAll(async () => {
     clients: [
       { clientId: "gateway", clientSecret: SECRET, redirectUris: [`${admin}/auth/oidc/corp/callback`] },
     ],
+  });
+  inToken = await startIdentityProvider({
+    clients: [
+      { clientId: "gateway", clientSecret: SECRET, redirectUris: [`${admin}/auth/oidc/direct/callback`] },
+    ],
+    claimsInIdToken: true,
   });
   const down = await freePort();
   t = await startTestGateway({
@@ -48,6 +56,15 @@ beforeAll(async () => {
               { groups: ["team-ghost"], account: "ghost", role: "member" },
             ],
           },
+          {
+            id: "direct",
+            name: "Groups in the ID token",
+            issuer: inToken.issuer,
+            clientId: "gateway",
+            clientSecretEnv: "CORP_SECRET",
+            scopes: ["openid", "email", "profile", "groups"],
+            rules: [{ groups: ["team-other"], account: "other", role: "viewer" }],
+          },
           { id: "down", name: "Unreachable", issuer: `http://127.0.0.1:${down}`, clientId: "x" },
         ],
       },
@@ -60,16 +77,17 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
   await idp?.close();
+  await inToken?.close();
 });
 
 /** Signs in through the provider as `login`; returns the hops and where the browser ended. */
-async function signIn(browser: Browser, login: string, returnTo = "/#/accounts/acme") {
+async function signIn(browser: Browser, login: string, returnTo = "/#/accounts/acme", provider = "corp") {
   const start = await browser.navigate(
-    `${admin}/auth/oidc/corp/start?return_to=${encodeURIComponent(returnTo)}`,
+    `${admin}/auth/oidc/${provider}/start?return_to=${encodeURIComponent(returnTo)}`,
   );
   const form = start.hops.at(-1) as { url: string; status: number };
   expect(form.status, "the provider's login page").toBe(200);
-  expect(form.url.startsWith(idp.issuer)).toBe(true);
+  expect(form.url.startsWith((provider === "corp" ? idp : inToken).issuer)).toBe(true);
   await start.res.text();
   const done = await browser.submit(form.url, { login });
   const hops = [...start.hops, ...done.hops];
@@ -107,6 +125,8 @@ describe("signing in with the identity provider", () => {
     expect(authorize.searchParams.get("nonce")).toBeTruthy();
     expect(authorize.searchParams.get("redirect_uri")).toBe(`${admin}/auth/oidc/corp/callback`);
     expect(final.location).toBe(`${admin}/#/accounts/acme`);
+    // This provider keeps groups out of the ID token: they came from userinfo.
+    expect(idp.userinfoRequests()).toBeGreaterThan(0);
     const cookie = final.setCookies.find((c) => c.name === "tg_session");
     expect(cookie?.attributes.has("httponly")).toBe(true);
     expect(cookie?.attributes.get("samesite")).toBe("Lax");
@@ -233,6 +253,23 @@ describe("signing in with the identity provider", () => {
     expect((await t.store.context.users.byEmail("frank@corp.example"))?.providers).toEqual(["corp"]);
   });
 
+  it("reads the groups from the ID token when it carries them, without asking userinfo", async () => {
+    inToken.setPerson("grace", {
+      email: "grace@corp.example",
+      email_verified: true,
+      name: "Grace",
+      groups: ["team-other"],
+    });
+    const browser = new Browser();
+    const { final } = await signIn(browser, "grace", "/", "direct");
+    expect(final.location).toBe(`${admin}/`);
+    expect(inToken.userinfoRequests()).toBe(0);
+    expect((await me(browser)).body).toMatchObject({
+      signed_in_with: { via: "oidc", provider: "direct" },
+      memberships: [{ account_id: "other", role: "viewer" }],
+    });
+  });
+
   it("refuses sign-in with a provider that cannot be reached, and keeps serving everything else", async () => {
     const browser = new Browser();
     const { hop } = await browser.request(`${admin}/auth/oidc/down/start`);
@@ -243,6 +280,7 @@ describe("signing in with the identity provider", () => {
     expect(providers).toEqual({
       providers: [
         { id: "corp", name: "Corporate login", start_url: "/auth/oidc/corp/start" },
+        { id: "direct", name: "Groups in the ID token", start_url: "/auth/oidc/direct/start" },
         { id: "down", name: "Unreachable", start_url: "/auth/oidc/down/start" },
       ],
       password: false,

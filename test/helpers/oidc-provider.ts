@@ -8,6 +8,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { exportJWK, generateKeyPair } from "jose";
 import Provider, { type Configuration } from "oidc-provider";
 
 export interface Person {
@@ -30,6 +31,8 @@ export interface TestIdentityProvider {
   setPerson(subject: string, claims: Person): void;
   /** Answers to the login form: how many times each subject signed in. */
   logins: string[];
+  /** How many times the userinfo endpoint was asked. */
+  userinfoRequests(): number;
   close(): Promise<void>;
 }
 
@@ -56,6 +59,7 @@ async function formBody(req: IncomingMessage): Promise<URLSearchParams> {
 export async function startIdentityProvider(options: ProviderOptions): Promise<TestIdentityProvider> {
   const people = new Map<string, Person>();
   const logins: string[] = [];
+  let userinfo = 0;
   const server: Server = createServer();
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
@@ -87,6 +91,24 @@ export async function startIdentityProvider(options: ProviderOptions): Promise<T
     pkce: { required: () => true },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     cookies: { keys: ["test-provider-cookie-key"] },
+    // Keys and lifetimes of our own, so that oidc-provider does not warn about its development defaults.
+    jwks: {
+      keys: [
+        {
+          ...(await exportJWK((await generateKeyPair("RS256", { extractable: true })).privateKey)),
+          alg: "RS256",
+          use: "sig",
+        },
+      ],
+    },
+    ttl: {
+      AccessToken: 3600,
+      AuthorizationCode: 60,
+      Grant: 3600,
+      IdToken: 3600,
+      Interaction: 600,
+      Session: 3600,
+    },
     // Quiet: oidc-provider would print its development warnings on every start.
     renderError(ctx, out) {
       ctx.type = "application/json";
@@ -139,6 +161,7 @@ export async function startIdentityProvider(options: ProviderOptions): Promise<T
       });
       return;
     }
+    if (req.url?.startsWith("/me")) userinfo++;
     callback(req, res);
   });
 
@@ -146,6 +169,7 @@ export async function startIdentityProvider(options: ProviderOptions): Promise<T
     issuer,
     setPerson: (subject, claims) => void people.set(subject, claims),
     logins,
+    userinfoRequests: () => userinfo,
     async close() {
       server.closeAllConnections();
       server.close();
