@@ -14,7 +14,8 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 RUN npm run build
 
-# Production dependencies only (the runtime has no native addons, so no install scripts are needed).
+# Production dependencies only. No install scripts are needed: the one native addon (@node-rs/argon2, password
+# hashing) comes prebuilt for the platform as an npm package of its own.
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -82,4 +82,45 @@ describe("configSchema", () => {
     expect(issues({ redis: { url: "redis://r:6379/3", sentinel } })).toHaveLength(1);
     expect(issues({ redis: { url: "redis://r:6379/0", cluster } })).toEqual([]);
   });
+
+  it("names the bad field of sign-in settings: providers, their rules, the external URL", () => {
+    const provider = { id: "corp", name: "Corp", issuer: "https://idp.example", clientId: "gw" };
+    expect(
+      issues({
+        signIn: {
+          providers: [
+            { ...provider, scopes: ["email"], clientSecretEnv: "A", clientSecretFile: "/f" },
+            {
+              ...provider,
+              rules: [
+                { account: "acme" },
+                { groups: ["g"] },
+                { groups: ["g"], account: "acme", role: "boss" },
+              ],
+            },
+            { ...provider, id: "Corp Login", issuer: "idp.example" },
+          ],
+        },
+      }),
+    ).toEqual([
+      "signIn.providers.0: give clientSecretEnv or clientSecretFile, not both",
+      "signIn.providers.0.scopes: scopes must include openid",
+      expect.stringMatching(/^signIn\.providers\.1\.rules\.0: needs groups or emailDomains/),
+      expect.stringMatching(/^signIn\.providers\.1\.rules\.0: account and role go together/),
+      expect.stringMatching(/^signIn\.providers\.1\.rules\.1: needs operator, or account with role/),
+      expect.stringMatching(/^signIn\.providers\.1\.rules\.2\.role: /),
+      expect.stringMatching(/^signIn\.providers\.2\.id: must be 1 to 32 lowercase/),
+      "signIn.providers.2.issuer: must be an http:// or https:// URL",
+    ]);
+    expect(issues({ signIn: { providers: [provider, provider] } })).toEqual([
+      "signIn.providers.1.id: is used by another provider",
+    ]);
+    expect(issues({ admin: { externalUrl: "https://gw.example/dashboard" } })).toEqual([
+      "admin.externalUrl: must be an origin such as https://gateway.example.com, without a path: the dashboard is served at /",
+    ]);
+    expect(
+      issues({ admin: { externalUrl: "https://gw.example/" }, signIn: { providers: [provider] } }),
+    ).toEqual([]);
+    expect(configSchema.parse({}).signIn).toMatchObject({ local: { enabled: false }, providers: [] });
+  });
 });
