@@ -20,6 +20,15 @@ export async function startSession(call: Call, user: UserRecord, method: SignInM
   });
   await identity.users.signedIn(user, method.via === "oidc" ? method.provider : null);
   call.http.setCookie(cookie(names.session, id, names.secure));
+  identity.logger.info(
+    {
+      user: user.id,
+      via: method.via,
+      ...(method.via === "oidc" && { provider: method.provider }),
+      address: call.http.address,
+    },
+    "signed in",
+  );
   return session;
 }
 

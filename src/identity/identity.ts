@@ -24,6 +24,8 @@ export interface Identity {
   invitations: Invitations;
   passwords: PasswordSignIn;
   oidc: OidcProviders;
+  /** For sign-ins and sign-outs, which are logged (they change nothing, so they are not audited). */
+  logger: Logger;
 }
 
 export interface IdentityOptions {
@@ -77,6 +79,7 @@ export function buildIdentity(
       settings.passwordLinkMs,
       now,
     ),
+    logger: options.logger,
     oidc: new OidcProviders(settings.providers, {
       states: ctx.oidcStates,
       users,

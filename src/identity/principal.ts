@@ -52,12 +52,17 @@ export async function rolesIn(principal: Principal, accountId: string): Promise<
   return [principal.operatorRole, account].filter((role): role is Role => role !== null);
 }
 
-/** Nobody: the caller of a public route (signing in) who presented no valid credential. */
+/**
+ * Nobody: the caller of a public route (signing in) who presented no valid credential. Nobody changes
+ * anything as nobody: asking for their actor is a bug, not an audit entry.
+ */
 export function anonymous(): Principal {
   return {
     credential: { kind: "none" },
     user: null,
-    actor: { kind: "cli" },
+    get actor(): Actor {
+      throw new Error("nobody signed in makes no change of their own");
+    },
     operatorRole: null,
     accountRole: async () => null,
     accounts: async () => new Map(),

@@ -19,7 +19,10 @@ let identity: Identity;
 let admin: string;
 
 beforeAll(async () => {
-  t = await startTestGateway({ config: { signIn: { local: { enabled: true } } } as never });
+  // Behind a trusted proxy (the test itself), each test signs in from an address of its own.
+  t = await startTestGateway({
+    config: { signIn: { local: { enabled: true } }, security: { trustedProxies: ["127.0.0.1/32"] } } as never,
+  });
   identity = testIdentity(t.store);
   admin = t.gateway.adminUrl as string;
   await t.store.accountService.create({ id: "acme", balance: "100" }, ACTOR);
@@ -39,7 +42,12 @@ async function newPerson(email: string, role: "owner" | "member" = "owner") {
 async function signIn(email: string, password = PASSWORD, headers: Record<string, string> = {}) {
   const res = await fetch(`${admin}/auth/password`, {
     method: "POST",
-    headers: { "content-type": "application/json", origin: admin, "x-forwarded-for": "", ...headers },
+    headers: {
+      "content-type": "application/json",
+      origin: admin,
+      "x-forwarded-for": "198.51.100.7",
+      ...headers,
+    },
     body: JSON.stringify({ email, password }),
   });
   const body = await json(res);
@@ -180,7 +188,8 @@ describe("sessions", () => {
 describe("guessing passwords", () => {
   it("waits from the 11th wrong password within a minute, with Retry-After, and the wait grows", async () => {
     await newPerson("brute@example.com");
-    const from = { "x-forwarded-for": "" };
+    await newPerson("bystander@example.com");
+    const from = { "x-forwarded-for": "192.0.2.1" };
     for (let i = 1; i <= 10; i++) {
       const { res } = await signIn("brute@example.com", `wrong-password-${i}`, from);
       expect(res.status, `try ${i}`).toBe(401);
@@ -190,23 +199,34 @@ describe("guessing passwords", () => {
     expect(eleventh.body.error.code).toBe("too_many_attempts");
     expect(eleventh.res.headers.get("retry-after")).toBe("60");
     expect(eleventh.session).toBeUndefined();
+    // Locked per e-mail (from any address) and per address (for any e-mail).
+    expect((await signIn("brute@example.com", PASSWORD, { "x-forwarded-for": "192.0.2.9" })).res.status).toBe(
+      429,
+    );
+    expect((await signIn("bystander@example.com", PASSWORD, from)).res.status).toBe(429);
     t.clock.advance(60_000);
     // The lock is over; ten more wrong ones lock it for twice as long.
-    for (let i = 1; i <= 10; i++) await signIn("brute@example.com", `wrong-again-${i}`);
-    const locked = await signIn("brute@example.com", PASSWORD);
+    for (let i = 1; i <= 10; i++) await signIn("brute@example.com", `wrong-again-${i}`, from);
+    const locked = await signIn("brute@example.com", PASSWORD, from);
     expect(locked.res.headers.get("retry-after")).toBe("120");
     t.clock.advance(120_000);
-    expect((await signIn("brute@example.com", PASSWORD)).res.status).toBe(200);
+    expect((await signIn("brute@example.com", PASSWORD, from)).res.status).toBe(200);
   });
 
   it("answers an unknown e-mail exactly as a wrong password, and counts it the same", async () => {
     await newPerson("known@example.com");
-    const known = await signIn("known@example.com", "not-the-password");
-    const unknown = await signIn("nobody-here@example.com", "not-the-password");
+    const known = await signIn("known@example.com", "not-the-password", { "x-forwarded-for": "192.0.2.2" });
+    const unknown = await signIn("nobody-here@example.com", "not-the-password", {
+      "x-forwarded-for": "192.0.2.3",
+    });
     expect([unknown.res.status, unknown.body]).toEqual([known.res.status, known.body]);
     expect(unknown.body.error.code).toBe("sign_in_failed");
-    for (let i = 0; i < 9; i++) await signIn("nobody-here@example.com", "still-not-it");
-    expect((await signIn("nobody-here@example.com", "still-not-it")).res.status).toBe(429);
+    for (let i = 0; i < 9; i++)
+      await signIn("nobody-here@example.com", "still-not-it", { "x-forwarded-for": `192.0.2.${10 + i}` });
+    expect(
+      (await signIn("nobody-here@example.com", "still-not-it", { "x-forwarded-for": "192.0.2.30" })).res
+        .status,
+    ).toBe(429);
   });
 });
 

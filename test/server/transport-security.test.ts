@@ -57,3 +57,18 @@ describe("hsts", () => {
     expect(security({ hstsMaxAgeSeconds: 0 }).hsts).toBeNull();
   });
 });
+
+describe("clientAddress", () => {
+  it("is the peer, or behind trusted proxies the nearest forwarded address that is not one of them", () => {
+    const forwarded = { "x-forwarded-for": "198.51.100.1, 203.0.113.7, 10.0.0.9" };
+    expect(security().clientAddress(request("10.0.0.5", forwarded))).toBe("10.0.0.5");
+    const behindProxy = security({ trustedProxies: ["10.0.0.0/8"] });
+    // A client may write anything into the header: only what the trusted proxies added counts.
+    expect(behindProxy.clientAddress(request("10.0.0.5", forwarded))).toBe("203.0.113.7");
+    expect(behindProxy.clientAddress(request("203.0.113.9", forwarded))).toBe("203.0.113.9");
+    expect(behindProxy.clientAddress(request("10.0.0.5", { "x-forwarded-for": "10.0.0.8" }))).toBe(
+      "10.0.0.5",
+    );
+    expect(behindProxy.clientAddress(request("10.0.0.5"))).toBe("10.0.0.5");
+  });
+});
