@@ -4,7 +4,6 @@
 
 import type { z } from "zod";
 import { GatewayError } from "../errors.js";
-import { verifyPassword } from "../identity/passwords.js";
 import type { Principal } from "../identity/principal.js";
 import * as P from "./people-schemas.js";
 import { actionsOf, personView, sessionView, tokenView } from "./people-views.js";
@@ -114,11 +113,12 @@ export const ME_ROUTES: readonly Route[] = [
     body: P.ChangePasswordBody,
     status: 200,
     response: P.PasswordChanged,
-    async handle({ principal, body, services }) {
+    async handle({ principal, body, services, http }) {
       const user = person(principal);
       const input = body as z.infer<typeof P.ChangePasswordBody>;
-      if (user.passwordHash === null || !(await verifyPassword(user.passwordHash, input.current_password)))
-        throw new GatewayError("sign_in_failed", "The current password is wrong.");
+      // Checked as a sign-in is, attempt limits included: a session someone else got hold of is no way to
+      // guess the password it was opened with.
+      await services.identity.passwords.signIn(user.email, input.current_password, http.address);
       await services.identity.users.setPassword(user.id, input.new_password, principal.actor);
       const current = currentSession(principal);
       for (const session of await services.identity.sessions.list(user.id))
