@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MESSAGES } from "../../src/admin/ui/i18n.js";
+import { MESSAGES } from "../../src/admin/ui/i18n/lookup.js";
 import { ACTOR } from "../helpers/actor.js";
 import { launchChromium, watchedPage } from "../helpers/chromium.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";

@@ -12,8 +12,13 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTENT_SECURITY_POLICY } from "../../src/admin/static.js";
-import { formatInstant, formatInstantUtc, formatRubles, plainSpaces } from "../../src/admin/ui/format.js";
-import { MESSAGES } from "../../src/admin/ui/i18n.js";
+import {
+  formatInstant,
+  formatInstantUtc,
+  formatRubles,
+  plainSpaces,
+} from "../../src/admin/ui/i18n/format.js";
+import { MESSAGES } from "../../src/admin/ui/i18n/lookup.js";
 import { ACTOR } from "../helpers/actor.js";
 import { expectAccessible } from "../helpers/axe.js";
 import { launchChromium } from "../helpers/chromium.js";
