@@ -1,6 +1,9 @@
-// The admin API's shapes, inferred from the server's own zod schemas (types only: nothing of zod is bundled).
+// The admin API's shapes, inferred from the server's own zod schemas (types only: nothing of zod is bundled),
+// and the view a key's client gets.
 
 import type { z } from "zod";
+import { CLIENT_KEY_FIELDS, fieldSerializer } from "../../../services/key-fields.js";
+import type * as K from "../../../services/key-schema.js";
 import type * as A from "../../alert-schemas.js";
 import type * as S from "../../schemas.js";
 import type * as U from "../../usage-schemas.js";
@@ -8,6 +11,7 @@ import type * as U from "../../usage-schemas.js";
 export type Me = z.infer<typeof S.Me>;
 export type Account = z.infer<typeof S.Account>;
 export type Key = z.infer<typeof S.Key>;
+export type ClientKey = z.infer<typeof K.ClientKey>;
 export type CreatedKey = z.infer<typeof S.CreatedKey>;
 export type Usage = z.infer<typeof S.Usage>;
 export type DailyUsage = z.infer<typeof S.DailyUsage>;
@@ -29,21 +33,10 @@ export type Overview = z.infer<typeof U.Overview>;
 export type CreateKeyBody = z.input<typeof S.CreateKeyBody>;
 export type UpdateKeyBody = z.input<typeof S.UpdateKeyBody>;
 
-/** What GET /v1/key returns to the key's client, derived from the admin view of the key. */
-export function clientKeyView(k: Key) {
-  return {
-    id: k.id,
-    name: k.name,
-    account_id: k.account_id,
-    created_at: k.created_at,
-    expires_at: k.expires_at,
-    allowed_models: k.allowed_models,
-    log_bodies: k.log_bodies,
-    budget: k.budget,
-    currency: k.currency,
-    state: k.state,
-    grace_until: k.grace_until,
-    disabled_at: k.disabled_at,
-    limits: k.limits,
-  };
-}
+/**
+ * What GET /v1/key returns to the key's client, from the admin API's view of the key: the fields the server's
+ * ClientKey schema picks (services/key-schema.ts), written by the same serializer. The page takes the schema's
+ * plain list of fields (services/key-fields.ts), not the schema itself, whose module would bring zod and the
+ * server's code into the bundle; its type is the schema's, so the two cannot differ.
+ */
+export const clientKeyView: (key: Key) => ClientKey = fieldSerializer(CLIENT_KEY_FIELDS);

@@ -11,7 +11,7 @@ import {
   STATE_FILTERS,
   sortKeys,
 } from "../../../../../src/admin/ui/views/account/sort-keys.js";
-import { KEY_STATES } from "../../../../../src/services/views.js";
+import { KEY_STATES } from "../../../../../src/services/key-schema.js";
 
 function key(id: string, fields: Partial<Key> = {}): Key {
   return {
