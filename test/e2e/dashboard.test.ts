@@ -542,7 +542,7 @@ describe("the dashboard", () => {
     await menu.getByRole("menuitem", { name: en["key.disable"] }).click();
     await page.getByText("The key “production-backend-primary” is disabled.").waitFor();
     await expect.poll(() => row.getAttribute("data-state")).toBe("disabled");
-    expect((await t.store.keys.get({ accountId: "fits", keyId: active.id }))?.disabledAt).not.toBeNull();
+    expect((await t.store.keys.get({ accountId: "fits", keyId: active.id }))?.disabledAt).toBe(t.clock.now());
     // Revoke from the menu asks first, naming the key.
     await menuButton.click();
     await menu.getByRole("menuitem", { name: en["keys.revoke"] }).click();
