@@ -19,8 +19,9 @@ const entries = [...BUILT_IN_ENDPOINTS];
 describe("the built-in table", () => {
   it("writes every path in the canonical form paths are looked up in, with an upper-case method if any", () => {
     for (const [pattern] of entries) {
-      const match = /^(?:([A-Z]+) )?(\/\S*)$/.exec(pattern);
-      expect(match, pattern).not.toBeNull();
+      const form = /^(?:([A-Z]+) )?(\/\S*)$/;
+      expect(pattern).toMatch(form);
+      const match = form.exec(pattern);
       const path = match?.[2] as string;
       const prefix = path.endsWith("/*");
       const bare = prefix ? path.slice(0, -2) : path;

@@ -188,7 +188,7 @@ describe("Exchange", () => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write('data: {"choices":[{"delta":{"content":"a"}}]}\n\n', () => res.socket?.destroy());
     });
-    await expect(fetch(`${x.url}/v1/chat/completions`).then((r) => r.text())).rejects.toThrow();
+    await expect(fetch(`${x.url}/v1/chat/completions`).then((r) => r.text())).rejects.toThrow("terminated");
     await x.tracker.idle();
     expect(x.finished).toMatchObject([{ outcome: "upstream_reset", estimated: true, completionTokens: 1 }]);
   });

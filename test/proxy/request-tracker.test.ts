@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { RequestTracker } from "../../src/proxy/request-tracker.js";
+import { settlesAtOnce } from "../helpers/at-once.js";
 
 describe("RequestTracker", () => {
   it("counts the requests begun and not yet ended; ending one twice changes nothing", () => {
@@ -19,7 +20,7 @@ describe("RequestTracker", () => {
 
   it("is idle at once with nothing in flight, and otherwise once the last request has ended", async () => {
     const tracker = new RequestTracker();
-    await tracker.idle();
+    expect(await settlesAtOnce(tracker.idle())).toBe(true);
     const a = tracker.begin();
     const b = tracker.begin();
     let idle = 0;

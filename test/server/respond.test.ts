@@ -72,7 +72,7 @@ describe("sendError", () => {
     });
     const res = await fetch(server.url);
     expect(res.status).toBe(200);
-    await expect(res.text()).rejects.toThrow();
+    await expect(res.text()).rejects.toThrow("terminated");
   });
 });
 
