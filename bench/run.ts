@@ -23,8 +23,8 @@ import { request } from "node:http";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { freePort, startRedisServer } from "../src/demo/redis-server.js";
-import { buildServiceContext } from "../src/services/context.js";
 import { closeRedis, connectRedis, createRedis } from "../src/store/redis.js";
+import { openStores } from "../src/store/stores.js";
 import { measureInvalidation } from "./invalidation.js";
 import { firstByte, fixedRate, median, percentile, saturate, type Target } from "./load.js";
 import { metricsMicrosPerRequest } from "./metrics-cost.js";
@@ -175,7 +175,7 @@ const after = peakRssMiB(gateway.pid as number);
 const changes = createRedis({ url: redis.url }, "cli");
 await connectRedis(changes, { url: redis.url });
 const invalidation = await measureInvalidation({
-  context: buildServiceContext(changes, { prefix: "bench:", timezone: "UTC" }),
+  context: openStores(changes, { prefix: "bench:", timezone: "UTC" }),
   accountId: "bench",
   gateways: [gatewayUrl, `http://127.0.0.1:${plainPort}`],
   trials: INVALIDATION_TRIALS,

@@ -1,7 +1,7 @@
 // How the admin API shows accounts and keys: the client's view plus what only owners and operators see
 // (the key's hint, its revocation time; whether the account has a dashboard token).
 
-import type { PeriodCalendar } from "../billing/periods.js";
+import type { PeriodCalendar } from "../core/periods.js";
 import { accountView, isoOrNull, keyView } from "../services/views.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
 

@@ -18,12 +18,12 @@
 //   disabling, rotation and changes arrive sooner, by the change feed (store/change-feed.ts).
 // docs/leases.md has the design, the sizing and the bounds.
 
-import type { ModelCheck } from "../store/billing-store.js";
-import type { KeyRef } from "../store/key-store.js";
+import type { KeyRef } from "../core/key-ref.js";
+import type { ModelCheck } from "../core/model-check.js";
+import type { Micros } from "../core/money.js";
 import type { LeaseGrant } from "../store/lease-script.js";
 import type { LeasedHold } from "../store/settle-script.js";
 import { KeyLease, usable } from "./key-lease.js";
-import type { Micros } from "./money.js";
 import { Acknowledgements } from "./settlement-acks.js";
 
 /** A grant takes at most this share of what is free (1/2), and a settled hold goes back under the same rule. */

@@ -8,9 +8,9 @@
 // round trip, and Redis' command handling. Nobody waits for it: the reservation holds the request's worst
 // case until then, so the budget and the balance are never overspent in the meantime.
 
+import type { KeyRef } from "../core/key-ref.js";
+import { isConnectionError } from "../core/redis-errors.js";
 import type { BillingStore } from "../store/billing-store.js";
-import type { KeyRef } from "../store/key-store.js";
-import { isConnectionError } from "../store/redis-errors.js";
 import type { LeasedHold, Settled, SettleInput } from "../store/settle-script.js";
 import type { LeaseAdmission } from "./leases.js";
 import type { Acknowledgements } from "./settlement-acks.js";

@@ -4,7 +4,7 @@
 
 import type { Registry } from "prom-client";
 import type { AttemptResult } from "../alerts/delivery-plan.js";
-import type { Micros } from "../billing/money.js";
+import type { Micros } from "../core/money.js";
 import type { RequestRecord } from "./request-record.js";
 
 /** What the gateway reports to its metrics. */

@@ -4,8 +4,6 @@
 
 import { type Logger, pino } from "pino";
 
-export type { Logger };
-
 /**
  * Lines go to stdout asynchronously (pino's destination writes on a thread-pool thread, never blocking a
  * request) and are gathered into writes of at least LOG_BATCH_BYTES, about ten request lines: on the

@@ -7,10 +7,11 @@
 
 import { collectDefaultMetrics, type Gauge, Registry } from "prom-client";
 import type { AttemptResult } from "../alerts/delivery-plan.js";
-import { EVENT_TYPES, isEventType } from "../alerts/event-types.js";
-import { REJECT_REASONS } from "../billing/charge.js";
-import { type Micros, rublesAsFloat } from "../billing/money.js";
-import { ERRORS } from "../errors.js";
+import { ERRORS } from "../core/errors.js";
+import { EVENT_TYPES, isEventType } from "../core/event-types.js";
+import { type Micros, rublesAsFloat } from "../core/money.js";
+import type { Outcome } from "../core/outcome.js";
+import { REJECT_REASONS } from "../core/usage.js";
 import {
   type CounterSeries,
   counterSeries,
@@ -23,7 +24,7 @@ import type { GatewayMetrics, MetricsOptions, MetricsProbes, RunningKey } from "
 import { KeyBudgets } from "./key-budgets.js";
 import { METRICS, type MetricKey } from "./metric-definitions.js";
 import { type Built, buildMetrics } from "./metric-registry.js";
-import type { Outcome, RequestRecord } from "./request-record.js";
+import type { RequestRecord } from "./request-record.js";
 import { OTHER, SeriesCap } from "./series-cap.js";
 
 export type UpstreamFailure = "refused" | "reset" | "timeout" | "5xx";

@@ -2,10 +2,10 @@
 // counts them in the metrics, from the request's record (request-record.ts). What it calls can throw (a
 // metric, a log write); it never lets that reach the request path, which has already answered.
 
+import type { Logger } from "pino";
 import type { Settlement } from "../billing/settlement-queue.js";
 import type { Settled } from "../store/settle-script.js";
 import type { GatewayMetrics } from "./gateway-metrics.js";
-import type { Logger } from "./logger.js";
 import { logFields, type RequestRecord } from "./request-record.js";
 
 export interface RequestObserver {

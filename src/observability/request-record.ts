@@ -5,27 +5,11 @@
 
 import { performance } from "node:perf_hooks";
 import type { Charge } from "../billing/charge.js";
-import { type Micros, rublesForJson } from "../billing/money.js";
-import type { ErrorCode } from "../errors.js";
-import type { EndpointClass } from "../proxy/endpoints.js";
+import type { EndpointClass } from "../core/endpoint-classes.js";
+import type { ErrorCode } from "../core/errors.js";
+import { type Micros, rublesForJson } from "../core/money.js";
+import type { RecordOutcome } from "../core/outcome.js";
 import { entryTime, type RequestLogEntry } from "../store/request-log-store.js";
-
-/** How a forwarded request ended. */
-export type Outcome =
-  | "completed"
-  | "client_aborted"
-  | "upstream_unavailable"
-  | "upstream_timeout"
-  | "upstream_reset"
-  /** Still running when the shutdown drain ended: aborted, and billed for what it had produced. */
-  | "shutdown";
-
-/**
- * How a request ended, for the record: a forwarded request's outcome; `refused` by the gateway before it was
- * forwarded; or released without a charge after its reservation, because the reservation's reply was lost
- * (`redis_unavailable`) or something failed before the request was forwarded (`internal_error`).
- */
-export type RecordOutcome = Outcome | "refused" | "redis_unavailable" | "internal_error";
 
 /** A body's first `limit` bytes as text. */
 export type BodyText = (limit: number) => string;

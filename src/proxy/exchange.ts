@@ -10,11 +10,11 @@ import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerRespons
 import { performance } from "node:perf_hooks";
 import type { Readable, Writable } from "node:stream";
 import type { ProxyServer } from "http-proxy-3";
-import { type ErrorCode, GatewayError } from "../errors.js";
-import type { Outcome } from "../observability/request-record.js";
-import type { GatewayContext } from "../server/context.js";
-import { sendError } from "../server/respond.js";
+import { type ErrorCode, GatewayError } from "../core/errors.js";
+import type { Outcome } from "../core/outcome.js";
+import { sendError } from "../http/respond.js";
 import { BodyCapture } from "./body-capture.js";
+import type { GatewayContext } from "./context.js";
 import {
   type ExchangeEvents,
   onClientClose,
@@ -66,7 +66,7 @@ export class Exchange implements ExchangeEvents {
     // against the key's max_parallel, which its expiry would give back too early.
     tracked.reservationId = this.init.reservationId;
     tracked.accountId = this.init.ref.accountId;
-    tracked.reservedAt = this.ctx.services.now();
+    tracked.reservedAt = this.ctx.stores.now();
     tag(this.req, this);
     tag(this.res, this);
     this.res.on("close", onClientClose);

@@ -2,15 +2,14 @@
 // ended, as the exchange hands it to request-end.ts.
 
 import type { OutgoingHttpHeaders } from "node:http";
-import type { UsageClass } from "../billing/charge.js";
 import type { LeaseAdmission } from "../billing/leases.js";
-import type { Micros } from "../billing/money.js";
-import type { ModelPrice } from "../billing/pricing.js";
-import type { ErrorCode, ErrorFormat } from "../errors.js";
-import type { Outcome } from "../observability/request-record.js";
-import type { KeyRef } from "../store/key-store.js";
+import type { EndpointClass, UsageClass } from "../core/endpoint-classes.js";
+import type { ErrorCode, ErrorFormat } from "../core/errors.js";
+import type { KeyRef } from "../core/key-ref.js";
+import type { Micros } from "../core/money.js";
+import type { Outcome } from "../core/outcome.js";
+import type { ModelPrice } from "../core/price.js";
 import type { BodyCapture } from "./body-capture.js";
-import type { EndpointClass } from "./endpoints.js";
 import type { Tracked } from "./request-tracker.js";
 import type { MeterResult } from "./response-meter.js";
 

@@ -9,16 +9,18 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { estimatedPromptTokens, NOTHING, worstCase } from "../billing/estimate.js";
 import type { LeaseAdmission } from "../billing/leases.js";
-import type { ModelPrice } from "../billing/pricing.js";
-import { asGatewayError, type ErrorFormat, GatewayError } from "../errors.js";
+import { asGatewayError, type ErrorFormat, GatewayError } from "../core/errors.js";
+import type { KeyRef } from "../core/key-ref.js";
+import type { ModelCheck } from "../core/model-check.js";
+import type { ModelPrice } from "../core/price.js";
+import { isConnectionError } from "../core/redis-errors.js";
+import { checkDeclaredLength, readBody } from "../http/body.js";
+import { errorFormatOf, sendError } from "../http/respond.js";
+import { pathOf } from "../http/url-path.js";
 import { refusalRecord } from "../observability/request-record.js";
-import type { Forwarder, GatewayContext } from "../server/context.js";
-import { errorFormatOf, sendError } from "../server/respond.js";
-import type { ModelCheck, Refusal, Reservation, ReserveInput } from "../store/billing-store.js";
-import type { KeyRef } from "../store/key-store.js";
-import { isConnectionError } from "../store/redis-errors.js";
-import { checkDeclaredLength, readBody } from "./body.js";
+import type { Refusal, Reservation, ReserveInput } from "../store/billing-store.js";
 import { bodyEdits, withFields } from "./body-rewrite.js";
+import type { Forwarder, GatewayContext } from "./context.js";
 import { type Endpoint, type FieldPath, pathNotAllowed } from "./endpoints.js";
 import { Exchange } from "./exchange.js";
 import { prepareUpstreamHeaders } from "./headers.js";
@@ -37,7 +39,7 @@ export interface ForwardingProxy {
 }
 
 export function createForwarder(ctx: GatewayContext): ForwardingProxy {
-  const { config, services } = ctx;
+  const { config, stores } = ctx;
   const upstream = createUpstreamProxy(config.upstream);
   const upstreamAuthorization = config.upstream.apiKey ? `Bearer ${config.upstream.apiKey}` : undefined;
   let forwarding = true;
@@ -77,8 +79,8 @@ export function createForwarder(ctx: GatewayContext): ForwardingProxy {
       const worst = usageClass
         ? worstCase(usageClass, facts.prompt, cap, facts.choices, price, config.estimate)
         : NOTHING;
-      const now = services.now();
-      const periods = services.calendar.at(now);
+      const now = stores.now();
+      const periods = stores.calendar.at(now);
       const reservationId = randomUUID();
       const admission = ctx.leases?.admit(ref, credential.hash, check, worst.amount) ?? null;
       const reserveInput: ReserveInput = {
@@ -208,7 +210,7 @@ function refuse(
   // After refusing a body half-way, close the connection rather than read the rest of it.
   if (failure.code === "payload_too_large") res.shouldKeepAlive = false;
   sendError(res, failure, { format: errorFormat });
-  ctx.observer.refused(refusalRecord(failure, { ...request, endedAt: ctx.services.now() }));
+  ctx.observer.refused(refusalRecord(failure, { ...request, endedAt: ctx.stores.now() }));
 }
 
 /**
@@ -222,7 +224,7 @@ async function reserveOrRelease(
   request: Pick<Released, "requestId" | "method" | "path" | "model" | "arrivedAt">,
 ): Promise<Reservation | Refusal> {
   try {
-    return await ctx.services.billing.reserve(ref, input);
+    return await ctx.stores.billing.reserve(ref, input);
   } catch (error) {
     if (isConnectionError(error)) {
       submitRelease(ctx, {
@@ -259,12 +261,6 @@ function reclaimable(
   if (reservation.code === "budget_exceeded" && (reservation.keyReserved ?? 0) > 0) return "key";
   if (reservation.code === "insufficient_balance" && (reservation.accountReserved ?? 0) > 0) return "balance";
   return null;
-}
-
-export function pathOf(url: string | undefined): string {
-  if (url === undefined) return "/";
-  const query = url.indexOf("?");
-  return query === -1 ? url : url.slice(0, query);
 }
 
 /** Refuses an output cap above the model's context length, when the operator has set one. */

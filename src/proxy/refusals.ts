@@ -2,11 +2,12 @@
 // change: how much is left, what the request could have cost, and the largest max_tokens that would fit.
 
 import type { WorstCase } from "../billing/estimate.js";
-import { formatRubles, type Micros } from "../billing/money.js";
-import type { CurrentPeriods, Period } from "../billing/periods.js";
-import type { ModelPrice } from "../billing/pricing.js";
-import { GatewayError } from "../errors.js";
-import type { ModelCheck, Refusal } from "../store/billing-store.js";
+import { GatewayError } from "../core/errors.js";
+import type { ModelCheck } from "../core/model-check.js";
+import { formatRubles, type Micros } from "../core/money.js";
+import type { CurrentPeriods, Period } from "../core/periods.js";
+import type { ModelPrice } from "../core/price.js";
+import type { Refusal } from "../store/billing-store.js";
 
 export function refusalError(
   refusal: Refusal,

@@ -6,13 +6,14 @@
 
 import { performance } from "node:perf_hooks";
 import type { LeaseAdmission } from "../billing/leases.js";
-import type { PeriodCalendar } from "../billing/periods.js";
 import type { SettlementQueue } from "../billing/settlement-queue.js";
-import { emptyRecord, type RecordOutcome, recentRequestJson } from "../observability/request-record.js";
-import type { KeyRef } from "../store/key-store.js";
+import type { KeyRef } from "../core/key-ref.js";
+import type { RecordOutcome } from "../core/outcome.js";
+import type { PeriodCalendar } from "../core/periods.js";
+import { emptyRecord, recentRequestJson } from "../observability/request-record.js";
 
 export interface ReleaseDeps {
-  services: { now: () => number; calendar: PeriodCalendar };
+  stores: { now: () => number; calendar: PeriodCalendar };
   settlements: SettlementQueue;
 }
 
@@ -35,7 +36,7 @@ export interface Released {
 }
 
 export function submitRelease(deps: ReleaseDeps, request: Released): void {
-  const now = deps.services.now();
+  const now = deps.stores.now();
   const latencyMs = performance.now() - request.arrivedAt;
   const record = emptyRecord({
     requestId: request.requestId,
@@ -61,8 +62,8 @@ export function submitRelease(deps: ReleaseDeps, request: Released): void {
       failed: true,
       estimated: false,
       latencyMs,
-      periods: deps.services.calendar.at(now),
-      day: deps.services.calendar.dayOf(now),
+      periods: deps.stores.calendar.at(now),
+      day: deps.stores.calendar.dayOf(now),
       now,
       model: request.model,
     },

@@ -7,7 +7,7 @@ import { performance } from "node:perf_hooks";
 import { type Charge, charge } from "../billing/charge.js";
 import { estimatedCompletionTokens } from "../billing/estimate.js";
 import { type RequestRecord, recentRequestJson } from "../observability/request-record.js";
-import type { GatewayContext } from "../server/context.js";
+import type { GatewayContext } from "./context.js";
 import type { Ending, ForwardedRequest } from "./forwarded-request.js";
 import { submitRelease } from "./release.js";
 
@@ -50,8 +50,8 @@ export function endRequest(ctx: GatewayContext, init: ForwardedRequest, ending: 
         failed: record.status >= 400 || record.outcome !== "completed",
         estimated: record.estimated,
         latencyMs: record.latencyMs,
-        periods: ctx.services.calendar.at(now),
-        day: ctx.services.calendar.dayOf(now),
+        periods: ctx.stores.calendar.at(now),
+        day: ctx.stores.calendar.dayOf(now),
         now,
         model: record.model,
       },
@@ -127,7 +127,7 @@ function recordOf(
     overage: billed.overage,
     reserved: init.reserved,
     admission: init.lease ? "lease" : "reserve",
-    endedAt: ctx.services.now(),
+    endedAt: ctx.stores.now(),
     latencyMs: endedAt - init.arrivedAt,
     upstreamTtfbMs: ending.firstByteAt > 0 ? ending.firstByteAt - ending.forwardedAt : null,
     gatewayMs: (ending.forwardedAt || endedAt) - init.arrivedAt,

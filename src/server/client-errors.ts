@@ -6,7 +6,7 @@
 
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
-import { type ErrorCode, errorBody, GatewayError } from "../errors.js";
+import { type ErrorCode, errorBody, GatewayError } from "../core/errors.js";
 import type { RequestObserver } from "../observability/observer.js";
 import { refusalRecord } from "../observability/request-record.js";
 

@@ -5,12 +5,12 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { assertUsable } from "../auth/key-status.js";
-import { rublesForJson } from "../billing/money.js";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
+import { rublesForJson } from "../core/money.js";
+import { sendJson } from "../http/respond.js";
+import type { GatewayContext } from "../proxy/context.js";
 import { budgetView, CURRENCY, keyState, keyView, limitsView } from "../services/views.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
-import type { GatewayContext } from "./context.js";
-import { sendJson } from "./respond.js";
 
 export type LocalRoute = (
   req: IncomingMessage,
@@ -36,12 +36,12 @@ async function readyz(_req: IncomingMessage, res: ServerResponse, ctx: GatewayCo
 
 async function key(req: IncomingMessage, res: ServerResponse, ctx: GatewayContext): Promise<void> {
   const { key } = await usableKey(req, ctx);
-  sendJson(res, 200, keyView(key, ctx.services.now(), ctx.services.calendar));
+  sendJson(res, 200, keyView(key, ctx.stores.now(), ctx.stores.calendar));
 }
 
 async function balance(req: IncomingMessage, res: ServerResponse, ctx: GatewayContext): Promise<void> {
   const { key, account } = await usableKey(req, ctx);
-  const now = ctx.services.now();
+  const now = ctx.stores.now();
   sendJson(res, 200, {
     account_id: account.id,
     balance: rublesForJson(account.balance),
@@ -50,7 +50,7 @@ async function balance(req: IncomingMessage, res: ServerResponse, ctx: GatewayCo
       id: key.id,
       name: key.name,
       state: keyState(key, now),
-      budget: budgetView(key, now, ctx.services.calendar),
+      budget: budgetView(key, now, ctx.stores.calendar),
       limits: limitsView(key),
     },
   });
@@ -62,8 +62,8 @@ export async function usableKey(
   ctx: GatewayContext,
 ): Promise<{ key: KeyRecord; account: AccountRecord }> {
   const { ref, hash } = await ctx.authenticator.resolve(req.headers);
-  const { key, account } = await ctx.services.keys.getWithAccount(ref);
+  const { key, account } = await ctx.stores.keys.getWithAccount(ref);
   if (!key || !account) throw new GatewayError("invalid_api_key");
-  assertUsable(key, ctx.services.now(), hash);
+  assertUsable(key, ctx.stores.now(), hash);
   return { key, account };
 }

@@ -2,31 +2,28 @@
 // other request to the forwarder. Routing is one map lookup on the path, and two string comparisons for the
 // caller's routes under /v1/requests/ and /v1/usage; nothing is compiled per request.
 
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
-import { asGatewayError, GatewayError } from "../errors.js";
+import { asGatewayError, GatewayError } from "../core/errors.js";
+import { sendError } from "../http/respond.js";
+import { pathOf } from "../http/url-path.js";
 import { refusalRecord } from "../observability/request-record.js";
+import type { Forwarder, GatewayContext } from "../proxy/context.js";
 import { callerRoute } from "./caller-routes.js";
-import type { Forwarder, GatewayContext } from "./context.js";
 import { LOCAL_METHODS, LOCAL_ROUTES, type LocalRoute } from "./local-routes.js";
 import { requestIdFor } from "./request-id.js";
-import { sendError } from "./respond.js";
 import type { TransportSecurity } from "./transport-security.js";
-
-export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 export function createPublicHandler(
   ctx: GatewayContext,
   forward: Forwarder,
   security: TransportSecurity,
-): RequestHandler {
+): RequestListener {
   return (req, res) => {
     const arrivedAt = performance.now();
     const requestId = requestIdFor(req.headers["x-request-id"]);
     res.setHeader("x-request-id", requestId);
-    const url = req.url ?? "/";
-    const query = url.indexOf("?");
-    const path = query === -1 ? url : url.slice(0, query);
+    const path = pathOf(req.url);
     const secure = security.isSecure(req);
     if (secure && security.hsts) res.setHeader("strict-transport-security", security.hsts);
     if (security.refuses(path, secure)) {
@@ -96,6 +93,6 @@ function refuse(
   allow?: string,
 ): void {
   sendError(res, refusal, allow ? { allow } : {});
-  const request = { requestId, method: req.method ?? null, path, arrivedAt, endedAt: ctx.services.now() };
+  const request = { requestId, method: req.method ?? null, path, arrivedAt, endedAt: ctx.stores.now() };
   ctx.observer.refused(refusalRecord(refusal, request));
 }

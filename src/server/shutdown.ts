@@ -4,7 +4,7 @@
 // what it produced — and get a grace period to settle.
 
 import type { Server } from "node:http";
-import type { Logger } from "../observability/logger.js";
+import type { Logger } from "pino";
 import type { RequestTracker } from "../proxy/request-tracker.js";
 
 /** How long requests aborted at the end of a drain get to finish their billing. */

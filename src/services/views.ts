@@ -1,8 +1,8 @@
 // The JSON shapes of accounts and keys that clients, the CLI and the admin API see. Amounts are rubles as
 // JSON numbers (exact to the micro-ruble), times ISO-8601 UTC.
 
-import { type Micros, rublesForJson } from "../billing/money.js";
-import type { PeriodCalendar } from "../billing/periods.js";
+import { type Micros, rublesForJson } from "../core/money.js";
+import type { PeriodCalendar } from "../core/periods.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
 import { LATENCY_BUCKETS_MS } from "../store/settle-script.js";
 import type { UsageCounters } from "../store/usage-store.js";

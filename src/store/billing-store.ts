@@ -4,12 +4,13 @@
 // (settle-script.ts).
 
 import { randomBytes } from "node:crypto";
-import type { Micros } from "../billing/money.js";
-import { type CurrentPeriods, isPeriod, type Period } from "../billing/periods.js";
-import type { ErrorCode } from "../errors.js";
+import type { ErrorCode } from "../core/errors.js";
+import type { KeyRef } from "../core/key-ref.js";
+import type { ModelCheck } from "../core/model-check.js";
+import type { Micros } from "../core/money.js";
+import { type CurrentPeriods, isPeriod, type Period } from "../core/periods.js";
 import { type BillingConnection, type BillingSettings, PURGE_LIMIT } from "./billing-connection.js";
 import type { EventStore } from "./event-store.js";
-import type { KeyRef } from "./key-store.js";
 import { type LeaseGrant, type LeaseInput, runLease } from "./lease-script.js";
 import { parseModels } from "./records.js";
 import type { RedisClient } from "./redis.js";
@@ -17,8 +18,6 @@ import type { RedisKeys } from "./redis-keys.js";
 import { runScript } from "./scripts.js";
 import { runSettle, type Settled, type SettleInput } from "./settle-script.js";
 import { type RedisObserver, timed } from "./timing.js";
-
-export type ModelCheck = { kind: "none" } | { kind: "unknown" } | { kind: "named"; model: string };
 
 export interface ReserveInput {
   reservationId: string;

@@ -7,8 +7,8 @@ import { readFileSync } from "node:fs";
 import type { ConnectionOptions } from "node:tls";
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
 import type { Config } from "../config/schema.js";
-import { GatewayError } from "../errors.js";
-import { isRedisError } from "./redis-errors.js";
+import { GatewayError } from "../core/errors.js";
+import { isRedisError } from "../core/redis-errors.js";
 import { batchWritesPerTurn } from "./write-batching.js";
 
 /** A Redis to connect to: one server by URL, a Cluster by its seed nodes, or a master through Sentinel. */

@@ -1,10 +1,10 @@
 // The settle script's call (settle-n.lua): the settlements of one account in one call, their keys and
 // arguments in the script's layout, and its replies read back. BillingStore.settleMany is its entry point.
 
-import type { Micros } from "../billing/money.js";
-import { type CurrentPeriods, isPeriod, type Period } from "../billing/periods.js";
+import type { KeyRef } from "../core/key-ref.js";
+import type { Micros } from "../core/money.js";
+import { type CurrentPeriods, isPeriod, type Period } from "../core/periods.js";
 import type { BillingConnection } from "./billing-connection.js";
-import type { KeyRef } from "./key-store.js";
 import { runScript } from "./scripts.js";
 import { timed } from "./timing.js";
 

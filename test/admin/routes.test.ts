@@ -26,10 +26,10 @@ beforeEach(async () => {
   balances = [];
   services = {
     accounts: store.accountService,
-    keys: new KeyService(store.context),
-    alerts: new AlertService(store.context, { allowHttp: false, thresholds: [80, 95, 100] }),
-    usage: new AccountUsageService(store.context),
-    overview: new OperatorOverviewService(store.context),
+    keys: new KeyService(store.stores),
+    alerts: new AlertService(store.stores, { allowHttp: false, thresholds: [80, 95, 100] }),
+    usage: new AccountUsageService(store.stores),
+    overview: new OperatorOverviewService(store.stores),
     calendar: store.calendar,
     now: store.clock.now,
     balanceChanged: (accountId, balance) => balances.push([accountId, balance]),

@@ -4,8 +4,8 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReservationKeeper } from "../../src/billing/reservation-keeper.js";
+import type { KeyRef } from "../../src/core/key-ref.js";
 import { RequestTracker, type Tracked } from "../../src/proxy/request-tracker.js";
-import type { KeyRef } from "../../src/store/key-store.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 

@@ -9,9 +9,9 @@ import { type ConfigInput, configSchema } from "../../src/config/schema.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { RequestObserver } from "../../src/observability/observer.js";
 import type { RequestRecord } from "../../src/observability/request-record.js";
+import type { GatewayContext } from "../../src/proxy/context.js";
 import { EndpointTable } from "../../src/proxy/endpoints.js";
 import { RequestTracker } from "../../src/proxy/request-tracker.js";
-import type { GatewayContext } from "../../src/server/context.js";
 import type { TestStore } from "./store.js";
 
 export interface Recorded {
@@ -36,7 +36,7 @@ export function testContext(store: TestStore, config: ConfigInput, settlements?:
   };
   const ctx: GatewayContext = {
     config: parsed,
-    services: store.context,
+    stores: store.stores,
     authenticator: new Authenticator(store.keys),
     pricing: new Pricing(parsed.pricing),
     endpoints: new EndpointTable(parsed.endpoints),

@@ -3,8 +3,8 @@
 // path when a metric or a log write fails.
 
 import { describe, expect, it } from "vitest";
-import { PeriodCalendar } from "../../src/billing/periods.js";
 import type { Settlement } from "../../src/billing/settlement-queue.js";
+import { PeriodCalendar } from "../../src/core/periods.js";
 import type { GatewayMetrics } from "../../src/observability/gateway-metrics.js";
 import { createObserver } from "../../src/observability/observer.js";
 import { emptyRecord, type RequestRecord } from "../../src/observability/request-record.js";

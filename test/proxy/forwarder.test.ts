@@ -69,7 +69,7 @@ describe("the forwarder", () => {
     expect((await store.accounts.require("acme")).balance).toBe(100_000_000);
     expect(logs).toContainEqual(expect.objectContaining({ msg: "request failed", request_id: "req-1" }));
     // The request is in the key's recent requests, as failed and free.
-    const [entry] = await store.context.requestLog.recent("acme", key.record.id, 1);
+    const [entry] = await store.stores.requestLog.recent("acme", key.record.id, 1);
     expect(entry).toMatchObject({ request_id: "req-1", status: 500, outcome: "internal_error", cost: 0 });
     expect(upstream.requests).toHaveLength(0);
   });

@@ -3,9 +3,9 @@
 
 import { describe, expect, it } from "vitest";
 import type { WorstCase } from "../../src/billing/estimate.js";
-import { PeriodCalendar } from "../../src/billing/periods.js";
 import { Pricing } from "../../src/billing/pricing.js";
 import { configSchema } from "../../src/config/schema.js";
+import { PeriodCalendar } from "../../src/core/periods.js";
 import { refusalError } from "../../src/proxy/refusals.js";
 import type { Refusal } from "../../src/store/billing-store.js";
 

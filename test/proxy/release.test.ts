@@ -93,7 +93,7 @@ describe("submitRelease", () => {
 
     expect((await store.billing.reserved("acme")).account).toBe(0);
     expect((await store.accounts.require("acme")).balance).toBe(10_000_000);
-    const [entry] = await store.context.requestLog.recent("acme", key.id, 10);
+    const [entry] = await store.stores.requestLog.recent("acme", key.id, 10);
     expect(entry).toMatchObject({ request_id: "req-1", status: 500, outcome: "internal_error", cost: 0 });
   });
 
@@ -106,6 +106,6 @@ describe("submitRelease", () => {
     expect(await queue.flush(5000)).toBe(0);
     queue.close();
     expect((await store.accounts.require("acme")).balance).toBe(10_000_000);
-    expect(await store.context.requestLog.recent("acme", key.id, 10)).toEqual([]);
+    expect(await store.stores.requestLog.recent("acme", key.id, 10)).toEqual([]);
   });
 });

@@ -2,10 +2,10 @@
 
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseRubles } from "../../src/billing/money.js";
+import type { KeyRef } from "../../src/core/key-ref.js";
+import { parseRubles } from "../../src/core/money.js";
 import { PURGE_LIMIT } from "../../src/store/billing-connection.js";
 import { BillingStore, type ReserveInput } from "../../src/store/billing-store.js";
-import type { KeyRef } from "../../src/store/key-store.js";
 import { runScript } from "../../src/store/scripts.js";
 import type { SettleInput } from "../../src/store/settle-script.js";
 import { ACTOR } from "../helpers/actor.js";
@@ -451,7 +451,7 @@ describe("settle", () => {
         requestLogMaxPerKey: 10,
         requestLogRetentionDays: 2,
       },
-      store.context.events,
+      store.stores.events,
     );
     const list = store.redisKeys.requestLog("acme", ref.keyId);
     const twoDays = 2 * 86_400_000;

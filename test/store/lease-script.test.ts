@@ -5,8 +5,8 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
-import { parseRubles } from "../../src/billing/money.js";
-import type { KeyRef } from "../../src/store/key-store.js";
+import type { KeyRef } from "../../src/core/key-ref.js";
+import { parseRubles } from "../../src/core/money.js";
 import type { LeaseInput } from "../../src/store/lease-script.js";
 import type { SettleInput } from "../../src/store/settle-script.js";
 import { ACTOR } from "../helpers/actor.js";

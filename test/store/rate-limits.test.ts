@@ -6,8 +6,8 @@
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { KeyRef } from "../../src/core/key-ref.js";
 import type { Refusal, Reservation, ReserveInput } from "../../src/store/billing-store.js";
-import type { KeyRef } from "../../src/store/key-store.js";
 import type { SettleInput } from "../../src/store/settle-script.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";

@@ -1,11 +1,11 @@
-// The error table lives in src/errors.ts; docs/endpoints-and-errors.md documents it. This keeps the two the
+// The error table lives in src/core/errors.ts; docs/endpoints-and-errors.md documents it. This keeps the two the
 // same, as fastify's tests keep its documented error codes in step with lib/errors.js.
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ERRORS, errorBody, GatewayError } from "../src/errors.js";
+import { ERRORS, errorBody, GatewayError } from "../../src/core/errors.js";
 
-const PAGE = new URL("../docs/endpoints-and-errors.md", import.meta.url);
+const PAGE = new URL("../../docs/endpoints-and-errors.md", import.meta.url);
 
 function documentedTable(): { status: number; code: string; type: string }[] {
   const page = readFileSync(PAGE, "utf8");
@@ -23,7 +23,7 @@ function documentedTable(): { status: number; code: string; type: string }[] {
 }
 
 describe("the error table", () => {
-  it("is documented in docs/endpoints-and-errors.md exactly as it is in src/errors.ts", () => {
+  it("is documented in docs/endpoints-and-errors.md exactly as it is in src/core/errors.ts", () => {
     const documented = documentedTable().sort((a, b) => a.code.localeCompare(b.code));
     const actual = Object.entries(ERRORS)
       .map(([code, { status, type }]) => ({ status, code, type }))

@@ -1,33 +1,11 @@
-// Every alert event type, and the webhook body each becomes. The Lua scripts write an event's own fields as
-// strings (amounts in µ₽, times in ms; see src/store/lua/includes/emitEvent.lua); here they become the `data`
-// receivers see: amounts in rubles as /v1/key shows them, times as ISO-8601. One module, so that the scripts,
-// the delivery worker, the configuration's event filters and the documentation name the same types.
-//
+// The webhook body each alert event type becomes (the types themselves are in core/event-types.ts). The Lua
+// scripts write an event's own fields as strings (amounts in µ₽, times in ms; see
+// src/store/lua/includes/emitEvent.lua); here they become the `data` receivers see: amounts in rubles as
+// /v1/key shows them, times as ISO-8601.
 
-import { type Micros, rublesForJson } from "../billing/money.js";
-import { isPeriod, periodsAt } from "../billing/periods.js";
-
-export const EVENT_TYPES = [
-  "budget.threshold",
-  "balance.low",
-  "balance.exhausted",
-  "key.expiring",
-  "key.expired",
-  "key.created",
-  "key.revoked",
-  "key.rotated",
-  "key.disabled",
-  "key.enabled",
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
-
-/** The type of the events the "send a test event" buttons send; delivered only to the endpoint tested. */
-export const TEST_EVENT_TYPE = "webhook.test";
-
-export function isEventType(value: unknown): value is EventType {
-  return typeof value === "string" && (EVENT_TYPES as readonly string[]).includes(value);
-}
+import { type EventType, isEventType, type TEST_EVENT_TYPE } from "../core/event-types.js";
+import { type Micros, rublesForJson } from "../core/money.js";
+import { isPeriod, periodsAt } from "../core/periods.js";
 
 /** An event as the webhook body carries it. */
 export interface WebhookBody {

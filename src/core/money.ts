@@ -5,7 +5,7 @@
 // in Lua (whose numbers are doubles) and in Redis' int64 arithmetic, and has at most 15 significant digits,
 // so the JSON number written for it reads back as exactly the same decimal.
 
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "./errors.js";
 
 /** An integer amount of micro-rubles. */
 export type Micros = number;

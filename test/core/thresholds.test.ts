@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readThresholdList, readThresholds } from "../../src/alerts/thresholds.js";
+import { readThresholdList, readThresholds } from "../../src/core/thresholds.js";
 
 describe("budget thresholds", () => {
   it("are whole percents from 1 to 100, sorted and without repeats", () => {

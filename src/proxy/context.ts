@@ -2,16 +2,16 @@
 // listener, the local routes, the forwarder and each exchange.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "pino";
 import type { Authenticator } from "../auth/authenticator.js";
 import type { LeaseService } from "../billing/lease-service.js";
 import type { Pricing } from "../billing/pricing.js";
 import type { SettlementQueue } from "../billing/settlement-queue.js";
 import type { Config } from "../config/schema.js";
-import type { Logger } from "../observability/logger.js";
 import type { RequestObserver } from "../observability/observer.js";
-import type { EndpointTable } from "../proxy/endpoints.js";
-import type { RequestTracker } from "../proxy/request-tracker.js";
-import type { ServiceContext } from "../services/context.js";
+import type { Stores } from "../store/stores.js";
+import type { EndpointTable } from "./endpoints.js";
+import type { RequestTracker } from "./request-tracker.js";
 
 /** Handles a request that the gateway does not answer itself. */
 export type Forwarder = (
@@ -26,7 +26,7 @@ export type Forwarder = (
 export interface GatewayContext {
   config: Config;
   /** The stores, the billing calendar and the clock, shared with the admin API. */
-  services: ServiceContext;
+  stores: Stores;
   authenticator: Authenticator;
   pricing: Pricing;
   endpoints: EndpointTable;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dayStamp, PeriodCalendar, periodsAt } from "../../src/billing/periods.js";
+import { dayStamp, PeriodCalendar, periodsAt } from "../../src/core/periods.js";
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();

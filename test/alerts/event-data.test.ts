@@ -1,7 +1,8 @@
 // What receivers get: each type's data from the fields its script wrote, in rubles exact to the micro-ruble.
 
 import { describe, expect, it } from "vitest";
-import { EVENT_TYPES, eventData } from "../../src/alerts/event-types.js";
+import { eventData } from "../../src/alerts/event-data.js";
+import { EVENT_TYPES } from "../../src/core/event-types.js";
 
 describe("event data", () => {
   it("turns a budget threshold's µ₽ into rubles, with the period's reset time in the billing time zone", () => {

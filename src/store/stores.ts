@@ -1,22 +1,23 @@
-// What the service layer, the admin API and the gateway's request path share: the stores over one Redis
-// connection, the billing calendar and a clock that tests can set. Built once per process — by the gateway
-// (with its Redis timings observed), by each CLI session, by the demo — and handed to whoever needs it.
+// Every store over one Redis connection under one prefix, with the billing calendar and a clock that tests can
+// set: what the services, the admin API and the gateway's request path read and write through. Opened once
+// per process — by the gateway (with its Redis timings observed), by each CLI session, by the demo — and
+// handed to whoever needs it (each part takes the stores it uses).
 
-import { PeriodCalendar } from "../billing/periods.js";
-import { AccountStore } from "../store/account-store.js";
-import { AlertSettingsStore } from "../store/alert-settings-store.js";
-import { AuditStore } from "../store/audit-store.js";
-import type { BillingSettings } from "../store/billing-connection.js";
-import { BillingStore } from "../store/billing-store.js";
-import { DEFAULT_EVENT_SETTINGS, type EventSettings, EventStore } from "../store/event-store.js";
-import { KeyStore } from "../store/key-store.js";
-import type { RedisClient } from "../store/redis.js";
-import { RedisKeys } from "../store/redis-keys.js";
-import { RequestLogStore } from "../store/request-log-store.js";
-import type { RedisObserver } from "../store/timing.js";
-import { UsageStore } from "../store/usage-store.js";
+import { PeriodCalendar } from "../core/periods.js";
+import { AccountStore } from "./account-store.js";
+import { AlertSettingsStore } from "./alert-settings-store.js";
+import { AuditStore } from "./audit-store.js";
+import type { BillingSettings } from "./billing-connection.js";
+import { BillingStore } from "./billing-store.js";
+import { DEFAULT_EVENT_SETTINGS, type EventSettings, EventStore } from "./event-store.js";
+import { KeyStore } from "./key-store.js";
+import type { RedisClient } from "./redis.js";
+import { RedisKeys } from "./redis-keys.js";
+import { RequestLogStore } from "./request-log-store.js";
+import type { RedisObserver } from "./timing.js";
+import { UsageStore } from "./usage-store.js";
 
-export interface ServiceContext {
+export interface Stores {
   redisKeys: RedisKeys;
   accounts: AccountStore;
   keys: KeyStore;
@@ -30,7 +31,7 @@ export interface ServiceContext {
   now: () => number;
 }
 
-export interface ServiceContextOptions {
+export interface StoresOptions {
   prefix: string;
   timezone: string;
   now?: () => number;
@@ -42,7 +43,7 @@ export interface ServiceContextOptions {
   events?: EventSettings;
 }
 
-/** The defaults of config/default.yaml, for contexts that never settle a request. */
+/** The defaults of config/default.yaml, for processes that never settle a request (the CLI). */
 const DEFAULT_BILLING: BillingSettings = {
   usageRetentionDays: 400,
   lateSettlementSeconds: 86_400,
@@ -50,7 +51,7 @@ const DEFAULT_BILLING: BillingSettings = {
   requestLogRetentionDays: 30,
 };
 
-export function buildServiceContext(redis: RedisClient, options: ServiceContextOptions): ServiceContext {
+export function openStores(redis: RedisClient, options: StoresOptions): Stores {
   const redisKeys = new RedisKeys(options.prefix);
   const now = options.now ?? Date.now;
   const events = new EventStore(redis, redisKeys, options.events ?? DEFAULT_EVENT_SETTINGS, now);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CidrSet, parseCidr } from "../../src/server/cidr.js";
+import { CidrSet, parseCidr } from "../../src/core/cidr.js";
 
 describe("CidrSet", () => {
   it("matches IPv4 ranges, also for IPv4 peers reported as IPv4-mapped IPv6", () => {

@@ -2,7 +2,7 @@
 // error `type` clients already switch on, and a default message a person can act on. This table is the only
 // place a status or a code is spelled; a test checks the table in docs/endpoints-and-errors.md against it.
 
-import { isRedisError } from "./store/redis-errors.js";
+import { isRedisError } from "./redis-errors.js";
 
 export const ERRORS = {
   // Authentication (public port)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { urlOrigin, webhookUrlProblem } from "../../src/alerts/webhook-url.js";
+import { urlOrigin, webhookUrlProblem } from "../../src/core/webhook-url.js";
 
 describe("webhook URLs", () => {
   it("are https:// only, unless http is allowed", () => {

@@ -2,7 +2,7 @@
 // reading a byte when the client declares it, otherwise as soon as the running total passes the limit.
 
 import type { IncomingMessage } from "node:http";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 
 export function tooLarge(limit: number): GatewayError {
   return new GatewayError(

@@ -1,6 +1,7 @@
 // Which failures of a Redis command mean "Redis is away, retry later" and which mean "Redis refused it" or a
-// bug of ours. Pure functions over ioredis' errors, with no import of their own, so that the error table
-// (src/errors.ts), the settlement queue and the forwarder can ask without depending on the connection.
+// bug of ours. Pure functions over ioredis' errors (by name and message, importing nothing), beside the error
+// table that maps them (errors.ts: a Redis failure answers 503), so that every layer — the store's start-up,
+// the settlement queue, the admission — can ask without depending on the connection.
 
 /** Replies that mean "not now" (loading, failing over, busy) rather than "never". */
 const RETRYABLE_REPLY = /^(LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONLY)\b/;

@@ -3,8 +3,8 @@
 // after the answer has started.
 
 import { afterEach, describe, expect, it } from "vitest";
-import { GatewayError } from "../../src/errors.js";
-import { errorFormatOf, sendError, sendJson } from "../../src/server/respond.js";
+import { GatewayError } from "../../src/core/errors.js";
+import { errorFormatOf, sendError, sendJson } from "../../src/http/respond.js";
 import { type Listening, listen } from "../helpers/http.js";
 
 let server: Listening | undefined;

@@ -1,7 +1,7 @@
 // Writing JSON answers and errors on the public and admin listeners.
 
 import type { ServerResponse } from "node:http";
-import { type ErrorFormat, errorBody, type GatewayError, RETRY_AFTER_SECONDS } from "../errors.js";
+import { type ErrorFormat, errorBody, type GatewayError, RETRY_AFTER_SECONDS } from "../core/errors.js";
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);

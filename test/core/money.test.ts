@@ -7,7 +7,7 @@ import {
   parseRubles,
   readRubles,
   rublesForJson,
-} from "../../src/billing/money.js";
+} from "../../src/core/money.js";
 
 describe("parseRubles", () => {
   it.each([

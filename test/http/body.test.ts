@@ -4,9 +4,9 @@
 
 import { type IncomingMessage, request } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { GatewayError } from "../../src/errors.js";
-import { checkDeclaredLength, readBody, tooLarge } from "../../src/proxy/body.js";
-import { sendError } from "../../src/server/respond.js";
+import { GatewayError } from "../../src/core/errors.js";
+import { checkDeclaredLength, readBody, tooLarge } from "../../src/http/body.js";
+import { sendError } from "../../src/http/respond.js";
 import { type Listening, listen } from "../helpers/http.js";
 import { waitUntil } from "../helpers/wait.js";
 
