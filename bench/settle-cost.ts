@@ -51,21 +51,19 @@ async function round(model: string | null, count: number): Promise<number> {
       });
       batch.push({
         ref,
-        input: {
-          reservationId,
-          logEntry: "{}",
-          logEntryWithBodies: "",
-          model,
-          cost: 1000,
-          promptTokens: 10,
-          completionTokens: 20,
-          failed: false,
-          estimated: false,
-          latencyMs: 5,
-          periods,
-          day: ctx.calendar.dayOf(now),
-          now,
-        },
+        reservationId,
+        logEntry: "{}",
+        logEntryWithBodies: "",
+        model,
+        cost: 1000,
+        promptTokens: 10,
+        completionTokens: 20,
+        failed: false,
+        estimated: false,
+        latencyMs: 5,
+        periods,
+        day: ctx.calendar.dayOf(now),
+        now,
       });
     }
     const before = await redisCpuSeconds();

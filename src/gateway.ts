@@ -17,8 +17,9 @@ import { createDeliveryWorker } from "./alerts/create-worker.js";
 import type { DeliveryWorker } from "./alerts/delivery-worker.js";
 import { operatorEndpoints } from "./alerts/endpoints.js";
 import { Authenticator } from "./auth/authenticator.js";
-import { createLeases } from "./billing/lease-service.js";
+import { createLeases, type LeaseService } from "./billing/lease-service.js";
 import { Pricing } from "./billing/pricing.js";
+import { RequestBilling } from "./billing/request-billing.js";
 import { ReservationKeeper } from "./billing/reservation-keeper.js";
 import { SettlementQueue } from "./billing/settlement-queue.js";
 import type { Config } from "./config/schema.js";
@@ -28,7 +29,6 @@ import { createLogger } from "./observability/logger.js";
 import { Metrics } from "./observability/metrics.js";
 import { metricsHandler } from "./observability/metrics-server.js";
 import { createObserver } from "./observability/observer.js";
-import type { GatewayContext } from "./proxy/context.js";
 import { EndpointTable } from "./proxy/endpoints.js";
 import { createForwarder } from "./proxy/forwarder.js";
 import { RequestTracker } from "./proxy/request-tracker.js";
@@ -69,7 +69,8 @@ export interface Gateway {
   server: Server;
   redis: RedisClient;
   metrics: GatewayMetrics;
-  context: GatewayContext;
+  /** The replica's admission leases; null where they are off. */
+  leases: LeaseService | null;
   /** The replica's alert delivery worker (started once Redis serves). */
   alerts: DeliveryWorker;
   /** Resolves once Redis is connected and has passed the start-up checks: from then on requests are served. */
@@ -163,21 +164,45 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   );
   keeper.start();
 
-  const context: GatewayContext = {
-    config,
-    stores,
-    authenticator: new Authenticator(stores.keys, { acceptXApiKey: config.auth.acceptXApiKey }),
-    pricing: new Pricing(config.pricing),
-    endpoints: new EndpointTable(config.endpoints),
-    tracker,
-    settlements,
+  const authenticator = new Authenticator(stores.keys, { acceptXApiKey: config.auth.acceptXApiKey });
+  const billing = new RequestBilling({
+    store: stores.billing,
     leases,
+    settlements,
+    rules: {
+      calendar: stores.calendar,
+      estimate: config.estimate,
+      overage: config.billing.overage,
+      logBodyBytes: config.requestLog.maxBodyBytes,
+    },
+    reservationTtlMs: config.billing.reservationTtlSeconds * 1000,
+    now,
+    expiredReservations: (count) => observer.expiredReservations(count),
+    logger,
+  });
+  const proxy = createForwarder({
+    config,
+    authenticator,
+    endpoints: new EndpointTable(config.endpoints),
+    pricing: new Pricing(config.pricing),
+    billing,
+    tracker,
     observer,
     logger,
-    readiness: readinessOf(redis, { draining: () => draining, checked: () => redisChecked() }),
-  };
-  const proxy = createForwarder(context);
-  const handler = createPublicHandler(context, proxy.forward, new TransportSecurity(config.security));
+    now,
+  });
+  const handler = createPublicHandler(
+    {
+      authenticator,
+      stores,
+      readiness: readinessOf(redis, { draining: () => draining, checked: () => redisChecked() }),
+      observer,
+      logger,
+      now,
+    },
+    proxy.forward,
+    new TransportSecurity(config.security),
+  );
 
   // Created without a request handler: serveWhileStarting below gives them one once every listener is bound.
   const server: Server = tlsOptions ? createHttpsServer(tlsOptions) : createServer();
@@ -256,7 +281,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     server,
     redis,
     metrics,
-    context,
+    leases,
     alerts: worker,
     serving: startup.serving,
     refused: startup.refused,

@@ -133,11 +133,11 @@ export class LeaseService {
     return {
       ...observer,
       settled: (settlement, result) => {
-        if (settlement.admission) book.settled(settlement.admission, result);
+        if (settlement.leaseHold) book.settled(settlement.leaseHold, result);
         observer.settled?.(settlement, result);
       },
       failed: (settlement, error) => {
-        if (settlement.admission) book.settled(settlement.admission, null);
+        if (settlement.leaseHold) book.settled(settlement.leaseHold, null);
         observer.failed?.(settlement, error);
       },
     };

@@ -8,10 +8,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { GatewayError } from "../core/errors.js";
 import { rublesForJson } from "../core/money.js";
 import { sendJson } from "../http/respond.js";
-import type { GatewayContext } from "../proxy/context.js";
 import { UsageService } from "../services/usage.js";
 import { CURRENCY, dailyUsageView } from "../services/views.js";
-import { type LocalRoute, usableKey } from "./local-routes.js";
+import { type LocalRoute, type LocalRouteDeps, usableKey } from "./local-routes.js";
 
 const REQUESTS = "/v1/requests/";
 const USAGE = "/v1/usage";
@@ -30,7 +29,7 @@ export function callerRoute(path: string): LocalRoute | undefined {
   return undefined;
 }
 
-async function request(req: IncomingMessage, res: ServerResponse, ctx: GatewayContext): Promise<void> {
+async function request(req: IncomingMessage, res: ServerResponse, ctx: LocalRouteDeps): Promise<void> {
   const url = new URL(req.url ?? "/", "http://gateway.invalid");
   if (url.search !== "") throw new GatewayError("invalid_request", "This path takes no query parameters.");
   const { key } = await usableKey(req, ctx);
@@ -53,7 +52,7 @@ async function request(req: IncomingMessage, res: ServerResponse, ctx: GatewayCo
   });
 }
 
-async function usage(req: IncomingMessage, res: ServerResponse, ctx: GatewayContext): Promise<void> {
+async function usage(req: IncomingMessage, res: ServerResponse, ctx: LocalRouteDeps): Promise<void> {
   const { key } = await usableKey(req, ctx);
   const params = new URL(req.url ?? "/", "http://gateway.invalid").searchParams;
   for (const name of params.keys()) {

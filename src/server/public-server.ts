@@ -4,18 +4,28 @@
 
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
+import type { Logger } from "pino";
 import { asGatewayError, GatewayError } from "../core/errors.js";
+import { GatewayRequest } from "../core/request.js";
 import { sendError } from "../http/respond.js";
 import { pathOf } from "../http/url-path.js";
-import { refusalRecord } from "../observability/request-record.js";
-import type { Forwarder, GatewayContext } from "../proxy/context.js";
+import type { RequestObserver } from "../observability/observer.js";
+import type { Forwarder } from "../proxy/forwarder.js";
 import { callerRoute } from "./caller-routes.js";
-import { LOCAL_METHODS, LOCAL_ROUTES, type LocalRoute } from "./local-routes.js";
+import { LOCAL_METHODS, LOCAL_ROUTES, type LocalRoute, type LocalRouteDeps } from "./local-routes.js";
 import { requestIdFor } from "./request-id.js";
 import type { TransportSecurity } from "./transport-security.js";
 
+/** What the listener uses besides the forwarder: the local routes' reads, and where refusals are reported. */
+export interface PublicDeps extends LocalRouteDeps {
+  observer: Pick<RequestObserver, "refused">;
+  logger: Logger;
+  /** Wall clock (ms). */
+  now(): number;
+}
+
 export function createPublicHandler(
-  ctx: GatewayContext,
+  ctx: PublicDeps,
   forward: Forwarder,
   security: TransportSecurity,
 ): RequestListener {
@@ -32,7 +42,7 @@ export function createPublicHandler(
     }
     const route = LOCAL_ROUTES.get(path) ?? callerRoute(path);
     if (route) answerLocally(route, req, res, ctx, requestId, path, arrivedAt);
-    else forward(req, res, requestId, arrivedAt, secure);
+    else forward(req, res, requestId, arrivedAt, path, secure);
   };
 }
 
@@ -40,7 +50,7 @@ export function createPublicHandler(
 function refusePlainHttp(
   req: IncomingMessage,
   res: ServerResponse,
-  ctx: GatewayContext,
+  ctx: PublicDeps,
   requestId: string,
   path: string,
   arrivedAt: number,
@@ -57,7 +67,7 @@ function answerLocally(
   route: LocalRoute,
   req: IncomingMessage,
   res: ServerResponse,
-  ctx: GatewayContext,
+  ctx: PublicDeps,
   requestId: string,
   path: string,
   arrivedAt: number,
@@ -86,13 +96,14 @@ function refuse(
   refusal: GatewayError,
   req: IncomingMessage,
   res: ServerResponse,
-  ctx: GatewayContext,
+  ctx: PublicDeps,
   requestId: string,
   path: string,
   arrivedAt: number,
   allow?: string,
 ): void {
   sendError(res, refusal, allow ? { allow } : {});
-  const request = { requestId, method: req.method ?? null, path, arrivedAt, endedAt: ctx.stores.now() };
-  ctx.observer.refused(refusalRecord(refusal, request));
+  const request = new GatewayRequest(requestId, req.method ?? null, path, arrivedAt);
+  request.refuse(refusal, ctx.now(), performance.now());
+  ctx.observer.refused(request);
 }

@@ -18,7 +18,7 @@ function delay(ms: number): Promise<void> {
 /** Drains `server` and the requests `tracker` holds; resolves once none is left running (or the grace ended). */
 export async function drain(
   server: Server,
-  tracker: RequestTracker,
+  tracker: Pick<RequestTracker, "idle" | "abortAll" | "size">,
   drainMs: number,
   logger: Logger,
 ): Promise<void> {

@@ -136,8 +136,14 @@ export interface UsageTable {
   counters: UsageCounters[][];
 }
 
+/** The stores AccountUsageService reads and writes. */
+export type AccountUsageStores = Pick<
+  Stores,
+  "accounts" | "keys" | "usage" | "requestLog" | "calendar" | "now"
+>;
+
 export class AccountUsageService {
-  constructor(private readonly stores: Stores) {}
+  constructor(private readonly stores: AccountUsageStores) {}
 
   /** The account's overview from `from` to `to` (YYYY-MM-DD; this month up to today when omitted). */
   async report(accountId: unknown, from?: unknown, to?: unknown): Promise<AccountUsageReport> {

@@ -18,8 +18,11 @@ export interface CreateAccountInput {
 
 export const MAX_AUDIT_READ = 1000;
 
+/** The stores AccountService reads and writes. */
+export type AccountStores = Pick<Stores, "accounts" | "audit" | "now">;
+
 export class AccountService {
-  constructor(private readonly stores: Stores) {}
+  constructor(private readonly stores: AccountStores) {}
 
   async create(input: CreateAccountInput, actor: Actor): Promise<AccountRecord> {
     const id = validateAccountId(input.id);

@@ -88,9 +88,12 @@ export interface TestResult {
 
 export const MAX_EVENTS_READ = 500;
 
+/** The stores AlertService reads and writes. */
+export type AlertStores = Pick<Stores, "accounts" | "alertSettings" | "events" | "calendar" | "now">;
+
 export class AlertService {
   constructor(
-    private readonly stores: Stores,
+    private readonly stores: AlertStores,
     private readonly options: AlertOptions,
   ) {}
 

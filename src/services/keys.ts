@@ -60,8 +60,11 @@ export const MAX_REQUESTS_READ = 1000;
 /** Reads and writes of a period change before giving up on a key that is charged all the while. */
 const PERIOD_CHANGE_ATTEMPTS = 5;
 
+/** The stores KeyService reads and writes. */
+export type KeyStores = Pick<Stores, "accounts" | "keys" | "usage" | "requestLog" | "calendar" | "now">;
+
 export class KeyService {
-  constructor(private readonly stores: Stores) {}
+  constructor(private readonly stores: KeyStores) {}
 
   async create(input: CreateKeyInput, actor: Actor): Promise<CreatedKey> {
     const accountId = validateAccountId(input.accountId);

@@ -42,8 +42,11 @@ export interface Overview {
   accounts: AccountSpend[];
 }
 
+/** The stores OperatorOverviewService reads and writes. */
+export type OverviewStores = Pick<Stores, "accounts" | "usage" | "events" | "calendar" | "now">;
+
 export class OperatorOverviewService {
-  constructor(private readonly stores: Stores) {}
+  constructor(private readonly stores: OverviewStores) {}
 
   async overview(query: OverviewQuery): Promise<Overview> {
     if (!Number.isSafeInteger(query.offset) || query.offset < 0)

@@ -31,8 +31,11 @@ export interface UsageQuery {
   to?: unknown;
 }
 
+/** The stores UsageService reads and writes. */
+export type UsageStores = Pick<Stores, "accounts" | "keys" | "usage" | "calendar" | "now">;
+
 export class UsageService {
-  constructor(private readonly stores: Stores) {}
+  constructor(private readonly stores: UsageStores) {}
 
   /** The account's usage per day (or one of its keys'), oldest day first, every day of the range present. */
   async daily(query: UsageQuery): Promise<UsageDay[]> {

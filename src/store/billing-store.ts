@@ -16,7 +16,7 @@ import { parseModels } from "./records.js";
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
 import { runScript } from "./scripts.js";
-import { runSettle, type Settled, type SettleInput } from "./settle-script.js";
+import { runSettle, type Settled, type Settlement } from "./settle-script.js";
 import { type RedisObserver, timed } from "./timing.js";
 
 export interface ReserveInput {
@@ -206,15 +206,15 @@ export class BillingStore {
    */
   settleMany(
     accountId: string,
-    settlements: readonly { ref: KeyRef; input: SettleInput }[],
+    settlements: readonly Settlement[],
     /** Markers of leased settlements whose reply was read: deleted from the replica's marker hash. */
     acknowledged: readonly string[] = [],
   ): Promise<Settled[]> {
     return runSettle(this.connection, accountId, settlements, acknowledged);
   }
 
-  async settle(ref: KeyRef, input: SettleInput): Promise<Settled> {
-    return (await this.settleMany(ref.accountId, [{ ref, input }]))[0] as Settled;
+  async settle(settlement: Settlement): Promise<Settled> {
+    return (await this.settleMany(settlement.ref.accountId, [settlement]))[0] as Settled;
   }
 
   /** Moves the expiry of running requests' reservations forward; returns how many were extended. */

@@ -83,9 +83,13 @@ async function settle(ref: KeyRef, admission: LeaseAdmission, cost: number) {
     periods: store.calendar.at(now),
     day: store.calendar.dayOf(now),
     now,
-    lease: book.holdOf(admission),
+    leaseHold: admission,
   };
-  const [result] = await store.billing.settleMany("acme", [{ ref, input }], book.acknowledged.take("acme"));
+  const [result] = await store.billing.settleMany(
+    "acme",
+    [{ ...input, ref }],
+    book.acknowledged.take("acme"),
+  );
   book.settled(admission, result ?? null);
   await book.idle(5000);
   return result;

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
-import { MAX_BATCH, type Settlement, SettlementQueue } from "../../src/billing/settlement-queue.js";
+import { MAX_BATCH, SettlementQueue } from "../../src/billing/settlement-queue.js";
 import { PeriodCalendar } from "../../src/core/periods.js";
 import { isConnectionError } from "../../src/core/redis-errors.js";
 import { type RedisServer, startRedisServer } from "../../src/demo/redis-server.js";
@@ -16,7 +16,7 @@ import { DEFAULT_EVENT_SETTINGS, EventStore } from "../../src/store/event-store.
 import type { RedisClient } from "../../src/store/redis.js";
 import { connectRedis, createRedis } from "../../src/store/redis.js";
 import { RedisKeys } from "../../src/store/redis-keys.js";
-import type { Settled, SettleInput } from "../../src/store/settle-script.js";
+import type { Settled, Settlement } from "../../src/store/settle-script.js";
 import { openStores, type Stores } from "../../src/store/stores.js";
 import type { RedisObserver } from "../../src/store/timing.js";
 import { ACTOR } from "../helpers/actor.js";
@@ -67,7 +67,7 @@ async function billingOn(
   return { redis: connection, billing };
 }
 
-function settleInput(reservationId: string, calendar: PeriodCalendar, now: number): SettleInput {
+function settleInput(reservationId: string, calendar: PeriodCalendar, now: number): Omit<Settlement, "ref"> {
   return {
     reservationId,
     logEntry: "{}",
@@ -117,7 +117,8 @@ async function reserved(
       ofKey.push({
         ref,
         keyName: `k${k}`,
-        input: { ...settleInput(reservationId, context.calendar, now), cost: 250_000 },
+        ...settleInput(reservationId, context.calendar, now),
+        cost: 250_000,
       });
     }
     settlements.push(ofKey);
@@ -255,21 +256,19 @@ describe("SettlementQueue", () => {
     const settlement = {
       ref,
       keyName: "k",
-      input: {
-        reservationId,
-        logEntry: "{}",
-        logEntryWithBodies: "",
-        model: null,
-        cost: 1_250_000,
-        promptTokens: 1,
-        completionTokens: 2,
-        failed: false,
-        estimated: false,
-        latencyMs: 10,
-        periods: calendar.at(now),
-        day: calendar.dayOf(now),
-        now,
-      },
+      reservationId,
+      logEntry: "{}",
+      logEntryWithBodies: "",
+      model: null,
+      cost: 1_250_000,
+      promptTokens: 1,
+      completionTokens: 2,
+      failed: false,
+      estimated: false,
+      latencyMs: 10,
+      periods: calendar.at(now),
+      day: calendar.dayOf(now),
+      now,
     };
     queue.submit(settlement);
     // Redis is away: the attempt fails, and the settlement waits for its retry.
@@ -300,7 +299,7 @@ describe("SettlementQueue", () => {
     queue.submit({
       ref: { accountId: "acme", keyId: "key_x" },
       keyName: "k",
-      input: settleInput("r", calendar, 0),
+      ...settleInput("r", calendar, 0),
     });
     expect(await queue.flush(10_000)).toBe(0);
     queue.close();
@@ -324,7 +323,7 @@ describe("SettlementQueue", () => {
     queue.submit({
       ref: { accountId: "acme", keyId: "key_x" },
       keyName: "k",
-      input: settleInput("r", new PeriodCalendar("UTC"), 0),
+      ...settleInput("r", new PeriodCalendar("UTC"), 0),
     });
     // More failed attempts while Redis is away than a refused settlement gets; flush() retries at once.
     for (let outage = 0; outage < 8; outage++) {

@@ -101,7 +101,8 @@ export async function spend(store: TestStore, ref: { accountId: string; keyId: s
     expiresAt: now + 60_000,
     model: { kind: "none" },
   });
-  return store.billing.settle(ref, {
+  return store.billing.settle({
+    ref,
     reservationId,
     logEntry: "{}",
     logEntryWithBodies: "",

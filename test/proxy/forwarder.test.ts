@@ -37,18 +37,19 @@ describe("the forwarder", () => {
     // A bug in the request path, with the reservation made: the exchange cannot take the request over.
     let reservedWhenItFailed = -1;
     const begin = ctx.tracker.begin.bind(ctx.tracker);
-    ctx.tracker.begin = () => {
-      const tracked = begin();
-      Object.defineProperty(tracked, "exchange", {
+    ctx.tracker.begin = (request) => {
+      begin(request);
+      Object.defineProperty(request, "exchange", {
         set() {
           reservedWhenItFailed = 1;
           throw new Error("a planted bug");
         },
       });
-      return tracked;
     };
     forwarder = createForwarder(ctx);
-    server = createServer((req, res) => forwarder.forward(req, res, "req-1", performance.now(), false));
+    server = createServer((req, res) =>
+      forwarder.forward(req, res, "req-1", performance.now(), "/v1/chat/completions", false),
+    );
     server.listen(0, "127.0.0.1");
     await once(server, "listening");
 

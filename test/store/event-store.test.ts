@@ -12,7 +12,7 @@ import {
   type StoredEvent,
 } from "../../src/store/event-store.js";
 import { connectRedis, createRedis } from "../../src/store/redis.js";
-import type { SettleInput } from "../../src/store/settle-script.js";
+import type { Settlement } from "../../src/store/settle-script.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
@@ -62,7 +62,7 @@ async function charge(ref: KeyRef, cost: string): Promise<number> {
     model: { kind: "none" },
   });
   expect(reserved.ok).toBe(true);
-  const input: SettleInput = {
+  const input: Omit<Settlement, "ref"> = {
     reservationId,
     logEntry: "{}",
     logEntryWithBodies: "",
@@ -77,7 +77,7 @@ async function charge(ref: KeyRef, cost: string): Promise<number> {
     day: store.calendar.dayOf(now),
     now,
   };
-  return (await store.billing.settle(ref, input)).events ?? -1;
+  return (await store.billing.settle({ ...input, ref })).events ?? -1;
 }
 
 /** The account's events, oldest first. */

@@ -41,7 +41,8 @@ async function charge(amount: number): Promise<void> {
     expiresAt: now + 60_000,
     model: { kind: "none" },
   });
-  const settled = await store.billing.settle(ref, {
+  const settled = await store.billing.settle({
+    ref,
     reservationId,
     logEntry: "{}",
     logEntryWithBodies: "",

@@ -1,13 +1,13 @@
 // Messages for requests the reserve script refused, written so that the person reading them knows what to
 // change: how much is left, what the request could have cost, and the largest max_tokens that would fit.
 
-import type { WorstCase } from "../billing/estimate.js";
 import { GatewayError } from "../core/errors.js";
 import type { ModelCheck } from "../core/model-check.js";
 import { formatRubles, type Micros } from "../core/money.js";
 import type { CurrentPeriods, Period } from "../core/periods.js";
 import type { ModelPrice } from "../core/price.js";
 import type { Refusal } from "../store/billing-store.js";
+import type { WorstCase } from "./estimate.js";
 
 export function refusalError(
   refusal: Refusal,
