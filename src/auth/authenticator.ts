@@ -36,7 +36,7 @@ export class Authenticator {
   private readonly acceptXApiKey: boolean;
 
   constructor(
-    private readonly keys: KeyStore,
+    private readonly keys: Pick<KeyStore, "lookup">,
     options: AuthenticatorOptions = {},
   ) {
     this.acceptXApiKey = options.acceptXApiKey ?? true;

@@ -28,7 +28,7 @@ const TICK_MS = 500;
 export interface LeaseServiceDeps {
   redis: RedisClient;
   keys: RedisKeys;
-  billing: BillingStore;
+  billing: Pick<BillingStore, "replicaId" | "lease">;
   calendar: PeriodCalendar;
   now: () => number;
   /** A lease lives as long as a reservation unless refreshed (billing.reservationTtlSeconds). */
@@ -156,7 +156,12 @@ export class LeaseService {
 /** The lease service, or null where the configuration rules leases out (billing.leases, overage: charge). */
 export function createLeases(
   billing: { leases: boolean; overage: "absorb" | "charge"; reservationTtlSeconds: number },
-  deps: { redis: RedisClient; stores: Stores; now: () => number; logger: Logger },
+  deps: {
+    redis: RedisClient;
+    stores: Pick<Stores, "redisKeys" | "billing" | "calendar">;
+    now: () => number;
+    logger: Logger;
+  },
 ): LeaseService | null {
   const { redis, stores, now, logger } = deps;
   if (!billing.leases || billing.overage !== "absorb") {

@@ -66,7 +66,7 @@ export class SettlementQueue {
   private idleWaiters: (() => void)[] = [];
 
   constructor(
-    private readonly billing: BillingStore,
+    private readonly billing: Pick<BillingStore, "settleMany">,
     private readonly hooks: SettlementHooks = {},
     private readonly leases: LeaseSettlements | null = null,
   ) {}
