@@ -9,7 +9,8 @@
 //   - the gateway's peak memory while a 256 MiB response streams through it,
 //   - the invalidation bound: how soon after a revoke or a disable returns the other gateway (both share the
 //     Redis, as two replicas) stops admitting the key on its lease (invalidation.ts),
-//   - and, once the servers have stopped, the CPU time metrics add to a request, measured in-process.
+//   - and, once the servers have stopped, the CPU time metrics add to a request, and what each fast path into
+//     a library saves against the library's public way (fast-paths.ts), measured in-process.
 // Results are medians over the rounds. They are printed, and written into docs/benchmarks.md (between its
 // generated-section markers, with the machine, the date and the command) unless BENCH_WRITE=0.
 //
@@ -25,6 +26,7 @@ import { join } from "node:path";
 import { freePort, startRedisServer } from "../src/demo/redis-server.js";
 import { closeRedis, connectRedis, createRedis } from "../src/store/redis.js";
 import { openStores } from "../src/store/stores.js";
+import { measureFastPaths } from "./fast-paths.js";
 import { measureInvalidation } from "./invalidation.js";
 import { firstByte, fixedRate, median, percentile, saturate, type Target } from "./load.js";
 import { metricsMicrosPerRequest } from "./metrics-cost.js";
@@ -214,6 +216,7 @@ const report: BenchReport = {
   rssBefore: before,
   rssAfter: after,
   invalidation,
+  fastPaths: await measureFastPaths(SECONDS / 2),
 };
 const figures = renderFigures(report);
 console.log(`\n${figures}\n`);

@@ -9,7 +9,6 @@
 
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
-import type { Readable, Writable } from "node:stream";
 import type { ProxyServer } from "http-proxy-3";
 import type { Logger } from "pino";
 import { GatewayError } from "../core/errors.js";
@@ -17,6 +16,7 @@ import type { Outcome, RecordOutcome } from "../core/outcome.js";
 import type { GatewayRequest } from "../core/request.js";
 import { sendError } from "../http/respond.js";
 import { BodyCapture } from "./body-capture.js";
+import { bodySource } from "./body-source.js";
 import {
   type ExchangeEvents,
   onClientClose,
@@ -275,21 +275,6 @@ export class Exchange implements ExchangeEvents {
     if (this.capture !== null) request.bodies = this.capture.bodies(request.received as Buffer);
     this.deps.end(request);
   }
-}
-
-/**
- * The request body for http-proxy-3, which sends `options.buffer` with `buffer.pipe(proxyRequest)`. The body
- * is already in memory, so this stand-in ends the upstream request with it in one write, without the stream
- * and async iterator that Readable.from would build for every request.
- */
-function bodySource(body: Buffer): Readable {
-  const source = {
-    pipe(destination: Writable): Writable {
-      destination.end(body);
-      return destination;
-    },
-  };
-  return source as unknown as Readable;
 }
 
 function statusWithoutResponse(outcome: RecordOutcome, res: ServerResponse): number {

@@ -41,8 +41,7 @@ function roleOptions(role: ConnectionRole, settings: RedisSettings): RedisOption
         enableOfflineQueue: false,
         // Commands share one connection without waiting for each other anyway, and the scripts of one
         // event-loop turn leave in one write (write-batching.ts). Auto-pipelining would also hold each
-        // command until the previous batch has been answered, which cost ~0.1-0.4 ms of latency per request
-        // in the benchmark.
+        // command until the previous batch has been answered: a round trip of latency added to requests.
         enableAutoPipelining: false,
         maxRetriesPerRequest: 1,
         commandTimeout: settings.commandTimeoutMs ?? 5000,
