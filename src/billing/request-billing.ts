@@ -1,6 +1,6 @@
 // The request path's money, in the order a request meets it: admission — on the replica's admission lease when
-// it covers the request's worst case, else by a reservation of its own in Redis (the one round trip before
-// forwarding) —, then exactly one of settlement (the request ran: charged by the policy) or release (it ended
+// it covers the request's worst case (admitOnLease), else by a reservation of its own in Redis (reserve: the
+// one round trip before forwarding) —, then exactly one of settlement (the request ran: charged by the policy) or release (it ended
 // before it could be metered: charged nothing, and what it held freed now rather than at its expiry).
 // Everything is read from and written on the request itself (core/request.ts).
 
@@ -45,11 +45,41 @@ export class RequestBilling {
   constructor(private readonly deps: RequestBillingDeps) {}
 
   /**
-   * Admits the request's worst case for its key (`request.ref`, which must be set): on the lease, or reserved.
-   * Writes how it was admitted on the request; throws the refusal's error of the table, or the failure to
-   * reach Redis (having released whatever the lost reply may have reserved).
+   * Admits the request's worst case (`worst`) for its key (`request.ref`, which must be set) on the replica's
+   * admission lease, when the lease covers it: local arithmetic, no Redis round trip, no promise. Writes how it
+   * was admitted on the request; null sends it to reserve().
    */
-  async admit(
+  admitOnLease(
+    request: GatewayRequest,
+    keyHash: string,
+    model: ModelCheck,
+    worst: WorstCase,
+  ): Admitted | null {
+    const leases = this.deps.leases;
+    if (leases === null) return null;
+    const leased = leases.admit(
+      request.ref as NonNullable<GatewayRequest["ref"]>,
+      keyHash,
+      model,
+      worst.amount,
+    );
+    if (leased === null) return null;
+    request.reservationId = randomUUID();
+    request.admission = "lease";
+    request.reserved = worst.amount;
+    request.leaseHold = leased;
+    request.reservedAt = this.deps.now();
+    request.keyName = leased.keyName;
+    request.logBodies = leased.logBodies;
+    return leased;
+  }
+
+  /**
+   * Admits the request's worst case by a reservation of its own (reserve-5.lua): the one round trip before
+   * forwarding. Writes how it was admitted on the request; throws the refusal's error of the table, or the
+   * failure to reach Redis (having released whatever the lost reply may have reserved).
+   */
+  async reserve(
     request: GatewayRequest,
     keyHash: string,
     model: ModelCheck,
@@ -61,16 +91,6 @@ export class RequestBilling {
     const periods = deps.rules.calendar.at(now);
     const reservationId = randomUUID();
     request.reservationId = reservationId;
-    const leased = deps.leases?.admit(ref, keyHash, model, worst.amount) ?? null;
-    if (leased !== null) {
-      request.admission = "lease";
-      request.reserved = worst.amount;
-      request.leaseHold = leased;
-      request.reservedAt = now;
-      request.keyName = leased.keyName;
-      request.logBodies = leased.logBodies;
-      return leased;
-    }
     const input: ReserveInput = {
       reservationId,
       amount: worst.amount,
@@ -81,12 +101,12 @@ export class RequestBilling {
       expiresAt: now + deps.reservationTtlMs,
       model,
     };
-    let reservation = await this.reserve(request, input);
+    let reservation = await this.reserveOnce(request, input);
     const reclaim = reclaimable(reservation);
     if (reclaim !== null && (await deps.leases?.reclaim(ref, reclaim === "balance"))) {
       // Other replicas' leases held part of what this request needs: they were asked to give back what they
       // do not use, and the request is reserved once more.
-      reservation = await this.reserve(request, input);
+      reservation = await this.reserveOnce(request, input);
     }
     if (reservation.expired > 0) deps.expiredReservations(reservation.expired);
     if (!reservation.ok) {
@@ -159,7 +179,7 @@ export class RequestBilling {
    * Reserves the request's worst case. When the reply is lost (Redis stalled, the connection dropped) the
    * script may have run all the same: what it may hold is released now, not after its expiry.
    */
-  private async reserve(request: GatewayRequest, input: ReserveInput): Promise<Reservation | Refusal> {
+  private async reserveOnce(request: GatewayRequest, input: ReserveInput): Promise<Reservation | Refusal> {
     try {
       return await this.deps.store.reserve(request.ref as NonNullable<GatewayRequest["ref"]>, input);
     } catch (error) {

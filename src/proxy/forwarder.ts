@@ -60,7 +60,7 @@ export interface ForwarderDeps {
   authenticator: Pick<Authenticator, "resolve">;
   endpoints: Pick<EndpointTable, "classify">;
   pricing: Pick<Pricing, "priceFor">;
-  billing: Pick<RequestBilling, "admit" | "release" | "settle">;
+  billing: Pick<RequestBilling, "admitOnLease" | "reserve" | "release" | "settle">;
   /** What is in flight (shutdown, the keeper and the gauge read it). */
   tracker: Pick<RequestTracker, "begin" | "end">;
   observer: Pick<RequestObserver, "finished" | "refused">;
@@ -129,7 +129,10 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
       const worst = usageClass
         ? worstCase(usageClass, facts.prompt, cap, facts.choices, price, config.estimate)
         : NOTHING;
-      const admitted = await deps.billing.admit(request, credential.hash, check, worst);
+      // On the lease without a promise; else reserved in Redis.
+      const admitted =
+        deps.billing.admitOnLease(request, credential.hash, check, worst) ??
+        (await deps.billing.reserve(request, credential.hash, check, worst));
 
       // From here on the request is admitted: whatever fails before the exchange takes over releases it.
       try {
