@@ -149,13 +149,12 @@ export class LeaseBook {
     hold: LeaseHold,
     result: { duplicate: boolean; lease?: { delta: Micros; live: boolean } } | null,
   ): void {
-    // Every hold this book is told of is one it made.
+    // Every hold a settlement names is one this book admitted.
     if (!(hold instanceof LeaseAdmission)) return;
-    const admission = hold;
-    const { lease } = admission;
-    lease.held -= admission.hold;
+    const { lease } = hold;
+    lease.held -= hold.hold;
     lease.open--;
-    if (result !== null) this.acknowledged.add(lease.ref.accountId, admission.marker);
+    if (result !== null) this.acknowledged.add(lease.ref.accountId, hold.marker);
     if (result === null || result.duplicate || result.lease === undefined) {
       // Whatever the first attempt did to the lease is unknown: stop counting on it.
       this.kill(lease);
