@@ -5,6 +5,7 @@
 
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg, release, totalmem, type } from "node:os";
+import type { FastPathFigures } from "./fast-paths.js";
 import type { InvalidationFigures } from "./invalidation.js";
 
 export const GENERATED_START =
@@ -61,6 +62,8 @@ export interface BenchReport {
   /** How soon the other replica stops admitting a revoked or disabled key on its lease. */
   invalidation?: InvalidationFigures;
   streams?: StreamsReport;
+  /** The fast paths into libraries' insides against the libraries' public ways, in-process (fast-paths.ts). */
+  fastPaths?: FastPathFigures[];
 }
 
 /** One path's figures in the streams scenario, medians over its rounds. */
@@ -190,6 +193,7 @@ export function renderFigures(report: BenchReport): string {
       `${((report.metricsMicros / off.cpu) * 100).toFixed(1)} % of the gateway's CPU per request.`,
     ...(report.invalidation ? ["", ...invalidationLines(report.invalidation)] : []),
     ...(report.streams ? ["", renderStreams(report.streams)] : []),
+    ...(report.fastPaths ? ["", ...fastPathLines(report.fastPaths)] : []),
   ];
   return lines.join("\n");
 }
@@ -240,6 +244,19 @@ export function renderStreams(report: StreamsReport): string {
     ...targetRows("strip", report.strip),
     `| idle resident set after the warm-up, over the bare proxy's | ≤ +40 MiB | +${whole(idleAdded)} MiB | ${met(idleAdded <= 40)} |`,
   ].join("\n");
+}
+
+/** Each fast path is kept while it saves CPU where the gateway uses it (see the comment of each module). */
+function fastPathLines(figures: FastPathFigures[]): string[] {
+  const micros = (n: number) => `${n.toFixed(2)} µs`;
+  return [
+    "| a fast path into a library, against its public way (in-process, CPU) | fast path | public way | saved |",
+    "| --- | --- | --- | --- |",
+    ...figures.map(
+      (f) =>
+        `| ${f.what} | ${micros(f.fast)} | ${micros(f.public)} | ${signedPercent((1 - f.fast / f.public) * 100)} |`,
+    ),
+  ];
 }
 
 function invalidationLines(inv: InvalidationFigures): string[] {

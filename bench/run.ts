@@ -12,7 +12,8 @@
 //     each event's delay from the model server's write, and the proxy's resident set while they are open,
 //   - the invalidation bound: how soon after a revoke or a disable returns the other gateway (both share the
 //     Redis, as two replicas) stops admitting the key on its lease (invalidation.ts),
-//   - and, once the servers have stopped, the CPU time metrics add to a request, measured in-process.
+//   - and, once the servers have stopped, the CPU time metrics add to a request, and what each fast path into
+//     a library saves against the library's public way (fast-paths.ts), measured in-process.
 // Results are medians over the rounds. They are printed, and written into docs/benchmarks.md (between its
 // generated-section markers, with the machine, the date and the command) unless BENCH_WRITE=0.
 //
@@ -27,8 +28,9 @@ import { request } from "node:http";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { freePort, startRedisServer } from "../src/demo/redis-server.js";
-import { buildServiceContext } from "../src/services/context.js";
 import { closeRedis, connectRedis, createRedis } from "../src/store/redis.js";
+import { openStores } from "../src/store/stores.js";
+import { measureFastPaths } from "./fast-paths.js";
 import { measureInvalidation } from "./invalidation.js";
 import { firstByte, fixedRate, median, percentile, saturate, type Target } from "./load.js";
 import { metricsMicrosPerRequest } from "./metrics-cost.js";
@@ -259,7 +261,7 @@ const after = peakRssMiB(gateway.pid as number);
 const changes = createRedis({ url: redis.url }, "cli");
 await connectRedis(changes, { url: redis.url });
 const invalidation = await measureInvalidation({
-  context: buildServiceContext(changes, { prefix: "bench:", timezone: "UTC" }),
+  context: openStores(changes, { prefix: "bench:", timezone: "UTC" }),
   accountId: "bench",
   gateways: [gatewayUrl, `http://127.0.0.1:${plainPort}`],
   trials: INVALIDATION_TRIALS,
@@ -299,6 +301,7 @@ const report: BenchReport = {
   rssAfter: after,
   invalidation,
   streams,
+  fastPaths: await measureFastPaths(SECONDS / 2),
 };
 const figures = renderFigures(report);
 console.log(`\n${figures}\n`);

@@ -3,15 +3,16 @@
 // when an admin token is set.
 
 import type { RequestListener } from "node:http";
-import { GatewayError } from "../errors.js";
-import type { Logger } from "../observability/logger.js";
-import { sendError, sendJson } from "../server/respond.js";
+import type { Logger } from "pino";
+import { GatewayError } from "../core/errors.js";
+import { sendError, sendJson } from "../http/respond.js";
+import { pathOf } from "../http/url-path.js";
 import { AccountUsageService } from "../services/account-usage.js";
 import { AccountService } from "../services/accounts.js";
 import { type AlertOptions, AlertService } from "../services/alerts.js";
-import type { ServiceContext } from "../services/context.js";
 import { KeyService } from "../services/keys.js";
 import { OperatorOverviewService } from "../services/operator-overview.js";
+import type { Stores } from "../store/stores.js";
 import type { AdminCredentials } from "./credentials.js";
 import { openApiDocument } from "./openapi.js";
 import type { AdminServices } from "./route.js";
@@ -21,8 +22,8 @@ import { CONTENT_SECURITY_POLICY, StaticFiles } from "./static.js";
 
 export interface AdminServerOptions {
   credentials: AdminCredentials;
-  /** The service context the gateway shares with its request path. */
-  services: ServiceContext;
+  /** The stores the gateway shares with its request path. */
+  stores: Stores;
   /** An account's balance changed through the admin API (for the metrics' balance gauge). */
   balanceChanged?: (accountId: string, balance: number) => void;
   /** Alert settings: http:// webhooks allowed or not, the operator's webhooks, how test events are sent. */
@@ -41,15 +42,15 @@ const SECURITY_HEADERS = {
 };
 
 export function adminHandler(options: AdminServerOptions): RequestListener {
-  const { services: context } = options;
+  const { stores } = options;
   const services: AdminServices = {
-    accounts: new AccountService(context),
-    keys: new KeyService(context),
-    alerts: new AlertService(context, options.alerts),
-    usage: new AccountUsageService(context),
-    overview: new OperatorOverviewService(context),
-    calendar: context.calendar,
-    now: context.now,
+    accounts: new AccountService(stores),
+    keys: new KeyService(stores),
+    alerts: new AlertService(stores, options.alerts),
+    usage: new AccountUsageService(stores),
+    overview: new OperatorOverviewService(stores),
+    calendar: stores.calendar,
+    now: stores.now,
     ...(options.balanceChanged && { balanceChanged: options.balanceChanged }),
   };
   const router = createAdminRouter(ROUTES, options.credentials, services, options.logger);
@@ -60,7 +61,7 @@ export function adminHandler(options: AdminServerOptions): RequestListener {
 
   return (req, res) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
-    const path = (req.url ?? "/").split("?")[0] as string;
+    const path = pathOf(req.url);
     if (path === "/admin/v1/openapi.json" && req.method === "GET") {
       sendJson(res, 200, document);
       return;

@@ -5,7 +5,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { hashApiKey } from "../auth/api-key.js";
 import { bearerToken } from "../auth/authenticator.js";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 import type { AccountStore } from "../store/account-store.js";
 import type { Actor } from "../store/audit-store.js";
 

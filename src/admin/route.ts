@@ -3,8 +3,8 @@
 // router applies. The routes themselves are in account-routes.ts, key-routes.ts and alert-routes.ts.
 
 import type { z } from "zod";
-import type { PeriodCalendar } from "../billing/periods.js";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
+import type { PeriodCalendar } from "../core/periods.js";
 import type { AccountUsageService } from "../services/account-usage.js";
 import type { AccountService } from "../services/accounts.js";
 import type { AlertService } from "../services/alerts.js";

@@ -3,11 +3,11 @@
 // unknown fields and naming what is wrong — and writes the handler's answer as JSON.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "pino";
 import type { z } from "zod";
-import { asGatewayError, GatewayError } from "../errors.js";
-import type { Logger } from "../observability/logger.js";
-import { readBody } from "../proxy/body.js";
-import { sendCsv, sendError, sendJson } from "../server/respond.js";
+import { asGatewayError, GatewayError } from "../core/errors.js";
+import { readBody } from "../http/body.js";
+import { sendCsv, sendError, sendJson } from "../http/respond.js";
 import type { AdminCredentials } from "./credentials.js";
 import { type AdminServices, authorize, type Route } from "./route.js";
 

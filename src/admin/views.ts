@@ -1,7 +1,7 @@
 // How the admin API shows accounts and keys: an account's view plus whether it has a dashboard token, and a
 // key's complete view (hint, revocation time, period and alert thresholds included) through the Key schema.
 
-import type { PeriodCalendar } from "../billing/periods.js";
+import type { PeriodCalendar } from "../core/periods.js";
 import { Key, serializerFor } from "../services/key-schema.js";
 import { accountView, completeKeyView } from "../services/views.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";

@@ -8,10 +8,10 @@ import { type LoadedConfig, loadConfig, type Override } from "../config/load.js"
 import type { Config } from "../config/schema.js";
 import { AccountService } from "../services/accounts.js";
 import { AlertService } from "../services/alerts.js";
-import { buildServiceContext, type ServiceContext } from "../services/context.js";
 import { KeyService } from "../services/keys.js";
 import { UsageService } from "../services/usage.js";
 import { closeRedis, createRedis, explainConnectFailures } from "../store/redis.js";
+import { openStores, type Stores } from "../store/stores.js";
 
 export interface CommonOptions {
   config?: string;
@@ -25,7 +25,7 @@ type ManagementConfig = Pick<Config, (typeof MANAGEMENT_SECTIONS)[number]>;
 
 export interface Session {
   config: ManagementConfig;
-  context: ServiceContext;
+  stores: Stores;
   accounts: AccountService;
   keys: KeyService;
   usage: UsageService;
@@ -56,7 +56,7 @@ export async function withSession<T>(
   const redis = createRedis(config.redis, "cli");
   const failures = explainConnectFailures(redis, config.redis);
   try {
-    const context = buildServiceContext(redis, {
+    const stores = openStores(redis, {
       prefix: config.redis.prefix,
       timezone: config.billing.timezone,
       events: {
@@ -66,11 +66,11 @@ export async function withSession<T>(
     });
     return await work({
       config,
-      context,
-      accounts: new AccountService(context),
-      keys: new KeyService(context),
-      usage: new UsageService(context),
-      alerts: new AlertService(context, {
+      stores,
+      accounts: new AccountService(stores),
+      keys: new KeyService(stores),
+      usage: new UsageService(stores),
+      alerts: new AlertService(stores, {
         allowHttp: config.alerts.allowHttp,
         thresholds: config.alerts.thresholds,
         sender: {

@@ -1,7 +1,7 @@
 // Rules for what operators and account owners may write, shared by the CLI and the admin API so that both
 // refuse the same input with the same message. Each check names the field it refuses.
 
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 
 const ACCOUNT_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const KEY_ID = /^key_[0-9a-z]{20}$/;

@@ -2,8 +2,8 @@
 // JSON numbers (exact to the micro-ruble), times ISO-8601 UTC.
 
 import type { z } from "zod";
-import { type Micros, rublesForJson } from "../billing/money.js";
-import type { PeriodCalendar } from "../billing/periods.js";
+import { type Micros, rublesForJson } from "../core/money.js";
+import type { PeriodCalendar } from "../core/periods.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
 import { LATENCY_BUCKETS_MS } from "../store/settle-script.js";
 import type { UsageCounters } from "../store/usage-store.js";

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { AdminCredentials } from "../../src/admin/credentials.js";
 import type { AdminServices, Call, Route } from "../../src/admin/route.js";
 import { createAdminRouter } from "../../src/admin/router.js";
-import { GatewayError } from "../../src/errors.js";
+import { GatewayError } from "../../src/core/errors.js";
 import { ACTOR } from "../helpers/actor.js";
 import { type Listening, listen } from "../helpers/http.js";
 import { captureLogs } from "../helpers/logs.js";

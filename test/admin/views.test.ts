@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import * as S from "../../src/admin/schemas.js";
 import { adminAccountView, adminKeyView } from "../../src/admin/views.js";
-import { PeriodCalendar } from "../../src/billing/periods.js";
+import { PeriodCalendar } from "../../src/core/periods.js";
 import { keyView } from "../../src/services/views.js";
 import { accountRecord, keyRecord } from "../helpers/records.js";
 

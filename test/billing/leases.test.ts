@@ -5,9 +5,9 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FACTS_MAX_AGE_MS, IDLE_MS, type LeaseAdmission, LeaseBook } from "../../src/billing/leases.js";
-import { parseRubles } from "../../src/billing/money.js";
-import type { ModelCheck } from "../../src/store/billing-store.js";
-import type { KeyRef } from "../../src/store/key-store.js";
+import type { KeyRef } from "../../src/core/key-ref.js";
+import type { ModelCheck } from "../../src/core/model-check.js";
+import { parseRubles } from "../../src/core/money.js";
 import type { LeaseGrant } from "../../src/store/lease-script.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
@@ -83,9 +83,13 @@ async function settle(ref: KeyRef, admission: LeaseAdmission, cost: number) {
     periods: store.calendar.at(now),
     day: store.calendar.dayOf(now),
     now,
-    lease: book.holdOf(admission),
+    leaseHold: admission,
   };
-  const [result] = await store.billing.settleMany("acme", [{ ref, input }], book.acknowledged.take("acme"));
+  const [result] = await store.billing.settleMany(
+    "acme",
+    [{ ...input, ref }],
+    book.acknowledged.take("acme"),
+  );
   book.settled(admission, result ?? null);
   await book.idle(5000);
   return result;

@@ -8,8 +8,8 @@ import { once } from "node:events";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseRubles } from "../../src/billing/money.js";
 import { costOf } from "../../src/billing/pricing.js";
+import { parseRubles } from "../../src/core/money.js";
 import { demoCompletionTokens, demoPromptTokens } from "../../src/demo/demo-upstream.js";
 import { waitUntil } from "../helpers/wait.js";
 

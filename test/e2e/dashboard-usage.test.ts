@@ -12,7 +12,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatRubles, plainSpaces } from "../../src/admin/ui/i18n/format.js";
 import { MESSAGES } from "../../src/admin/ui/i18n/lookup.js";
-import { readRubles } from "../../src/billing/money.js";
+import { readRubles } from "../../src/core/money.js";
 import { ACTOR } from "../helpers/actor.js";
 import { expectAccessible } from "../helpers/axe.js";
 import { launchChromium, watchedPage } from "../helpers/chromium.js";

@@ -3,9 +3,9 @@
 // other classes carrying no output rules. How requests are classified with it is endpoints.test.ts.
 
 import { describe, expect, it } from "vitest";
+import { ENDPOINT_CLASSES } from "../../src/core/endpoint-classes.js";
 import {
   BUILT_IN_ENDPOINTS,
-  ENDPOINT_CLASSES,
   free,
   generation,
   inputOnly,

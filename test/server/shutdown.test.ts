@@ -4,6 +4,7 @@
 
 import { Agent, request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
+import { GatewayRequest } from "../../src/core/request.js";
 import { RequestTracker } from "../../src/proxy/request-tracker.js";
 import { drain } from "../../src/server/shutdown.js";
 import { type Listening, listen } from "../helpers/http.js";
@@ -49,7 +50,8 @@ describe("drain", () => {
     );
     // A request still in flight keeps the drain going for its drain time: the idle connection must not wait.
     const tracker = new RequestTracker();
-    const inFlight = tracker.begin();
+    const inFlight = new GatewayRequest("req", "POST", "/v1/chat/completions", 0);
+    tracker.begin(inFlight);
     const started = performance.now();
     const draining = drain(server.server, tracker, DRAIN_MS, captureLogs().logger);
     await closed;
@@ -62,7 +64,8 @@ describe("drain", () => {
   it("waits for the requests in flight to finish, without aborting them", async () => {
     server = await listen(() => {});
     const tracker = new RequestTracker();
-    const tracked = tracker.begin();
+    const tracked = new GatewayRequest("req", "POST", "/v1/chat/completions", 0);
+    tracker.begin(tracked);
     let aborted = false;
     tracked.exchange = {
       abortForShutdown: () => {
@@ -87,7 +90,8 @@ describe("drain", () => {
     const tracker = new RequestTracker();
     const ending: string[] = [];
     for (const name of ["a", "b"]) {
-      const tracked = tracker.begin();
+      const tracked = new GatewayRequest(name, "POST", "/v1/chat/completions", 0);
+      tracker.begin(tracked);
       tracked.exchange = {
         abortForShutdown: () => {
           ending.push(name);

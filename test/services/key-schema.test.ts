@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import { adminKeyView } from "../../src/admin/views.js";
-import { PeriodCalendar } from "../../src/billing/periods.js";
+import { PeriodCalendar } from "../../src/core/periods.js";
 import { CLIENT_KEY_FIELDS, LISTED_KEY_FIELDS } from "../../src/services/key-fields.js";
 import { ClientKey, Key, ListedKey, serializerFor } from "../../src/services/key-schema.js";
 import { completeKeyView, keyListView, keyView } from "../../src/services/views.js";

@@ -1,9 +1,9 @@
 // What a person types into the dashboard's forms, checked in the page so that a mistake is shown at once,
 // next to its field. The rules themselves are the server's (src/services/validate.ts, lifetime.ts and
-// src/billing/money.ts), imported here: the page only maps their verdicts to messages in the page's language.
+// src/core/money.ts), imported here: the page only maps their verdicts to messages in the page's language.
 // The server stays the authority and its own message is shown if it still refuses.
 
-import { readRubles } from "../../../billing/money.js";
+import { readRubles } from "../../../core/money.js";
 import { readLifetime } from "../../../services/lifetime.js";
 import {
   isAccountId,

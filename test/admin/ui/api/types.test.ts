@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { clientKeyView, type Key } from "../../../../src/admin/ui/api/types.js";
 import { adminKeyView } from "../../../../src/admin/views.js";
-import { PeriodCalendar } from "../../../../src/billing/periods.js";
+import { PeriodCalendar } from "../../../../src/core/periods.js";
 import { keyView } from "../../../../src/services/views.js";
 import { keyRecord } from "../../../helpers/records.js";
 

@@ -3,7 +3,7 @@
 // as the API gives them (rubles exact to the micro-ruble); the stacks are summed in micro-rubles so that a day's
 // stacks add up to its total exactly.
 
-import { microsFromJson } from "../../../../billing/money.js";
+import { microsFromJson } from "../../../../core/money.js";
 import type { AccountUsage } from "../../api/types.js";
 
 export type GroupBy = "key" | "model";

@@ -1,7 +1,7 @@
 // A key's budget alert thresholds: shown, changed, set back to the gateway's defaults or turned off.
 
 import { useState } from "preact/hooks";
-import { readThresholdList } from "../../../../alerts/thresholds.js";
+import { readThresholdList } from "../../../../core/thresholds.js";
 import { api } from "../../api/endpoints.js";
 import type { Key } from "../../api/types.js";
 import { ErrorNote, Status } from "../../components/notes.js";
