@@ -7,9 +7,9 @@
 // left. docs/leases.md states the bound (50 ms, never more than 100 ms).
 
 import { Pool } from "undici";
-import type { ServiceContext } from "../src/services/context.js";
 import { KeyService } from "../src/services/keys.js";
 import type { Actor } from "../src/store/audit-store.js";
+import type { Stores } from "../src/store/stores.js";
 
 export interface InvalidationFigures {
   trials: number;
@@ -49,7 +49,7 @@ async function send(client: Pool, key: string): Promise<number> {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 export async function measureInvalidation(options: {
-  context: ServiceContext;
+  context: Stores;
   accountId: string;
   /** Two replicas' URLs: the change is made while the second one serves the key from its lease. */
   gateways: [string, string];

@@ -3,8 +3,8 @@
 // End-to-end runs on a shared 2-core machine vary by more than this whole cost, so it is measured here alone.
 
 import { performance } from "node:perf_hooks";
+import { GatewayRequest } from "../src/core/request.js";
 import { Metrics } from "../src/observability/metrics.js";
-import { emptyRecord } from "../src/observability/request-record.js";
 
 const WARM_UP = 200_000;
 const ITERATIONS = 500_000;
@@ -21,18 +21,14 @@ export function metricsMicrosPerRequest(): number {
       now: Date.now,
     },
   );
-  const record = emptyRecord({
-    requestId: "bench",
-    method: "POST",
-    path: "/v1/chat/completions",
+  const record = Object.assign(new GatewayRequest("bench", "POST", "/v1/chat/completions", 0), {
     status: 200,
-    outcome: "completed",
+    outcome: "completed" as const,
     endedAt: Date.now(),
     model: "demo-small",
-    accountId: "bench",
-    keyId: "key_00000000000000000000",
+    ref: { accountId: "bench", keyId: "key_00000000000000000000" },
     keyName: "bench",
-    endpointClass: "generation",
+    endpointClass: "generation" as const,
     promptTokens: 12,
     completionTokens: 16,
     cost: 28,

@@ -5,6 +5,7 @@
 
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg, release, totalmem, type } from "node:os";
+import type { FastPathFigures } from "./fast-paths.js";
 import type { InvalidationFigures } from "./invalidation.js";
 
 export const GENERATED_START =
@@ -60,6 +61,39 @@ export interface BenchReport {
   rssAfter: number;
   /** How soon the other replica stops admitting a revoked or disabled key on its lease. */
   invalidation?: InvalidationFigures;
+  streams?: StreamsReport;
+  /** The fast paths into libraries' insides against the libraries' public ways, in-process (fast-paths.ts). */
+  fastPaths?: FastPathFigures[];
+}
+
+/** One path's figures in the streams scenario, medians over its rounds. */
+export interface StreamFigures {
+  /** CPU per streamed event of every process serving it (model server, proxy, Redis), µs. */
+  treeCpu: number;
+  /** CPU per streamed event of the proxy alone, µs; null for the model server asked directly. */
+  proxyCpu: number | null;
+  /** Each event's delay from the model server's write to the client, ms. */
+  p50: number;
+  p99: number;
+  /** The proxy's peak resident set while the streams were open, MiB. */
+  peakRss: number | null;
+  /** What each open stream adds to the proxy's resident set, KiB. */
+  rssPerStream: number | null;
+}
+
+export interface StreamsReport {
+  streams: number;
+  chunks: number;
+  intervalMs: number;
+  rounds: number;
+  direct: StreamFigures;
+  bare: StreamFigures;
+  /** The gateway when the client asks for usage itself: it only scans the stream. */
+  scan: StreamFigures;
+  /** The gateway when it adds the usage request itself, and takes its answer out of the stream. */
+  strip: StreamFigures;
+  /** Resident sets (MiB) of the bare proxy and the gateway once serving, and after the warm-up. */
+  idle: { start: { bare: number; gateway: number }; afterWarmup: { bare: number; gateway: number } };
 }
 
 export function describeMachine(loadAtStart = loadavg()[0] ?? 0): Machine {
@@ -158,8 +192,71 @@ export function renderFigures(report: BenchReport): string {
       `In-process, the metrics calls of one request cost ${report.metricsMicros.toFixed(1)} µs of CPU, ` +
       `${((report.metricsMicros / off.cpu) * 100).toFixed(1)} % of the gateway's CPU per request.`,
     ...(report.invalidation ? ["", ...invalidationLines(report.invalidation)] : []),
+    ...(report.streams ? ["", renderStreams(report.streams)] : []),
+    ...(report.fastPaths ? ["", ...fastPathLines(report.fastPaths)] : []),
   ];
   return lines.join("\n");
+}
+
+/** The streams scenario's tables: every path, then the gateway's targets against the bare proxy. */
+export function renderStreams(report: StreamsReport): string {
+  const { bare, idle } = report;
+  const us = (n: number | null) => (n === null ? "—" : `${n.toFixed(1)} µs`);
+  const mib = (n: number | null) => (n === null ? "—" : `${whole(n)} MiB`);
+  const kib = (n: number | null) => (n === null ? "—" : `${whole(n)} KiB`);
+  const paths: [string, StreamFigures][] = [
+    ["direct to the model server", report.direct],
+    ["bare http-proxy-3", bare],
+    ["tunnel-gateway, the client asks for usage (scan)", report.scan],
+    ["tunnel-gateway, the gateway adds the usage request (strip)", report.strip],
+  ];
+  const ratio = (x: number, y: number) => `${(x / y).toFixed(2)}×`;
+  const targetRows = (mode: string, gw: StreamFigures) => [
+    `| CPU per event of the serving processes, ${mode} | ≤ 1.25× | ${ratio(gw.treeCpu, bare.treeCpu)} | ${met(gw.treeCpu / bare.treeCpu <= 1.25)} |`,
+    `| event delay p50 added, ${mode} | ≤ +0.15 ms | ${signedMs(gw.p50 - bare.p50)} | ${met(gw.p50 - bare.p50 <= 0.15)} |`,
+    `| event delay p99, ${mode} | ≤ 1.2× | ${ratio(gw.p99, bare.p99)} | ${met(gw.p99 / bare.p99 <= 1.2)} |`,
+    ...(gw.rssPerStream !== null && bare.rssPerStream !== null
+      ? [
+          `| resident set per open stream, ${mode} | ≤ 2× | ${kib(gw.rssPerStream)} against ${kib(bare.rssPerStream)} | ${met(gw.rssPerStream <= 2 * Math.max(bare.rssPerStream, 1))} |`,
+        ]
+      : []),
+  ];
+  const idleAdded = idle.afterWarmup.gateway - idle.afterWarmup.bare;
+  return [
+    `Streams: ${report.streams} streams at once of ${report.chunks} events each, one every ${report.intervalMs} ms ` +
+      `(${whole((report.streams * 1000) / report.intervalMs)} events/s), ${report.rounds} interleaved rounds, medians. ` +
+      "An event's delay runs from the model server's write to the client's read; the serving processes are the " +
+      "model server, the proxy and, for the gateway, Redis.",
+    "",
+    "| path | CPU per event, serving processes | CPU per event, proxy alone | delay p50 | delay p99 | peak RSS | RSS per open stream |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    ...paths.map(
+      ([name, r]) =>
+        `| ${name} | ${us(r.treeCpu)} | ${us(r.proxyCpu)} | ${ms(r.p50)} | ${ms(r.p99)} | ${mib(r.peakRss)} | ${kib(r.rssPerStream)} |`,
+    ),
+    "",
+    `Idle resident set: bare proxy ${mib(idle.start.bare)} once serving, ${mib(idle.afterWarmup.bare)} after the ` +
+      `warm-up; gateway ${mib(idle.start.gateway)} and ${mib(idle.afterWarmup.gateway)}.`,
+    "",
+    "| the gateway's streams against the bare proxy | target | this run | |",
+    "| --- | --- | --- | --- |",
+    ...targetRows("scan", report.scan),
+    ...targetRows("strip", report.strip),
+    `| idle resident set after the warm-up, over the bare proxy's | ≤ +40 MiB | +${whole(idleAdded)} MiB | ${met(idleAdded <= 40)} |`,
+  ].join("\n");
+}
+
+/** Each fast path is kept while it saves CPU where the gateway uses it (see the comment of each module). */
+function fastPathLines(figures: FastPathFigures[]): string[] {
+  const micros = (n: number) => `${n.toFixed(2)} µs`;
+  return [
+    "| a fast path into a library, against its public way (in-process, CPU) | fast path | public way | saved |",
+    "| --- | --- | --- | --- |",
+    ...figures.map(
+      (f) =>
+        `| ${f.what} | ${micros(f.fast)} | ${micros(f.public)} | ${signedPercent((1 - f.fast / f.public) * 100)} |`,
+    ),
+  ];
 }
 
 function invalidationLines(inv: InvalidationFigures): string[] {

@@ -6,16 +6,21 @@
 //     (and Redis) meanwhile: steadier than latency on a shared machine, so it decides the metrics' cost,
 //   - maximum throughput,
 //   - time to first byte of a streamed chat completion,
-//   - the gateway's peak memory while a 256 MiB response streams through it,
+//   - the gateway's peak memory while a 256 MiB response streams through it, and its resident set when idle,
+//     after start-up and after the warm-up, beside the bare proxy's,
+//   - the streams scenario (streams.ts): many long streams at once through each path, CPU per streamed event,
+//     each event's delay from the model server's write, and the proxy's resident set while they are open,
 //   - the invalidation bound: how soon after a revoke or a disable returns the other gateway (both share the
 //     Redis, as two replicas) stops admitting the key on its lease (invalidation.ts),
-//   - and, once the servers have stopped, the CPU time metrics add to a request, measured in-process.
+//   - and, once the servers have stopped, the CPU time metrics add to a request, and what each fast path into
+//     a library saves against the library's public way (fast-paths.ts), measured in-process.
 // Results are medians over the rounds. They are printed, and written into docs/benchmarks.md (between its
 // generated-section markers, with the machine, the date and the command) unless BENCH_WRITE=0.
 //
 // BENCH_BASELINE=<another checkout>/dist/cli.js adds that build's gateway (metrics on) as one more path,
 // measured interleaved with the others, for an A/B comparison of two versions; its figures are printed
-// beside the gateway's, and the page is not written.
+// beside the gateway's, and the page is not written. BENCH_ONLY=streams runs the streams scenario alone
+// (printed, the page not written); BENCH_STREAMS, BENCH_CHUNKS and BENCH_CHUNK_MS set its shape.
 
 import type { ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -23,8 +28,9 @@ import { request } from "node:http";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { freePort, startRedisServer } from "../src/demo/redis-server.js";
-import { buildServiceContext } from "../src/services/context.js";
 import { closeRedis, connectRedis, createRedis } from "../src/store/redis.js";
+import { openStores } from "../src/store/stores.js";
+import { measureFastPaths } from "./fast-paths.js";
 import { measureInvalidation } from "./invalidation.js";
 import { firstByte, fixedRate, median, percentile, saturate, type Target } from "./load.js";
 import { metricsMicrosPerRequest } from "./metrics-cost.js";
@@ -35,16 +41,28 @@ import {
   describeMachine,
   type PathFigures,
   renderFigures,
+  renderStreams,
   replaceGenerated,
+  type StreamFigures,
+  type StreamsReport,
 } from "./report.js";
 import { children, cpuMicros, createBenchKeys, forkServer, spawnGateway } from "./servers.js";
+import { measureStreams, rssMiB, type StreamRound, type StreamTarget } from "./streams.js";
 
 // Four rounds by default: with the order rotating, each path is measured once in each position.
 const DEFAULTS = { rounds: 4, seconds: 5 };
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? DEFAULTS.rounds);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? DEFAULTS.seconds);
 const BASELINE = process.env.BENCH_BASELINE;
-const WRITE_PAGE = process.env.BENCH_WRITE !== "0" && BASELINE === undefined;
+const STREAMS_ONLY = process.env.BENCH_ONLY === "streams";
+const WRITE_PAGE = process.env.BENCH_WRITE !== "0" && BASELINE === undefined && !STREAMS_ONLY;
+const STREAMS = {
+  streams: Number(process.env.BENCH_STREAMS ?? 200),
+  chunks: Number(process.env.BENCH_CHUNKS ?? 100),
+  intervalMs: Number(process.env.BENCH_CHUNK_MS ?? 20),
+};
+/** Rounds of the streams scenario: each one is a few seconds per path. */
+const STREAM_ROUNDS = Number(process.env.BENCH_STREAM_ROUNDS ?? 3);
 const PAGE = join(import.meta.dirname, "../docs/benchmarks.md");
 const loadAtStart = loadavg()[0] ?? 0;
 // A page without its markers would be found out only after the whole run: check it first.
@@ -128,10 +146,14 @@ const results = new Map(
   ]),
 );
 
+// Idle memory: each proxy's resident set once it serves, and again after the warm-up.
+const idleAtStart = { bare: rssMiB(bareProcess.pid as number), gateway: rssMiB(gateway.pid as number) };
+
 // Warm-up: connections, JIT, the gateway's key cache.
 for (const t of targets) await fixedRate(t, BODY, RATE, 2);
+const idleAfterWarmup = { bare: rssMiB(bareProcess.pid as number), gateway: rssMiB(gateway.pid as number) };
 
-for (let round = 1; round <= ROUNDS; round++) {
+for (let round = 1; round <= (STREAMS_ONLY ? 0 : ROUNDS); round++) {
   process.stderr.write(`round ${round}/${ROUNDS}\n`);
   // The order rotates every round: a path measured right after another one's saturation run came out a few
   // percent slower, so no path may always follow the same one.
@@ -148,6 +170,70 @@ for (let round = 1; round <= ROUNDS; round++) {
   for (const t of order) results.get(t.name)!.rps.push(await saturate(t, BODY, WORKERS, SECONDS));
   for (const t of order)
     results.get(t.name)!.ttfb.push(median(await firstByte(t, STREAM_BODY, TTFB_SAMPLES)));
+}
+
+// Streams: the same processes, each path in turn, the order rotating every round.
+const auth = { authorization: `Bearer ${key}` };
+const streamTargets: StreamTarget[] = [
+  { name: "direct", url: upstream, headers: {}, asksUsage: true, proxy: null, tree: [upstreamProcess] },
+  {
+    name: "bare proxy",
+    url: `http://127.0.0.1:${barePort}`,
+    headers: {},
+    asksUsage: true,
+    proxy: bareProcess,
+    tree: [upstreamProcess, bareProcess],
+  },
+  ...[gateway, ...(baseline ? [baseline] : [])].flatMap((server) => {
+    const label = server === gateway ? "gateway" : "baseline gateway";
+    const url = server === gateway ? gatewayUrl : `http://127.0.0.1:${baselinePort}`;
+    const tree = [upstreamProcess, server, redis.process];
+    return [
+      { name: `${label}, scan`, url, headers: auth, asksUsage: true, proxy: server, tree },
+      { name: `${label}, strip`, url, headers: auth, asksUsage: false, proxy: server, tree },
+    ];
+  }),
+];
+const streamResults = new Map<string, StreamRound[]>(streamTargets.map((t) => [t.name, []]));
+for (let round = 1; round <= STREAM_ROUNDS; round++) {
+  process.stderr.write(`streams round ${round}/${STREAM_ROUNDS}\n`);
+  const shift = round % streamTargets.length;
+  for (const t of [...streamTargets.slice(shift), ...streamTargets.slice(0, shift)]) {
+    const figures = await measureStreams(t, STREAMS);
+    if (figures.failed > 0) throw new Error(`${t.name}: ${figures.failed} streams were refused`);
+    streamResults.get(t.name)!.push(figures);
+  }
+}
+const streamRow = (name: string): StreamFigures => {
+  const rounds = streamResults.get(name)!;
+  const med = (pick: (r: StreamRound) => number) => median(rounds.map(pick));
+  return {
+    treeCpu: med((r) => r.treeCpu),
+    proxyCpu: rounds[0]?.proxyCpu === null ? null : med((r) => r.proxyCpu as number),
+    p50: med((r) => r.p50),
+    p99: med((r) => r.p99),
+    peakRss: rounds[0]?.peakRss === null ? null : med((r) => r.peakRss as number),
+    rssPerStream:
+      rounds[0]?.peakRss === null
+        ? null
+        : med((r) => (((r.peakRss as number) - (r.rssBefore as number)) * 1024) / STREAMS.streams),
+  };
+};
+const streams: StreamsReport = {
+  ...STREAMS,
+  rounds: STREAM_ROUNDS,
+  direct: streamRow("direct"),
+  bare: streamRow("bare proxy"),
+  scan: streamRow("gateway, scan"),
+  strip: streamRow("gateway, strip"),
+  idle: { start: idleAtStart, afterWarmup: idleAfterWarmup },
+};
+if (STREAMS_ONLY) {
+  console.log(`\n${renderStreams(streams)}\n`);
+  if (baseline) printStreamsAB(streamRow("baseline gateway, scan"), streamRow("baseline gateway, strip"));
+  for (const child of children) child.kill("SIGTERM");
+  await redis.stop();
+  process.exit(0);
 }
 
 // Memory: the gateway's peak resident set while 256 MiB stream through it.
@@ -175,7 +261,7 @@ const after = peakRssMiB(gateway.pid as number);
 const changes = createRedis({ url: redis.url }, "cli");
 await connectRedis(changes, { url: redis.url });
 const invalidation = await measureInvalidation({
-  context: buildServiceContext(changes, { prefix: "bench:", timezone: "UTC" }),
+  context: openStores(changes, { prefix: "bench:", timezone: "UTC" }),
   accountId: "bench",
   gateways: [gatewayUrl, `http://127.0.0.1:${plainPort}`],
   trials: INVALIDATION_TRIALS,
@@ -214,6 +300,8 @@ const report: BenchReport = {
   rssBefore: before,
   rssAfter: after,
   invalidation,
+  streams,
+  fastPaths: await measureFastPaths(SECONDS / 2),
 };
 const figures = renderFigures(report);
 console.log(`\n${figures}\n`);
@@ -229,6 +317,21 @@ if (baseline) {
       `  max req/s        ${a.rps.toFixed(0)} → ${b.rps.toFixed(0)} (${change(a.rps, b.rps)})\n` +
       `  stream TTFB      ${a.ttfb.toFixed(2)} → ${b.ttfb.toFixed(2)} ms`,
   );
+  printStreamsAB(streamRow("baseline gateway, scan"), streamRow("baseline gateway, strip"));
+}
+
+/** The streams scenario's A/B lines: the baseline build against this one, scan and strip mode. */
+function printStreamsAB(scan: StreamFigures, strip: StreamFigures): void {
+  for (const [mode, a, b] of [
+    ["scan", scan, streams.scan],
+    ["strip", strip, streams.strip],
+  ] as const) {
+    console.log(
+      `A/B streams (${mode}): proxy CPU per event ${a.proxyCpu?.toFixed(1)} → ${b.proxyCpu?.toFixed(1)} µs, ` +
+        `tree ${a.treeCpu.toFixed(1)} → ${b.treeCpu.toFixed(1)} µs, p50 ${a.p50.toFixed(2)} → ${b.p50.toFixed(2)} ms, ` +
+        `p99 ${a.p99.toFixed(2)} → ${b.p99.toFixed(2)} ms, peak RSS ${a.peakRss?.toFixed(0)} → ${b.peakRss?.toFixed(0)} MiB`,
+    );
+  }
 }
 if (WRITE_PAGE) {
   writeFileSync(PAGE, replaceGenerated(readFileSync(PAGE, "utf8"), figures));

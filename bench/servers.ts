@@ -10,10 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { AccountService } from "../src/services/accounts.js";
-import { buildServiceContext } from "../src/services/context.js";
 import { KeyService } from "../src/services/keys.js";
 import type { Actor } from "../src/store/audit-store.js";
 import { closeRedis, connectRedis, createRedis } from "../src/store/redis.js";
+import { openStores } from "../src/store/stores.js";
 
 /** The Node flags of the gateway's container image (see Dockerfile): every Node server runs with them. */
 const NODE_OPTIONS = "--max-semi-space-size=64";
@@ -99,7 +99,7 @@ export async function spawnGateway(options: GatewayOptions): Promise<ChildProces
 export async function createBenchKeys(redisUrl: string): Promise<{ key: string; limitedKey: string }> {
   const admin = createRedis({ url: redisUrl }, "cli");
   await connectRedis(admin, { url: redisUrl });
-  const context = buildServiceContext(admin, { prefix: "bench:", timezone: "UTC" });
+  const context = openStores(admin, { prefix: "bench:", timezone: "UTC" });
   const operator: Actor = { kind: "cli" };
   await new AccountService(context).create({ id: "bench", balance: "999999999" }, operator);
   const keys = new KeyService(context);

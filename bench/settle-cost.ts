@@ -8,9 +8,9 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { startRedisServer } from "../src/demo/redis-server.js";
 import { AccountService } from "../src/services/accounts.js";
-import { buildServiceContext } from "../src/services/context.js";
 import { KeyService } from "../src/services/keys.js";
 import type { Actor } from "../src/store/audit-store.js";
+import { openStores } from "../src/store/stores.js";
 
 const BATCH = 50;
 const PER_ROUND = 5000;
@@ -18,7 +18,7 @@ const ROUNDS = 4;
 
 const server = await startRedisServer();
 const redis = new Redis(server.url);
-const ctx = buildServiceContext(redis, { prefix: "bench:", timezone: "UTC" });
+const ctx = openStores(redis, { prefix: "bench:", timezone: "UTC" });
 const actor: Actor = { kind: "cli" };
 await new AccountService(ctx).create({ id: "acme", balance: "1000000" }, actor);
 const { record } = await new KeyService(ctx).create({ accountId: "acme", name: "bench" }, actor);
@@ -51,21 +51,19 @@ async function round(model: string | null, count: number): Promise<number> {
       });
       batch.push({
         ref,
-        input: {
-          reservationId,
-          logEntry: "{}",
-          logEntryWithBodies: "",
-          model,
-          cost: 1000,
-          promptTokens: 10,
-          completionTokens: 20,
-          failed: false,
-          estimated: false,
-          latencyMs: 5,
-          periods,
-          day: ctx.calendar.dayOf(now),
-          now,
-        },
+        reservationId,
+        logEntry: "{}",
+        logEntryWithBodies: "",
+        model,
+        cost: 1000,
+        promptTokens: 10,
+        completionTokens: 20,
+        failed: false,
+        estimated: false,
+        latencyMs: 5,
+        periods,
+        day: ctx.calendar.dayOf(now),
+        now,
       });
     }
     const before = await redisCpuSeconds();

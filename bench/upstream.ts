@@ -1,8 +1,10 @@
 // The benchmark's model server, in a process of its own: the demo upstream (answering at once), plus
-// /v1/large, a response of LARGE_BYTES to show that the gateway's memory does not grow with response size.
+// /v1/large, a response of LARGE_BYTES to show that the gateway's memory does not grow with response size,
+// and the streams scenario's timed streams for the model bench-stream (stream-source.ts).
 
 import { createServer } from "node:http";
 import { answerDemoRequest, readRequestBody } from "../src/demo/demo-upstream.js";
+import { STREAM_MODEL, streamAnswer, streamRequestOf } from "./stream-source.js";
 
 const port = Number(process.argv[2]);
 const LARGE_BYTES = 256 << 20;
@@ -23,6 +25,10 @@ createServer(async (req, res) => {
     };
     pump();
     return;
+  }
+  if (body.includes(STREAM_MODEL)) {
+    const stream = streamRequestOf(JSON.parse(body.toString("utf8")));
+    if (stream) return streamAnswer(res, stream);
   }
   await answerDemoRequest(req, res, body, { defaultCompletionTokens: 16 });
 }).listen(port, "127.0.0.1", () => process.send?.("ready"));

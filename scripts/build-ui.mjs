@@ -1,6 +1,8 @@
 // Builds the dashboard (src/admin/ui) into dist/admin/ui: one minified, content-hashed JS bundle and one
-// CSS bundle (uPlot's stylesheet included) under assets/, and index.html pointing at them. The admin
-// listener serves index.html uncached and the assets as immutable, so every build clears the old assets.
+// CSS bundle under assets/, and index.html pointing at them. The CSS bundle is uPlot's stylesheet and then
+// styles/dashboard.css, whose @imports of one stylesheet per component or view esbuild inlines in their order
+// (so the page loads one stylesheet, and the cascade is the order dashboard.css lists). The admin listener
+// serves index.html uncached and the assets as immutable, so every build clears the old assets.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { gzipSync } from "node:zlib";

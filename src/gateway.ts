@@ -10,22 +10,24 @@
 import { createServer, type Server } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
 import { adminHandler } from "./admin/admin-server.js";
 import { createDeliveryWorker } from "./alerts/create-worker.js";
 import type { DeliveryWorker } from "./alerts/delivery-worker.js";
 import { operatorEndpoints } from "./alerts/endpoints.js";
 import { Authenticator } from "./auth/authenticator.js";
-import { createLeases } from "./billing/lease-service.js";
+import { createLeases, type LeaseService } from "./billing/lease-service.js";
 import { Pricing } from "./billing/pricing.js";
+import { RequestBilling } from "./billing/request-billing.js";
 import { ReservationKeeper } from "./billing/reservation-keeper.js";
 import { SettlementQueue } from "./billing/settlement-queue.js";
 import type { Config } from "./config/schema.js";
-import type { GatewayError } from "./errors.js";
+import type { GatewayError } from "./core/errors.js";
 import { buildIdentity } from "./identity/identity.js";
 import { providerSecrets as oidcSecrets } from "./identity/oidc.js";
 import { identitySettings, signInConfigured } from "./identity/settings.js";
 import { type GatewayMetrics, NO_METRICS } from "./observability/gateway-metrics.js";
-import { createLogger, type Logger } from "./observability/logger.js";
+import { createLogger } from "./observability/logger.js";
 import { Metrics } from "./observability/metrics.js";
 import { metricsHandler } from "./observability/metrics-server.js";
 import { createObserver } from "./observability/observer.js";
@@ -34,7 +36,6 @@ import { createForwarder } from "./proxy/forwarder.js";
 import { RequestTracker } from "./proxy/request-tracker.js";
 import { probeUpstream } from "./proxy/upstream-probe.js";
 import { answerClientErrors } from "./server/client-errors.js";
-import type { GatewayContext } from "./server/context.js";
 import { bindAll, type Listener } from "./server/listeners.js";
 import { createPublicHandler } from "./server/public-server.js";
 import { readinessOf } from "./server/readiness.js";
@@ -42,9 +43,9 @@ import { drain } from "./server/shutdown.js";
 import { serveWhileStarting, startingAdminHandler, startingPublicHandler } from "./server/starting.js";
 import { loadTls, watchTls } from "./server/tls-files.js";
 import { TransportSecurity } from "./server/transport-security.js";
-import { buildServiceContext } from "./services/context.js";
 import { closeRedis, createRedis, describeRedis, type RedisClient } from "./store/redis.js";
 import { startRedis } from "./store/redis-startup.js";
+import { openStores } from "./store/stores.js";
 
 export interface GatewayOptions {
   config: Config;
@@ -73,7 +74,8 @@ export interface Gateway {
   server: Server;
   redis: RedisClient;
   metrics: GatewayMetrics;
-  context: GatewayContext;
+  /** The replica's admission leases; null where they are off. */
+  leases: LeaseService | null;
   /** The replica's alert delivery worker (started once Redis serves). */
   alerts: DeliveryWorker;
   /** Resolves once Redis is connected and has passed the start-up checks: from then on requests are served. */
@@ -134,7 +136,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const observer = createObserver(logger, metrics, {
     logBodies: config.logging.bodies ? config.logging.maxBodyBytes : null,
   });
-  const services = buildServiceContext(redis, {
+  const stores = openStores(redis, {
     prefix: config.redis.prefix,
     timezone: config.billing.timezone,
     now,
@@ -151,16 +153,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       thresholds: config.alerts.thresholds,
     },
   });
-  alerts = createDeliveryWorker(config, { services, operatorEndpoints: webhooks, metrics, logger, now });
+  alerts = createDeliveryWorker(config, { stores, operatorEndpoints: webhooks, metrics, logger, now });
   const worker = alerts;
-  const leases = createLeases(config.billing, { redis, services, now, logger });
+  const leases = createLeases(config.billing, { redis, stores, now, logger });
   settlements = new SettlementQueue(
-    services.billing,
+    stores.billing,
     leases ? leases.settlementHooks(observer) : observer,
     leases?.book,
   );
   const keeper = new ReservationKeeper(
-    services.billing,
+    stores.billing,
     tracker,
     config.billing.reservationTtlSeconds * 1000,
     now,
@@ -169,29 +171,53 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   );
   keeper.start();
 
-  const context: GatewayContext = {
-    config,
-    services,
-    authenticator: new Authenticator(services.keys, { acceptXApiKey: config.auth.acceptXApiKey }),
-    pricing: new Pricing(config.pricing),
-    endpoints: new EndpointTable(config.endpoints),
-    tracker,
-    settlements,
+  const authenticator = new Authenticator(stores.keys, { acceptXApiKey: config.auth.acceptXApiKey });
+  const billing = new RequestBilling({
+    store: stores.billing,
     leases,
+    settlements,
+    rules: {
+      calendar: stores.calendar,
+      estimate: config.estimate,
+      overage: config.billing.overage,
+      logBodyBytes: config.requestLog.maxBodyBytes,
+    },
+    reservationTtlMs: config.billing.reservationTtlSeconds * 1000,
+    now,
+    expiredReservations: (count) => observer.expiredReservations(count),
+    logger,
+  });
+  const proxy = createForwarder({
+    config,
+    authenticator,
+    endpoints: new EndpointTable(config.endpoints),
+    pricing: new Pricing(config.pricing),
+    billing,
+    tracker,
     observer,
     logger,
-    readiness: readinessOf(redis, { draining: () => draining, checked: () => redisChecked() }),
-  };
-  const proxy = createForwarder(context);
+    now,
+  });
+  const transport = new TransportSecurity(config.security);
+  const handler = createPublicHandler(
+    {
+      authenticator,
+      stores,
+      readiness: readinessOf(redis, { draining: () => draining, checked: () => redisChecked() }),
+      observer,
+      logger,
+      now,
+    },
+    proxy.forward,
+    transport,
+  );
 
   // Created without a request handler: serveWhileStarting below gives them one once every listener is bound.
   const server: Server = tlsOptions ? createHttpsServer(tlsOptions) : createServer();
   server.on("clientError", answerClientErrors(observer, now));
   const metricsServer = metrics.registry ? createServer() : null;
-  const transport = new TransportSecurity(config.security);
-  const handler = createPublicHandler(context, proxy.forward, transport);
   const signIn = identitySettings(config);
-  const identity = buildIdentity(services, signIn, {
+  const identity = buildIdentity(stores, signIn, {
     adminToken: config.admin.token,
     logger,
     providerSecrets,
@@ -227,7 +253,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const admin = adminHandler({
       identity,
       clientAddress: (req) => transport.clientAddress(req),
-      services,
+      stores,
       balanceChanged: (accountId, balance) => metrics.balance(accountId, balance),
       alerts: {
         allowHttp: config.alerts.allowHttp,
@@ -273,7 +299,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     server,
     redis,
     metrics,
-    context,
+    leases,
     alerts: worker,
     serving: startup.serving,
     refused: startup.refused,

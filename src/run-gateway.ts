@@ -2,7 +2,7 @@
 // Gateway.close); a second signal during the drain aborts what is still running at once.
 
 import type { LoadedConfig } from "./config/load.js";
-import { GatewayError } from "./errors.js";
+import { GatewayError } from "./core/errors.js";
 import { startGateway } from "./gateway.js";
 import { createLogger } from "./observability/logger.js";
 import { describeRedis } from "./store/redis.js";

@@ -149,7 +149,8 @@ describe("startGateway", () => {
     await gateway.close(0);
     await waitUntil(() => gateway.redis.status === "end", "the Redis connection to end");
     expect(gateway.server.listening).toBe(false);
-    for (const base of [url, adminUrl, metricsUrl]) await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+    for (const base of [url, adminUrl, metricsUrl])
+      await expect(fetch(`${base}/healthz`)).rejects.toMatchObject({ cause: { code: "ECONNREFUSED" } });
     await gateway.close(0);
   });
 });

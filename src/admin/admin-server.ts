@@ -3,16 +3,17 @@
 // at /. The listener opens when an admin token is set or people can sign in (docs/sign-in.md).
 
 import type { IncomingMessage, RequestListener } from "node:http";
-import { GatewayError } from "../errors.js";
+import type { Logger } from "pino";
+import { GatewayError } from "../core/errors.js";
+import { sendError, sendJson } from "../http/respond.js";
+import { pathOf } from "../http/url-path.js";
 import type { Identity } from "../identity/identity.js";
-import type { Logger } from "../observability/logger.js";
-import { sendError, sendJson } from "../server/respond.js";
 import { AccountUsageService } from "../services/account-usage.js";
 import { AccountService } from "../services/accounts.js";
 import { type AlertOptions, AlertService } from "../services/alerts.js";
-import type { ServiceContext } from "../services/context.js";
 import { KeyService } from "../services/keys.js";
 import { OperatorOverviewService } from "../services/operator-overview.js";
+import type { Stores } from "../store/stores.js";
 import { openApiDocument } from "./openapi.js";
 import type { AdminServices } from "./route.js";
 import { createAdminRouter } from "./router.js";
@@ -24,8 +25,8 @@ export interface AdminServerOptions {
   identity: Identity;
   /** The client's address, behind trusted proxies too (TransportSecurity.clientAddress). */
   clientAddress?: (req: IncomingMessage) => string;
-  /** The service context the gateway shares with its request path. */
-  services: ServiceContext;
+  /** The stores the gateway shares with its request path. */
+  stores: Stores;
   /** An account's balance changed through the admin API (for the metrics' balance gauge). */
   balanceChanged?: (accountId: string, balance: number) => void;
   /** Alert settings: http:// webhooks allowed or not, the operator's webhooks, how test events are sent. */
@@ -44,16 +45,16 @@ const SECURITY_HEADERS = {
 };
 
 export function adminHandler(options: AdminServerOptions): RequestListener {
-  const { services: context } = options;
+  const { stores } = options;
   const services: AdminServices = {
-    accounts: new AccountService(context),
-    keys: new KeyService(context),
-    alerts: new AlertService(context, options.alerts),
-    usage: new AccountUsageService(context),
-    overview: new OperatorOverviewService(context),
+    accounts: new AccountService(stores),
+    keys: new KeyService(stores),
+    alerts: new AlertService(stores, options.alerts),
+    usage: new AccountUsageService(stores),
+    overview: new OperatorOverviewService(stores),
     identity: options.identity,
-    calendar: context.calendar,
-    now: context.now,
+    calendar: stores.calendar,
+    now: stores.now,
     ...(options.balanceChanged && { balanceChanged: options.balanceChanged }),
   };
   const router = createAdminRouter(
@@ -69,7 +70,7 @@ export function adminHandler(options: AdminServerOptions): RequestListener {
 
   return (req, res) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
-    const path = (req.url ?? "/").split("?")[0] as string;
+    const path = pathOf(req.url);
     if (path === "/admin/v1/openapi.json" && req.method === "GET") {
       sendJson(res, 200, document);
       return;

@@ -2,7 +2,7 @@
 // events with their deliveries, test results. Kept apart from schemas.ts, with the same conventions.
 
 import { z } from "zod";
-import { EVENT_TYPES, TEST_EVENT_TYPE } from "../alerts/event-types.js";
+import { EVENT_TYPES, TEST_EVENT_TYPE } from "../core/event-types.js";
 
 const isoTime = z.string().meta({ format: "date-time" });
 const eventType = z.enum(EVENT_TYPES);

@@ -4,7 +4,7 @@
 // session cookie is set by the answer that signs in. The providers' redirect flow is in oidc-routes.ts.
 
 import type { z } from "zod";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 import * as P from "./people-schemas.js";
 import { personView } from "./people-views.js";
 import type { Call, Route } from "./route.js";

@@ -6,7 +6,7 @@
 // else. Bearer credentials are never sent by a browser on its own, so they need neither.
 
 import type { IncomingMessage } from "node:http";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 import { sameSecret } from "../identity/secrets.js";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);

@@ -3,7 +3,7 @@
 // password.
 
 import type { z } from "zod";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 import type { Principal } from "../identity/principal.js";
 import * as P from "./people-schemas.js";
 import { actionsOf, personView, sessionView, tokenView } from "./people-views.js";

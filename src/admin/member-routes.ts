@@ -3,7 +3,7 @@
 // once) and revoked. For the account's owners and operators.
 
 import type { z } from "zod";
-import { DIRECT } from "../identity/roles.js";
+import { DIRECT } from "../core/roles.js";
 import { validateUserId } from "../identity/users.js";
 import * as P from "./people-schemas.js";
 import { invitationView, memberView } from "./people-views.js";

@@ -3,10 +3,10 @@
 // session and sends the browser on to where it was going. Failures send the browser to the dashboard's
 // sign-in page with the error's code in the fragment (#/sign-in?error=<code>), never a bare JSON page.
 
+import type { Logger } from "pino";
 import { z } from "zod";
-import { asGatewayError } from "../errors.js";
+import { asGatewayError } from "../core/errors.js";
 import { newSecret } from "../identity/secrets.js";
-import type { Logger } from "../observability/logger.js";
 import { cookie } from "./cookies.js";
 import { safeReturnTo } from "./return-to.js";
 import type { Call, Redirect, Route } from "./route.js";

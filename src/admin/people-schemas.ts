@@ -3,8 +3,8 @@
 // document (and the dashboard's types) come from them.
 
 import { z } from "zod";
+import { ACCOUNT_ROLES, OPERATOR_ROLES } from "../core/roles.js";
 import { ACTIONS } from "../identity/permissions.js";
-import { ACCOUNT_ROLES, OPERATOR_ROLES } from "../identity/roles.js";
 
 const isoTime = z.string().meta({ format: "date-time" });
 const operatorRole = z.enum(OPERATOR_ROLES);

@@ -1,9 +1,9 @@
 // How the admin API shows people, their sessions, API tokens, memberships and invitations: records of the
 // stores turned into the shapes of people-schemas.ts (times ISO-8601, grants as lists).
 
+import { effectiveOperatorRole, grantsOf, isOperatorRole, type Role } from "../core/roles.js";
 import { allowedActions } from "../identity/permissions.js";
 import type { Principal } from "../identity/principal.js";
-import { effectiveOperatorRole, grantsOf, isOperatorRole, type Role } from "../identity/roles.js";
 import type { Member } from "../identity/users.js";
 import { isoOrNull } from "../services/views.js";
 import type { ApiTokenRecord } from "../store/api-token-store.js";

@@ -4,8 +4,8 @@
 // *-routes.ts files beside this one, listed in routes.ts.
 
 import type { z } from "zod";
-import type { PeriodCalendar } from "../billing/periods.js";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
+import type { PeriodCalendar } from "../core/periods.js";
 import type { Identity } from "../identity/identity.js";
 import type { Action } from "../identity/permissions.js";
 import type { Principal } from "../identity/principal.js";

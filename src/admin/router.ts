@@ -4,12 +4,12 @@
 // what is wrong — and writes the handler's answer: JSON, CSV or a redirect.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "pino";
 import type { z } from "zod";
-import { asGatewayError, GatewayError } from "../errors.js";
+import { asGatewayError, GatewayError } from "../core/errors.js";
+import { readBody } from "../http/body.js";
+import { sendCsv, sendError, sendJson } from "../http/respond.js";
 import { anonymous, authorize, type Principal } from "../identity/principal.js";
-import type { Logger } from "../observability/logger.js";
-import { readBody } from "../proxy/body.js";
-import { sendCsv, sendError, sendJson } from "../server/respond.js";
 import { type CookieNames, cookie, cookieNames, readCookies } from "./cookies.js";
 import { assertCsrf, assertSameOrigin, changesState, dashboardOrigin } from "./csrf.js";
 import type { AdminServices, Call, Exchange, Redirect, Route } from "./route.js";

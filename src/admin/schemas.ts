@@ -3,15 +3,13 @@
 // by the service layer (the same rules as the CLI); these schemas refuse unknown fields and wrong types.
 
 import { z } from "zod";
-import { KEY_STATES } from "../services/views.js";
+import { isoTime, Key, period } from "../services/key-schema.js";
 import { ACCOUNT_AUDIT_ACTIONS } from "../store/audit-store.js";
 
 const amount = z.union([z.number(), z.string()]).meta({
   description: "Rubles, a number or a decimal string with at most six decimals",
   examples: [1000, "12.5"],
 });
-const period = z.enum(["day", "week", "month"]);
-const isoTime = z.string().meta({ format: "date-time" });
 const limit = (what: string) =>
   z
     .number()
@@ -119,14 +117,6 @@ export const AuditQuery = z.strictObject({
     .meta({ description: "How many, newest first (default 100, at most 1000)" }),
 });
 
-const Limits = z
-  .object({ rpm: z.number().nullable(), tpm: z.number().nullable(), max_parallel: z.number().nullable() })
-  .meta({ id: "Limits", description: "The key's limits; null where it has none" });
-
-const Budget = z
-  .object({ period, initial: z.number(), spent: z.number(), remaining: z.number(), reset_at: isoTime })
-  .meta({ id: "Budget" });
-
 export const Account = z
   .object({
     id: z.string(),
@@ -141,35 +131,9 @@ export const Account = z
   })
   .meta({ id: "Account" });
 
-export const Key = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    account_id: z.string(),
-    hint: z.string().meta({ description: "The key's last four characters" }),
-    created_at: isoTime,
-    expires_at: isoTime.nullable(),
-    revoked_at: isoTime.nullable(),
-    state: z.enum(KEY_STATES).meta({
-      description:
-        "active; rotating (its previous value works until grace_until); disabled (can be enabled); expired; revoked",
-    }),
-    grace_until: isoTime
-      .nullable()
-      .meta({ description: "While rotating: when the previous value stops working" }),
-    disabled_at: isoTime.nullable(),
-    allowed_models: z.array(z.string()).nullable(),
-    log_bodies: z.boolean(),
-    budget: Budget.nullable(),
-    period: period,
-    limits: Limits,
-    alert_at: z
-      .array(z.number())
-      .nullable()
-      .meta({ description: "Budget alert thresholds in percent; null: the gateway's defaults; []: none" }),
-    currency: z.literal("RUB"),
-  })
-  .meta({ id: "Key" });
+// A key's own shape is defined with the other audiences' views of it (services/key-schema.ts): the public
+// listener and the CLI show keys too.
+export { Key };
 
 export const CreatedKey = Key.extend({
   key: z.string().meta({ description: "The key value: shown this once, never again" }),

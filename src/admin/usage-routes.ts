@@ -3,7 +3,7 @@
 // account. The dashboard's account, key and operator pages read these, and show their figures as they are.
 
 import { z } from "zod";
-import { rublesForJson } from "../billing/money.js";
+import { rublesForJson } from "../core/money.js";
 import { requestsCsv, usageCsv } from "../services/usage-csv.js";
 import { ACCOUNT, KEY, keyOf, limitOf, type Route } from "./route.js";
 import * as U from "./usage-schemas.js";

@@ -1,33 +1,18 @@
-// How the admin API shows accounts and keys: the client's view plus what only owners and operators see
-// (the key's hint, its revocation time; whether the account has a dashboard token).
+// How the admin API shows accounts and keys: an account's view plus whether it has a dashboard token, and a
+// key's complete view (hint, revocation time, period and alert thresholds included) through the Key schema.
 
-import type { PeriodCalendar } from "../billing/periods.js";
-import { accountView, isoOrNull, keyView } from "../services/views.js";
+import type { PeriodCalendar } from "../core/periods.js";
+import { Key, serializerFor } from "../services/key-schema.js";
+import { accountView, completeKeyView } from "../services/views.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
 
 export function adminAccountView(account: AccountRecord) {
   return { ...accountView(account), token: account.tokenHint ? { hint: account.tokenHint } : null };
 }
 
+const adminKey = serializerFor(Key);
+
+/** A key as the admin API shows it to its owner or an operator: its complete view, through the Key schema. */
 export function adminKeyView(key: KeyRecord, now: number, calendar: PeriodCalendar) {
-  const view = keyView(key, now, calendar);
-  return {
-    id: view.id,
-    name: view.name,
-    account_id: view.account_id,
-    hint: key.hint,
-    created_at: view.created_at,
-    expires_at: view.expires_at,
-    revoked_at: isoOrNull(key.revokedAt),
-    state: view.state,
-    grace_until: view.grace_until,
-    disabled_at: view.disabled_at,
-    allowed_models: view.allowed_models,
-    log_bodies: view.log_bodies,
-    budget: view.budget,
-    period: key.period,
-    limits: view.limits,
-    alert_at: key.alertAt,
-    currency: view.currency,
-  };
+  return adminKey(completeKeyView(key, now, calendar));
 }

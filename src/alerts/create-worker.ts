@@ -2,7 +2,7 @@
 // billing time zone for the webhooks' dates, the gateway's User-Agent.
 
 import type { Config } from "../config/schema.js";
-import type { ServiceContext } from "../services/context.js";
+import type { Stores } from "../store/stores.js";
 import { DeliveryWorker, type DeliveryWorkerOptions } from "./delivery-worker.js";
 import { WEBHOOK_USER_AGENT } from "./webhook-sender.js";
 
@@ -10,15 +10,15 @@ import { WEBHOOK_USER_AGENT } from "./webhook-sender.js";
 export function createDeliveryWorker(
   config: Pick<Config, "alerts" | "billing">,
   deps: Pick<DeliveryWorkerOptions, "operatorEndpoints" | "metrics" | "logger" | "now"> & {
-    services: Pick<ServiceContext, "events" | "alertSettings" | "accounts">;
+    stores: Pick<Stores, "events" | "alertSettings" | "accounts">;
   },
 ): DeliveryWorker {
   const { delivery } = config.alerts;
-  const { services, ...rest } = deps;
+  const { stores, ...rest } = deps;
   return new DeliveryWorker({
-    events: services.events,
-    alertSettings: services.alertSettings,
-    accounts: services.accounts,
+    events: stores.events,
+    alertSettings: stores.alertSettings,
+    accounts: stores.accounts,
     settings: {
       timeoutMs: delivery.timeoutMs,
       firstRetryMs: delivery.firstRetrySeconds * 1000,

@@ -6,8 +6,9 @@
 // nothing waits longer than the sweep's interval for it.
 
 import { hostname } from "node:os";
+import type { Logger } from "pino";
 import { randomToken } from "../auth/api-key.js";
-import type { Logger } from "../observability/logger.js";
+import { urlOrigin } from "../core/webhook-url.js";
 import type { AccountStore } from "../store/account-store.js";
 import type { AlertSettingsStore } from "../store/alert-settings-store.js";
 import type { ClaimedEvent, EventStore, StoredEvent } from "../store/event-store.js";
@@ -24,9 +25,8 @@ import {
   recordAttempt,
 } from "./delivery-plan.js";
 import { ACCOUNT_ENDPOINT, accountEndpoint, type Endpoint, receives } from "./endpoints.js";
-import { eventData, type WebhookBody } from "./event-types.js";
+import { eventData, type WebhookBody } from "./event-data.js";
 import { type SenderSettings, sendWebhook } from "./webhook-sender.js";
-import { urlOrigin } from "./webhook-url.js";
 
 export interface DeliverySettings extends RetryPolicy, SenderSettings {
   pollIntervalMs: number;

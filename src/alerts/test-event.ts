@@ -3,9 +3,10 @@
 // endpoint up sees at once what it answered.
 
 import { randomToken } from "../auth/api-key.js";
+import { TEST_EVENT_TYPE } from "../core/event-types.js";
 import type { Attempt } from "./delivery-plan.js";
 import type { Endpoint } from "./endpoints.js";
-import { TEST_EVENT_TYPE, type WebhookBody } from "./event-types.js";
+import type { WebhookBody } from "./event-data.js";
 import { type SenderSettings, sendWebhook } from "./webhook-sender.js";
 
 export const TEST_EVENT_MESSAGE = "A test event from tunnel-gateway: this endpoint receives its alerts.";

@@ -7,8 +7,9 @@
 
 import type { IncomingHttpHeaders } from "node:http";
 import { LRUCache } from "lru-cache";
-import { GatewayError } from "../errors.js";
-import type { KeyRef, KeyStore } from "../store/key-store.js";
+import { GatewayError } from "../core/errors.js";
+import type { KeyRef } from "../core/key-ref.js";
+import type { KeyStore } from "../store/key-store.js";
 import { hashApiKey, isWellFormedApiKey } from "./api-key.js";
 
 export interface AuthenticatorOptions {
@@ -35,7 +36,7 @@ export class Authenticator {
   private readonly acceptXApiKey: boolean;
 
   constructor(
-    private readonly keys: KeyStore,
+    private readonly keys: Pick<KeyStore, "lookup">,
     options: AuthenticatorOptions = {},
   ) {
     this.acceptXApiKey = options.acceptXApiKey ?? true;

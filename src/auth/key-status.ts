@@ -2,7 +2,7 @@
 // rules in Lua for forwarded requests; this is the TypeScript side for the endpoints the gateway answers
 // itself. A disabled key passes here: those endpoints answer it, so that its holder can see why it is refused.
 
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 import type { KeyRecord } from "../store/records.js";
 
 /**

@@ -20,34 +20,13 @@
 //     the excess comes from a credible report; the excess is reported as `overage` either way. An estimate
 //     is never charged beyond the reservation.
 
-import type { Micros } from "./money.js";
-import { costOf, type ModelPrice, type TokenCounts } from "./pricing.js";
-
-/** The endpoint classes whose requests are metered (see proxy/endpoints.ts for all of them). */
-export type UsageClass = "generation" | "input-only" | "other";
+import type { UsageClass } from "../core/endpoint-classes.js";
+import type { Micros } from "../core/money.js";
+import type { ModelPrice } from "../core/price.js";
+import type { RejectReason, TokenCounts, UsageReport } from "../core/usage.js";
+import { costOf } from "./pricing.js";
 
 export type OveragePolicy = "absorb" | "charge";
-
-/**
- * Token counts as the upstream reported them, each as found (any JSON value) and absent when not reported.
- * Later reports in a stream replace earlier ones, field by field.
- */
-export interface UsageReport {
-  prompt?: unknown;
-  completion?: unknown;
-  /** A total alone, as rerank and score answers report it: an input-only request's prompt tokens. */
-  total?: unknown;
-  /** Anthropic reports cached prompt tokens apart from input_tokens; they are prompt tokens all the same. */
-  cacheCreation?: unknown;
-  cacheRead?: unknown;
-}
-
-export type RejectReason = "not_a_count" | "completion_above_cap" | "prompt_above_limit";
-export const REJECT_REASONS: readonly RejectReason[] = [
-  "not_a_count",
-  "completion_above_cap",
-  "prompt_above_limit",
-];
 
 export interface ChargeFacts {
   usageClass: UsageClass;

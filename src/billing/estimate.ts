@@ -2,9 +2,11 @@
 // forwarded) and, when an upstream reports no usage, the usage implied by the traffic.
 
 import type { Config } from "../config/schema.js";
-import type { UsageClass } from "./charge.js";
-import type { Micros } from "./money.js";
-import { costOf, type ModelPrice, type TokenCounts } from "./pricing.js";
+import type { UsageClass } from "../core/endpoint-classes.js";
+import type { Micros } from "../core/money.js";
+import type { ModelPrice } from "../core/price.js";
+import type { TokenCounts } from "../core/usage.js";
+import { costOf } from "./pricing.js";
 
 /** The prompt as the worst case sizes it: text by its bytes, each media part at its model's maximum. */
 export interface PromptSize {

@@ -2,10 +2,10 @@
 // requests hold, its state, the key's facts it admits by, and the demand it is sized by; and the check of a
 // request against those facts.
 
-import type { ModelCheck } from "../store/billing-store.js";
-import type { KeyRef } from "../store/key-store.js";
+import type { KeyRef } from "../core/key-ref.js";
+import type { ModelCheck } from "../core/model-check.js";
+import type { Micros } from "../core/money.js";
 import type { LeaseGrant } from "../store/lease-script.js";
-import type { Micros } from "./money.js";
 
 /** A lease is sized for this much of the key's recent demand on this replica... */
 const HORIZON_MS = 2000;

@@ -9,15 +9,16 @@
 import { performance } from "node:perf_hooks";
 import { Cluster, type Redis } from "ioredis";
 import type { Logger } from "pino";
-import type { ServiceContext } from "../services/context.js";
-import type { BillingStore, ModelCheck } from "../store/billing-store.js";
+import type { KeyRef } from "../core/key-ref.js";
+import type { ModelCheck } from "../core/model-check.js";
+import type { Micros } from "../core/money.js";
+import type { PeriodCalendar } from "../core/periods.js";
+import type { BillingStore } from "../store/billing-store.js";
 import { ChangeFeed } from "../store/change-feed.js";
-import type { KeyRef } from "../store/key-store.js";
 import type { RedisClient } from "../store/redis.js";
 import type { RedisKeys } from "../store/redis-keys.js";
+import type { Stores } from "../store/stores.js";
 import { LEASE_SHARE, type LeaseAdmission, LeaseBook } from "./leases.js";
-import type { Micros } from "./money.js";
-import type { PeriodCalendar } from "./periods.js";
 import type { SettlementHooks } from "./settlement-queue.js";
 
 /** How long a refused request waits for other replicas to give lease back before it is reserved again. */
@@ -27,7 +28,7 @@ const TICK_MS = 500;
 export interface LeaseServiceDeps {
   redis: RedisClient;
   keys: RedisKeys;
-  billing: BillingStore;
+  billing: Pick<BillingStore, "replicaId" | "lease">;
   calendar: PeriodCalendar;
   now: () => number;
   /** A lease lives as long as a reservation unless refreshed (billing.reservationTtlSeconds). */
@@ -132,11 +133,11 @@ export class LeaseService {
     return {
       ...observer,
       settled: (settlement, result) => {
-        if (settlement.admission) book.settled(settlement.admission, result);
+        if (settlement.leaseHold) book.settled(settlement.leaseHold, result);
         observer.settled?.(settlement, result);
       },
       failed: (settlement, error) => {
-        if (settlement.admission) book.settled(settlement.admission, null);
+        if (settlement.leaseHold) book.settled(settlement.leaseHold, null);
         observer.failed?.(settlement, error);
       },
     };
@@ -155,9 +156,14 @@ export class LeaseService {
 /** The lease service, or null where the configuration rules leases out (billing.leases, overage: charge). */
 export function createLeases(
   billing: { leases: boolean; overage: "absorb" | "charge"; reservationTtlSeconds: number },
-  deps: { redis: RedisClient; services: ServiceContext; now: () => number; logger: Logger },
+  deps: {
+    redis: RedisClient;
+    stores: Pick<Stores, "redisKeys" | "billing" | "calendar">;
+    now: () => number;
+    logger: Logger;
+  },
 ): LeaseService | null {
-  const { redis, services, now, logger } = deps;
+  const { redis, stores, now, logger } = deps;
   if (!billing.leases || billing.overage !== "absorb") {
     logger.info(
       { leases: billing.leases, overage: billing.overage },
@@ -167,9 +173,9 @@ export function createLeases(
   }
   return new LeaseService({
     redis,
-    keys: services.redisKeys,
-    billing: services.billing,
-    calendar: services.calendar,
+    keys: stores.redisKeys,
+    billing: stores.billing,
+    calendar: stores.calendar,
     now,
     ttlMs: billing.reservationTtlSeconds * 1000,
     logger,

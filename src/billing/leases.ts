@@ -18,12 +18,12 @@
 //   disabling, rotation and changes arrive sooner, by the change feed (store/change-feed.ts).
 // docs/leases.md has the design, the sizing and the bounds.
 
-import type { ModelCheck } from "../store/billing-store.js";
-import type { KeyRef } from "../store/key-store.js";
+import type { KeyRef } from "../core/key-ref.js";
+import type { ModelCheck } from "../core/model-check.js";
+import type { Micros } from "../core/money.js";
+import type { LeaseHold } from "../core/request.js";
 import type { LeaseGrant } from "../store/lease-script.js";
-import type { LeasedHold } from "../store/settle-script.js";
 import { KeyLease, usable } from "./key-lease.js";
-import type { Micros } from "./money.js";
 import { Acknowledgements } from "./settlement-acks.js";
 
 /** A grant takes at most this share of what is free (1/2), and a settled hold goes back under the same rule. */
@@ -47,14 +47,42 @@ export interface LeaseDeps {
   onError(error: unknown): void;
 }
 
-/** A request admitted on a lease: what its settlement must name. */
-export interface LeaseAdmission {
-  lease: KeyLease;
-  hold: Micros;
-  marker: string;
-  keyName: string;
-  logBodies: boolean;
-  allowedModels: readonly string[] | null;
+/**
+ * A request admitted on a lease: what it holds of the lease (what its settlement names, core/request.ts's
+ * LeaseHold) and the key's facts it was admitted by.
+ */
+export class LeaseAdmission implements LeaseHold {
+  /** A key with per-minute limits is never leased: a leased request has none to report. */
+  readonly rpm = null;
+  readonly tpm = null;
+
+  constructor(
+    readonly lease: KeyLease,
+    readonly hold: Micros,
+    readonly marker: string,
+    private readonly facts: LeaseGrant,
+  ) {}
+
+  get leaseId(): string {
+    return this.lease.id;
+  }
+
+  /** Read when the settlement is sent: a lease given up since takes nothing back. */
+  get share(): number {
+    return this.lease.live ? LEASE_SHARE : 0;
+  }
+
+  get keyName(): string {
+    return this.facts.keyName;
+  }
+
+  get logBodies(): boolean {
+    return this.facts.logBodies;
+  }
+
+  get allowedModels(): readonly string[] | null {
+    return this.facts.allowedModels;
+  }
 }
 
 export class LeaseBook {
@@ -110,25 +138,7 @@ export class LeaseBook {
     this.admitted++;
     lease.count(worst, now);
     if ((lease.leased - lease.held) * 2 < lease.target()) this.topUp(lease, now);
-    return {
-      lease,
-      hold: worst,
-      marker: `${this.replicaId}.${(this.sequence++).toString(36)}`,
-      keyName: facts.keyName,
-      logBodies: facts.logBodies,
-      allowedModels: facts.allowedModels,
-    };
-  }
-
-  /** What the settlement of an admitted request tells the settle script. */
-  holdOf(admission: LeaseAdmission): LeasedHold {
-    const { lease } = admission;
-    return {
-      leaseId: lease.id,
-      hold: admission.hold,
-      marker: admission.marker,
-      share: lease.live ? LEASE_SHARE : 0,
-    };
+    return new LeaseAdmission(lease, worst, `${this.replicaId}.${(this.sequence++).toString(36)}`, facts);
   }
 
   /**
@@ -136,13 +146,15 @@ export class LeaseBook {
    * errors). The hold leaves the lease's count in the same step as the settlement's delta enters its amount.
    */
   settled(
-    admission: LeaseAdmission,
+    hold: LeaseHold,
     result: { duplicate: boolean; lease?: { delta: Micros; live: boolean } } | null,
   ): void {
-    const { lease } = admission;
-    lease.held -= admission.hold;
+    // Every hold a settlement names is one this book admitted.
+    if (!(hold instanceof LeaseAdmission)) return;
+    const { lease } = hold;
+    lease.held -= hold.hold;
     lease.open--;
-    if (result !== null) this.acknowledged.add(lease.ref.accountId, admission.marker);
+    if (result !== null) this.acknowledged.add(lease.ref.accountId, hold.marker);
     if (result === null || result.duplicate || result.lease === undefined) {
       // Whatever the first attempt did to the lease is unknown: stop counting on it.
       this.kill(lease);

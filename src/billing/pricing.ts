@@ -3,27 +3,9 @@
 // so it is exact and never in the client's favour by more than one micro-ruble.
 
 import type { Config } from "../config/schema.js";
-import { MAX_MICROS, type Micros } from "./money.js";
-
-export interface ModelPrice {
-  /** µ₽ per 1 million prompt tokens. */
-  input: Micros;
-  /** µ₽ per 1 million completion tokens. */
-  output: Micros;
-  /** Completion tokens assumed for the worst case when a request does not cap them. */
-  maxOutputTokens: number;
-  /** The model's context length, when the operator set it: the largest cap, the largest credible prompt. */
-  contextTokens: number | null;
-  /** Prompt tokens an image, audio or video part may take at most. */
-  maxImageTokens: number;
-  maxAudioTokens: number;
-  maxVideoTokens: number;
-}
-
-export interface TokenCounts {
-  promptTokens: number;
-  completionTokens: number;
-}
+import { MAX_MICROS, type Micros } from "../core/money.js";
+import type { ModelPrice } from "../core/price.js";
+import type { TokenCounts } from "../core/usage.js";
 
 const MILLION = 1_000_000n;
 

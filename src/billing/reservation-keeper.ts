@@ -15,7 +15,7 @@ export class ReservationKeeper {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly billing: BillingStore,
+    private readonly billing: Pick<BillingStore, "extend">,
     private readonly running: RunningReservations,
     private readonly ttlMs: number,
     private readonly now: () => number,

@@ -8,28 +8,13 @@
 // round trip, and Redis' command handling. Nobody waits for it: the reservation holds the request's worst
 // case until then, so the budget and the balance are never overspent in the meantime.
 
+import { isConnectionError } from "../core/redis-errors.js";
 import type { BillingStore } from "../store/billing-store.js";
-import type { KeyRef } from "../store/key-store.js";
-import { isConnectionError } from "../store/redis-errors.js";
-import type { LeasedHold, Settled, SettleInput } from "../store/settle-script.js";
-import type { LeaseAdmission } from "./leases.js";
+import type { Settled, Settlement } from "../store/settle-script.js";
 import type { Acknowledgements } from "./settlement-acks.js";
 
-export interface Settlement {
-  ref: KeyRef;
-  /**
-   * For the metrics' key_name label; null for the release of a request that was never forwarded (its
-   * reservation's reply was lost, and with it the key's name), which touches no per-key series.
-   */
-  keyName: string | null;
-  input: SettleInput;
-  /** A request admitted on an admission lease: its settlement names the lease (billing/leases.ts). */
-  admission?: LeaseAdmission;
-}
-
-/** What the queue needs of the lease book for leased settlements. */
+/** What the queue needs of the lease book: the markers of leased settlements whose reply was read. */
 export interface LeaseSettlements {
-  holdOf(admission: LeaseAdmission): LeasedHold;
   readonly acknowledged: Acknowledgements;
 }
 
@@ -81,7 +66,7 @@ export class SettlementQueue {
   private idleWaiters: (() => void)[] = [];
 
   constructor(
-    private readonly billing: BillingStore,
+    private readonly billing: Pick<BillingStore, "settleMany">,
     private readonly hooks: SettlementHooks = {},
     private readonly leases: LeaseSettlements | null = null,
   ) {}
@@ -158,12 +143,7 @@ export class SettlementQueue {
     this.billing
       .settleMany(
         accountId,
-        entries.map(({ settlement: { ref, input, admission } }) =>
-          // The lease's state as of now decides whether the hold may go back into it.
-          admission && leases
-            ? { ref, input: { ...input, lease: leases.holdOf(admission) } }
-            : { ref, input },
-        ),
+        entries.map((entry) => entry.settlement),
         acknowledged,
       )
       .then(

@@ -2,7 +2,7 @@
 // disabled and enabled, revoked.
 
 import { type Command, Option } from "commander";
-import { readThresholdList } from "../alerts/thresholds.js";
+import { readThresholdList } from "../core/thresholds.js";
 import { keyListView, keyView } from "../services/views.js";
 import { CLI, common, usageError } from "./common.js";
 import { describeKey, keyTable, printJson, printLines } from "./output.js";
@@ -46,7 +46,7 @@ export function keysCommands(program: Command): void {
       ) => {
         if (options.period !== undefined && options.budget === undefined)
           usageError("--period needs --budget");
-        return withSession(options, async ({ keys, context }) => {
+        return withSession(options, async ({ keys, stores }) => {
           const created = await keys.create(
             {
               accountId: options.account,
@@ -61,7 +61,7 @@ export function keysCommands(program: Command): void {
             },
             CLI,
           );
-          const view = keyView(created.record, context.now(), context.calendar);
+          const view = keyView(created.record, stores.now(), stores.calendar);
           if (options.json) {
             printJson({ ...view, key: created.value });
           } else {
@@ -83,22 +83,22 @@ export function keysCommands(program: Command): void {
     .description("list an account's keys, one line each: id, hint, name, state, budget, expiry")
     .requiredOption("--account <accountId>", "account whose keys to list")
     .action((options: CommonOptions & { account: string }) =>
-      withSession(options, async ({ keys, context }) => {
+      withSession(options, async ({ keys, stores }) => {
         const records = await keys.list(options.account);
-        const now = context.now();
-        if (options.json) printJson(records.map((key) => keyListView(key, now, context.calendar)));
+        const now = stores.now();
+        if (options.json) printJson(records.map((key) => keyListView(key, now, stores.calendar)));
         else if (records.length === 0) printLines(`account ${options.account} has no keys`);
-        else printLines(...keyTable(records, now, context.calendar));
+        else printLines(...keyTable(records, now, stores.calendar));
       }),
     );
 
   common(keys.command("show <keyId>"))
     .description("show a key")
     .action((keyId: string, options: CommonOptions) =>
-      withSession(options, async ({ keys, context }) => {
+      withSession(options, async ({ keys, stores }) => {
         const record = await keys.show(keyId);
-        const now = context.now();
-        const view = keyListView(record, now, context.calendar);
+        const now = stores.now();
+        const view = keyListView(record, now, stores.calendar);
         if (options.json) printJson(view);
         else printLines(...describeKey(view, record.hint));
       }),
@@ -141,7 +141,7 @@ export function keysCommands(program: Command): void {
           alerts?: boolean;
         } & LimitOptions,
       ) =>
-        withSession(options, async ({ keys, context }) => {
+        withSession(options, async ({ keys, stores }) => {
           const record = await keys.update(
             keyId,
             {
@@ -156,7 +156,7 @@ export function keysCommands(program: Command): void {
             },
             CLI,
           );
-          const view = keyListView(record, context.now(), context.calendar);
+          const view = keyListView(record, stores.now(), stores.calendar);
           if (options.json) printJson(view);
           else printLines(`Updated key ${view.id}.`, ...describeKey(view, record.hint));
         }),
@@ -166,9 +166,9 @@ export function keysCommands(program: Command): void {
     .description("give a key a new value (printed once); the old one keeps working for the grace period")
     .option("--grace <duration>", "how long the old value keeps working: 0, or 30m, 24h, … up to 7d", "0")
     .action((keyId: string, options: CommonOptions & { grace: string }) =>
-      withSession(options, async ({ keys, context }) => {
+      withSession(options, async ({ keys, stores }) => {
         const rotated = await keys.rotate(keyId, options.grace, CLI);
-        const view = keyListView(rotated.record, context.now(), context.calendar);
+        const view = keyListView(rotated.record, stores.now(), stores.calendar);
         if (options.json) {
           printJson({ ...view, key: rotated.value });
         } else {
@@ -199,9 +199,9 @@ export function keysCommands(program: Command): void {
           : "enable a disabled key again",
       )
       .action((keyId: string, options: CommonOptions) =>
-        withSession(options, async ({ keys, context }) => {
+        withSession(options, async ({ keys, stores }) => {
           const { record, changed } = await keys.setDisabled(keyId, disable, CLI);
-          const view = keyListView(record, context.now(), context.calendar);
+          const view = keyListView(record, stores.now(), stores.calendar);
           if (options.json) printJson(view);
           else if (!changed) printLines(`Key ${view.id} was already ${command}d.`);
           else
@@ -216,9 +216,9 @@ export function keysCommands(program: Command): void {
   common(keys.command("revoke <keyId>"))
     .description("revoke a key: every gateway replica refuses it from the next request on")
     .action((keyId: string, options: CommonOptions) =>
-      withSession(options, async ({ keys, context }) => {
+      withSession(options, async ({ keys, stores }) => {
         const { record, alreadyRevoked } = await keys.revoke(keyId, CLI);
-        const view = keyListView(record, context.now(), context.calendar);
+        const view = keyListView(record, stores.now(), stores.calendar);
         if (options.json) printJson(view);
         else
           printLines(

@@ -1,10 +1,10 @@
 // How the CLI prints: one JSON document with --json, readable lines otherwise. Errors go to stderr as one
 // line (a JSON error object with --json).
 
-import { formatRubles } from "../billing/money.js";
-import type { PeriodCalendar } from "../billing/periods.js";
 import { ConfigError } from "../config/config-error.js";
-import { asGatewayError, errorBody, GatewayError } from "../errors.js";
+import { asGatewayError, errorBody, GatewayError } from "../core/errors.js";
+import { formatRubles } from "../core/money.js";
+import type { PeriodCalendar } from "../core/periods.js";
 import type { UsageDay } from "../services/usage.js";
 import { sumCounters } from "../services/usage.js";
 import {

@@ -11,10 +11,10 @@ import { identitySettings } from "../identity/settings.js";
 import { createLogger } from "../observability/logger.js";
 import { AccountService } from "../services/accounts.js";
 import { AlertService } from "../services/alerts.js";
-import { buildServiceContext, type ServiceContext } from "../services/context.js";
 import { KeyService } from "../services/keys.js";
 import { UsageService } from "../services/usage.js";
 import { closeRedis, createRedis, explainConnectFailures } from "../store/redis.js";
+import { openStores, type Stores } from "../store/stores.js";
 
 export interface CommonOptions {
   config?: string;
@@ -28,7 +28,7 @@ type ManagementConfig = Pick<Config, (typeof MANAGEMENT_SECTIONS)[number]>;
 
 export interface Session {
   config: ManagementConfig;
-  context: ServiceContext;
+  stores: Stores;
   accounts: AccountService;
   keys: KeyService;
   usage: UsageService;
@@ -63,7 +63,7 @@ export async function withSession<T>(
   const redis = createRedis(config.redis, "cli");
   const failures = explainConnectFailures(redis, config.redis);
   try {
-    const context = buildServiceContext(redis, {
+    const stores = openStores(redis, {
       prefix: config.redis.prefix,
       timezone: config.billing.timezone,
       events: {
@@ -75,13 +75,13 @@ export async function withSession<T>(
     const { host, port } = config.admin;
     return await work({
       config,
-      context,
-      identity: buildIdentity(context, signIn, { logger: createLogger("silent") }),
+      stores,
+      identity: buildIdentity(stores, signIn, { logger: createLogger("silent") }),
       dashboardUrl: signIn.externalUrl ?? `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
-      accounts: new AccountService(context),
-      keys: new KeyService(context),
-      usage: new UsageService(context),
-      alerts: new AlertService(context, {
+      accounts: new AccountService(stores),
+      keys: new KeyService(stores),
+      usage: new UsageService(stores),
+      alerts: new AlertService(stores, {
         allowHttp: config.alerts.allowHttp,
         thresholds: config.alerts.thresholds,
         sender: {

@@ -36,9 +36,9 @@ export function usageCommand(program: Command): void {
           export?: "usage" | "requests";
         },
       ) =>
-        withSession(options, async ({ usage, context }) => {
+        withSession(options, async ({ usage, stores }) => {
           if (options.export) {
-            const account = new AccountUsageService(context);
+            const account = new AccountUsageService(stores);
             const text =
               options.export === "usage"
                 ? accountUsageCsv(await account.usageTable(options.account, options.from, options.to))

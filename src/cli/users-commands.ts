@@ -5,7 +5,7 @@
 
 import { type Command, Option } from "commander";
 import { userView } from "../admin/people-views.js";
-import type { AccountRole, OperatorRole } from "../identity/roles.js";
+import type { AccountRole, OperatorRole } from "../core/roles.js";
 import { validateAccountRole } from "../identity/users.js";
 import type { UserRecord } from "../store/user-store.js";
 import { CLI, common, usageError } from "./common.js";

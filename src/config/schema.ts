@@ -3,15 +3,15 @@
 // setting fails at start-up instead of being silently ignored.
 
 import { z } from "zod";
-import { EVENT_TYPES } from "../alerts/event-types.js";
-import { MAX_THRESHOLD, MAX_THRESHOLDS, MIN_THRESHOLD } from "../alerts/thresholds.js";
-import { webhookUrlProblem } from "../alerts/webhook-url.js";
-import { parseRubles } from "../billing/money.js";
-import { isValidTimeZone } from "../billing/periods.js";
-import { isGatewayError } from "../errors.js";
-import { ACCOUNT_ROLES, OPERATOR_ROLES } from "../identity/roles.js";
-import { ENDPOINT_CLASSES, isEndpointPattern } from "../proxy/endpoints.js";
-import { parseCidr } from "../server/cidr.js";
+import { parseCidr } from "../core/cidr.js";
+import { ENDPOINT_CLASSES, isEndpointPattern } from "../core/endpoint-classes.js";
+import { isGatewayError } from "../core/errors.js";
+import { EVENT_TYPES } from "../core/event-types.js";
+import { parseRubles } from "../core/money.js";
+import { isValidTimeZone } from "../core/periods.js";
+import { ACCOUNT_ROLES, OPERATOR_ROLES } from "../core/roles.js";
+import { MAX_THRESHOLD, MAX_THRESHOLDS, MIN_THRESHOLD } from "../core/thresholds.js";
+import { webhookUrlProblem } from "../core/webhook-url.js";
 
 /** A ruble amount in the file (number or decimal string), held as integer micro-rubles after parsing. */
 const rubles = z.union([z.number(), z.string()]).transform((value, ctx) => {

@@ -6,6 +6,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { pathOf } from "../http/url-path.js";
 
 export const DEMO_MODELS = ["demo-small", "demo-large"];
 const WORDS = ["the", "gateway", "meters", "every", "token", "and", "bills", "it", "in", "rubles"];
@@ -52,7 +53,7 @@ export async function answerDemoRequest(
   body: Buffer,
   options: DemoOptions = {},
 ): Promise<void> {
-  const path = (req.url ?? "/").split("?")[0];
+  const path = pathOf(req.url);
   if (req.method === "GET" && path === "/v1/models") {
     json(res, 200, {
       object: "list",

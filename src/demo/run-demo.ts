@@ -5,16 +5,16 @@
 // started on Ctrl-C. Nothing persists.
 
 import { randomToken } from "../auth/api-key.js";
-import { formatRubles } from "../billing/money.js";
 import { costOf, Pricing } from "../billing/pricing.js";
 import { configSchema } from "../config/schema.js";
+import { formatRubles } from "../core/money.js";
 import { type Gateway, startGateway } from "../gateway.js";
 import { createLogger } from "../observability/logger.js";
 import { AccountService } from "../services/accounts.js";
-import { buildServiceContext } from "../services/context.js";
 import { KeyService } from "../services/keys.js";
 import type { Actor } from "../store/audit-store.js";
 import { closeRedis, connectRedis, createRedis } from "../store/redis.js";
+import { openStores } from "../store/stores.js";
 import { type DemoUpstream, startDemoUpstream } from "./demo-upstream.js";
 import { isPortFree } from "./ports.js";
 import { type RedisServer, startRedisServer } from "./redis-server.js";
@@ -69,14 +69,14 @@ try {
 
   const admin = createRedis(config.redis, "cli");
   await connectRedis(admin, config.redis);
-  const context = buildServiceContext(admin, {
+  const stores = openStores(admin, {
     prefix: config.redis.prefix,
     timezone: config.billing.timezone,
   });
-  const accounts = new AccountService(context);
+  const accounts = new AccountService(stores);
   await accounts.create({ id: "demo", name: "Demo account", balance: "1000" }, DEMO);
   const { token: accountToken } = await accounts.createToken("demo", DEMO);
-  const { value: key } = await new KeyService(context).create(
+  const { value: key } = await new KeyService(stores).create(
     { accountId: "demo", name: "demo key", budget: "100", period: "day", ttl: "1d" },
     DEMO,
   );

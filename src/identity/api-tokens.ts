@@ -6,12 +6,12 @@
 
 import { randomBytes } from "node:crypto";
 import { hashApiKey, keyHint, randomToken } from "../auth/api-key.js";
-import { GatewayError } from "../errors.js";
-import { validateAccountId, validateName } from "../services/validate.js";
+import { GatewayError } from "../core/errors.js";
+import { atLeast, isAccountRole, isOperatorRole, OPERATOR_ROLES } from "../core/roles.js";
+import { validateAccountId, validateName } from "../core/validate.js";
 import type { ApiTokenRecord, ApiTokenStore } from "../store/api-token-store.js";
 import { type Actor, auditEntry, userAuditEntry } from "../store/audit-store.js";
 import { holdsInAccount, type Principal } from "./principal.js";
-import { atLeast, isAccountRole, isOperatorRole, OPERATOR_ROLES } from "./roles.js";
 
 export const API_TOKEN_PREFIX = "sk-tunnel-admin-";
 const DAY = 86_400_000;

@@ -4,7 +4,7 @@
 
 import { hashApiKey } from "../auth/api-key.js";
 import { bearerToken } from "../auth/authenticator.js";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 import type { AccountStore } from "../store/account-store.js";
 import type { ApiTokenStore } from "../store/api-token-store.js";
 import type { UserRecord, UserStore } from "../store/user-store.js";

@@ -4,7 +4,13 @@
 // where several give roles in one account, or operator roles, the highest wins. The order of the rules
 // changes nothing. A pure function, so that a table test can pin it down.
 
-import { ACCOUNT_ROLES, type AccountRole, highest, OPERATOR_ROLES, type OperatorRole } from "./roles.js";
+import {
+  ACCOUNT_ROLES,
+  type AccountRole,
+  highest,
+  OPERATOR_ROLES,
+  type OperatorRole,
+} from "../core/roles.js";
 
 export interface MappingRule {
   groups?: readonly string[] | undefined;

@@ -2,8 +2,8 @@
 // invitations, password sign-in and one-time links, credentials, and the identity providers. The gateway's
 // admin listener and the CLI each build one.
 
-import type { Logger } from "../observability/logger.js";
-import type { ServiceContext } from "../services/context.js";
+import type { Logger } from "pino";
+import type { Stores } from "../store/stores.js";
 import { ApiTokens } from "./api-tokens.js";
 import { Credentials } from "./credentials.js";
 import { Invitations } from "./invitations.js";
@@ -36,11 +36,7 @@ export interface IdentityOptions {
   providerSecrets?: ReadonlyMap<string, string | null>;
 }
 
-export function buildIdentity(
-  ctx: ServiceContext,
-  settings: IdentitySettings,
-  options: IdentityOptions,
-): Identity {
+export function buildIdentity(ctx: Stores, settings: IdentitySettings, options: IdentityOptions): Identity {
   const { now } = ctx;
   const users = new Users(ctx.users, ctx.sessions, settings.minPasswordLength, now);
   const sessions = new Sessions(

@@ -4,7 +4,8 @@
 // is a direct grant, which no provider's mapping removes.
 
 import { randomToken } from "../auth/api-key.js";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
+import { DIRECT } from "../core/roles.js";
 import type { AccountStore } from "../store/account-store.js";
 import { type Actor, actorName, auditEntry } from "../store/audit-store.js";
 import type { InvitationRecord, InvitationStore } from "../store/invitation-store.js";
@@ -12,7 +13,6 @@ import type { UserRecord } from "../store/user-store.js";
 import { type Links, linkUrl } from "./links.js";
 import { checkNewPassword } from "./passwords.js";
 import type { Principal } from "./principal.js";
-import { DIRECT } from "./roles.js";
 import { type Users, validateAccountRole, validateEmail } from "./users.js";
 
 export interface InvitationDeps {

@@ -3,7 +3,7 @@
 // send to a server, so it reaches no access log; Redis keeps only its SHA-256. A link is taken once, with
 // GETDEL: of two uses racing, exactly one wins. Expiry is judged on the gateway's clock.
 
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 import type { OneTimeStore } from "../store/one-time-store.js";
 import { newSecret, sha256 } from "./secrets.js";
 

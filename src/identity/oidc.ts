@@ -12,13 +12,13 @@
 
 import { readFileSync } from "node:fs";
 import * as client from "openid-client";
-import { GatewayError } from "../errors.js";
-import type { Logger } from "../observability/logger.js";
+import type { Logger } from "pino";
+import { GatewayError } from "../core/errors.js";
+import { oidcSource } from "../core/roles.js";
 import type { Actor } from "../store/audit-store.js";
 import type { OneTimeStore } from "../store/one-time-store.js";
 import type { UserRecord, UserStore } from "../store/user-store.js";
 import { groupsOf, mapIdentity } from "./group-mapping.js";
-import { oidcSource } from "./roles.js";
 import { sameSecret, sha256 } from "./secrets.js";
 import type { ProviderSettings } from "./settings.js";
 import type { Users } from "./users.js";

@@ -2,7 +2,7 @@
 // unknown e-mail get the same answer after the same work (a dummy hash is verified for an unknown e-mail),
 // both counted by the attempt limits; a locked e-mail or address is refused before any password is checked.
 
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 import type { Actor } from "../store/audit-store.js";
 import type { UserRecord } from "../store/user-store.js";
 import { type Links, linkUrl } from "./links.js";

@@ -4,7 +4,7 @@
 // (zxcvbn-ts' list of about 50,000, loaded at the first check, not at start-up).
 
 import { hash, verify } from "@node-rs/argon2";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 
 /** Algorithm is a const enum in @node-rs/argon2's types, which isolated modules cannot read: 2 is Argon2id. */
 const ARGON2ID = 2;

@@ -8,7 +8,7 @@
 // `self` actions concern the caller (any credential: `me`; a signed-in person only: `me.manage`); `public`
 // needs no credential at all (signing in).
 
-import type { Role } from "./roles.js";
+import type { Role } from "../core/roles.js";
 
 export type Scope = "account" | "global" | "self" | "public";
 

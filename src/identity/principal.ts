@@ -5,11 +5,7 @@
 // removal or a role change takes effect on the next request; an API token holds its own role, and only while
 // the person who made it still holds that role.
 
-import { GatewayError } from "../errors.js";
-import type { ApiTokenRecord } from "../store/api-token-store.js";
-import type { Actor } from "../store/audit-store.js";
-import type { UserRecord, UserStore } from "../store/user-store.js";
-import { type Action, allows, PERMISSIONS } from "./permissions.js";
+import { GatewayError } from "../core/errors.js";
 import {
   ACCOUNT_ROLES,
   type AccountRole,
@@ -22,7 +18,11 @@ import {
   OPERATOR_ROLES,
   type OperatorRole,
   type Role,
-} from "./roles.js";
+} from "../core/roles.js";
+import type { ApiTokenRecord } from "../store/api-token-store.js";
+import type { Actor } from "../store/audit-store.js";
+import type { UserRecord, UserStore } from "../store/user-store.js";
+import { type Action, allows, PERMISSIONS } from "./permissions.js";
 import type { LiveSession } from "./sessions.js";
 
 export type Credential =

@@ -4,7 +4,7 @@
 // after it began, whatever happens. Roles are never kept in a session: they are read at every request.
 
 import { createHash } from "node:crypto";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 import type { SignInMethod } from "../store/audit-store.js";
 import type { SessionRecord, SessionStore } from "../store/session-store.js";
 import { newSecret, sha256 } from "./secrets.js";

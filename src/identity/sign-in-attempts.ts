@@ -3,7 +3,7 @@
 // 429 too_many_attempts and Retry-After (never by holding the connection) until the lock ends; each lockout
 // doubles the next. An unknown e-mail is counted exactly like a known one, so the limit tells nothing.
 
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 import type { AttemptLimits, SignInAttemptsStore } from "../store/sign-in-attempts-store.js";
 import { sha256 } from "./secrets.js";
 

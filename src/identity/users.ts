@@ -3,12 +3,7 @@
 // by its actor and recorded in the audit log by the script that makes it.
 
 import { randomToken } from "../auth/api-key.js";
-import { GatewayError } from "../errors.js";
-import { validateAccountId, validateName } from "../services/validate.js";
-import { type Actor, auditEntry, type SignInMethod, userAuditEntry } from "../store/audit-store.js";
-import type { SessionStore } from "../store/session-store.js";
-import type { StoredGrants, UserRecord, UserStore } from "../store/user-store.js";
-import { checkNewPassword, hashPassword } from "./passwords.js";
+import { GatewayError } from "../core/errors.js";
 import {
   ACCOUNT_ROLES,
   type AccountRole,
@@ -21,7 +16,12 @@ import {
   isOperatorRole,
   OPERATOR_ROLES,
   type OperatorRole,
-} from "./roles.js";
+} from "../core/roles.js";
+import { validateAccountId, validateName } from "../core/validate.js";
+import { type Actor, auditEntry, type SignInMethod, userAuditEntry } from "../store/audit-store.js";
+import type { SessionStore } from "../store/session-store.js";
+import type { StoredGrants, UserRecord, UserStore } from "../store/user-store.js";
+import { checkNewPassword, hashPassword } from "./passwords.js";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const USER_ID = /^usr_[0-9a-z]{20}$/;

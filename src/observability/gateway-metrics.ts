@@ -4,15 +4,15 @@
 
 import type { Registry } from "prom-client";
 import type { AttemptResult } from "../alerts/delivery-plan.js";
-import type { Micros } from "../billing/money.js";
-import type { RequestRecord } from "./request-record.js";
+import type { Micros } from "../core/money.js";
+import type { GatewayRequest } from "../core/request.js";
 
 /** What the gateway reports to its metrics. */
 export interface GatewayMetrics {
   /** The registry to serve, or null with metrics off. */
   readonly registry: Registry | null;
   /** A request the gateway finished or refused. */
-  request(record: RequestRecord): void;
+  request(request: GatewayRequest): void;
   /**
    * The balance and the key's budget as the settle script returned them; `keyName` null for the release of
    * a request that was never forwarded, which touches no per-key series.
@@ -50,13 +50,8 @@ export interface MetricsProbes {
   oldestUndeliveredAge?(): Promise<number>;
 }
 
-/** A running request's key, as the request tracker knows it. */
-export interface RunningKey {
-  accountId: string;
-  keyId: string;
-  keyName: string;
-  maxParallel: number | null;
-}
+/** What the per-key in-flight gauge reads of a running request (its key is known once it is admitted). */
+export type RunningKey = Pick<GatewayRequest, "accountId" | "keyId" | "keyName" | "maxParallel">;
 
 export interface MetricsOptions {
   /** Per-key series on or off. */

@@ -3,7 +3,7 @@
 // without waiting for the key's next request.
 
 import type { Gauge } from "prom-client";
-import { type Micros, rublesAsFloat } from "../billing/money.js";
+import { type Micros, rublesAsFloat } from "../core/money.js";
 
 interface KeyBudget {
   labels: [account: string, keyId: string, keyName: string];

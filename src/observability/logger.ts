@@ -4,14 +4,12 @@
 
 import { type Logger, pino } from "pino";
 
-export type { Logger };
-
 /**
  * Lines go to stdout asynchronously (pino's destination writes on a thread-pool thread, never blocking a
- * request) and are gathered into writes of at least LOG_BATCH_BYTES, about ten request lines: on the
- * benchmark machine each write, with its hand-off to the thread pool and back (a write, futex wake-ups, an
- * event-loop wake-up), cost tens of microseconds of CPU, once per request without batching. A quiet gateway's
- * lines still go out within LOG_FLUSH_MS, and pino writes what is buffered when the process exits (a crash
+ * request) and are gathered into writes of at least LOG_BATCH_BYTES, about ten request lines: each write,
+ * with its hand-off to the thread pool and back (a write, futex wake-ups, an event-loop wake-up), costs more
+ * CPU than the line itself, and without batching it would be paid once per request. A quiet gateway's lines
+ * still go out within LOG_FLUSH_MS, and pino writes what is buffered when the process exits (a crash
  * included); a SIGKILL can lose the last LOG_FLUSH_MS of lines, never money, which is in Redis.
  */
 export const LOG_BATCH_BYTES = 4096;

@@ -5,12 +5,12 @@ import { timingSafeEqual } from "node:crypto";
 import type { RequestListener } from "node:http";
 import type { Registry } from "prom-client";
 import { bearerToken } from "../auth/authenticator.js";
+import { pathOf } from "../http/url-path.js";
 
 export function metricsHandler(registry: Registry, options: { token?: string | undefined }): RequestListener {
   const expected = options.token === undefined ? null : Buffer.from(options.token);
   return (req, res) => {
-    const path = (req.url ?? "/").split("?")[0];
-    if (path !== "/metrics" || (req.method !== "GET" && req.method !== "HEAD")) {
+    if (pathOf(req.url) !== "/metrics" || (req.method !== "GET" && req.method !== "HEAD")) {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found: metrics are at GET /metrics\n");
       return;
     }

@@ -7,10 +7,12 @@
 
 import { collectDefaultMetrics, type Gauge, Registry } from "prom-client";
 import type { AttemptResult } from "../alerts/delivery-plan.js";
-import { EVENT_TYPES, isEventType } from "../alerts/event-types.js";
-import { REJECT_REASONS } from "../billing/charge.js";
-import { type Micros, rublesAsFloat } from "../billing/money.js";
-import { ERRORS } from "../errors.js";
+import { ERRORS } from "../core/errors.js";
+import { EVENT_TYPES, isEventType } from "../core/event-types.js";
+import { type Micros, rublesAsFloat } from "../core/money.js";
+import type { Outcome } from "../core/outcome.js";
+import type { GatewayRequest } from "../core/request.js";
+import { REJECT_REASONS } from "../core/usage.js";
 import {
   type CounterSeries,
   counterSeries,
@@ -23,7 +25,6 @@ import type { GatewayMetrics, MetricsOptions, MetricsProbes, RunningKey } from "
 import { KeyBudgets } from "./key-budgets.js";
 import { METRICS, type MetricKey } from "./metric-definitions.js";
 import { type Built, buildMetrics } from "./metric-registry.js";
-import type { Outcome, RequestRecord } from "./request-record.js";
 import { OTHER, SeriesCap } from "./series-cap.js";
 
 export type UpstreamFailure = "refused" | "reset" | "timeout" | "5xx";
@@ -124,7 +125,7 @@ export class Metrics implements GatewayMetrics {
     }
   }
 
-  request(record: RequestRecord): void {
+  request(record: GatewayRequest): void {
     const model = this.models.label(record.model ?? "none");
     const status = String(record.status);
     const s = this.series;
@@ -135,7 +136,7 @@ export class Metrics implements GatewayMetrics {
     this.finished(record, model);
   }
 
-  private finished(record: RequestRecord, model: string): void {
+  private finished(record: GatewayRequest, model: string): void {
     const s = this.series;
     const m = this.m;
     const latency = record.latencyMs / 1000;
@@ -221,13 +222,15 @@ export class Metrics implements GatewayMetrics {
   private collectKeyInFlight(gauge: Gauge<string>, running: Iterable<RunningKey>): void {
     const counts = new Map<string, number>();
     for (const key of running) {
+      const { keyId } = key;
+      if (keyId === null) continue;
       if (key.maxParallel === null) {
-        this.parallelKeys.delete(key.keyId);
+        this.parallelKeys.delete(keyId);
         continue;
       }
-      if (!this.options.perKey || this.keys.label(key.keyId) === OTHER) continue;
-      this.parallelKeys.set(key.keyId, [key.accountId, key.keyId, key.keyName]);
-      counts.set(key.keyId, (counts.get(key.keyId) ?? 0) + 1);
+      if (!this.options.perKey || this.keys.label(keyId) === OTHER) continue;
+      this.parallelKeys.set(keyId, [key.accountId ?? "", keyId, key.keyName ?? ""]);
+      counts.set(keyId, (counts.get(keyId) ?? 0) + 1);
     }
     gauge.reset();
     for (const [keyId, labels] of this.parallelKeys) gauge.labels(...labels).set(counts.get(keyId) ?? 0);

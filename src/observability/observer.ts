@@ -1,18 +1,18 @@
 // The one place finished and refused requests, and settlements, are reported: it writes their log lines and
-// counts them in the metrics, from the request's record (request-record.ts). What it calls can throw (a
+// counts them in the metrics, from the request itself (core/request.ts; its line is log-line.ts's). What it calls can throw (a
 // metric, a log write); it never lets that reach the request path, which has already answered.
 
-import type { Settlement } from "../billing/settlement-queue.js";
-import type { Settled } from "../store/settle-script.js";
+import type { Logger } from "pino";
+import type { GatewayRequest } from "../core/request.js";
+import type { Settled, Settlement } from "../store/settle-script.js";
 import type { GatewayMetrics } from "./gateway-metrics.js";
-import type { Logger } from "./logger.js";
-import { logFields, type RequestRecord } from "./request-record.js";
+import { logFields } from "./log-line.js";
 
 export interface RequestObserver {
   /** A forwarded request ended (completed or not); its settlement has been handed over. */
-  finished(record: RequestRecord): void;
+  finished(request: GatewayRequest): void;
   /** The gateway refused a request itself, with a code of the error table. */
-  refused(record: RequestRecord): void;
+  refused(request: GatewayRequest): void;
   /** Reservations of an account were found expired (never settled) while reserving. */
   expiredReservations(count: number): void;
 }
@@ -37,18 +37,18 @@ export function createObserver(
   const failed = (what: string, error: unknown) => logger.error({ err: error }, `reporting ${what} failed`);
   // try/catch written out in each, not a helper taking a callback: these run once per request.
   return {
-    finished(record) {
+    finished(request) {
       try {
-        logger.info(logFields(record, options.logBodies), "request");
-        metrics.request(record);
+        logger.info(logFields(request, options.logBodies), "request");
+        metrics.request(request);
       } catch (error) {
         failed("a finished request", error);
       }
     },
-    refused(record) {
+    refused(request) {
       try {
-        logger.info(logFields(record, null), "request refused");
-        metrics.request(record);
+        logger.info(logFields(request, null), "request refused");
+        metrics.request(request);
       } catch (error) {
         failed("a refused request", error);
       }
@@ -63,12 +63,12 @@ export function createObserver(
     },
     settled(settlement, result) {
       if (result.balance === undefined) return;
-      const { ref, keyName, input } = settlement;
-      const resetAt = input.periods[result.period ?? "month"].end;
+      const { ref, periods } = settlement;
+      const resetAt = periods[result.period ?? "month"].end;
       metrics.settled(
         ref.accountId,
         ref.keyId,
-        keyName,
+        settlement.keyName ?? null,
         result.balance,
         result.budget ?? null,
         result.spent ?? 0,
@@ -77,7 +77,7 @@ export function createObserver(
     },
     retrying(settlement, error) {
       logger.warn(
-        { reservation_id: settlement.input.reservationId, err: (error as Error).message },
+        { reservation_id: settlement.reservationId, err: (error as Error).message },
         "settlement delayed; will retry",
       );
     },
@@ -85,9 +85,9 @@ export function createObserver(
       metrics.settlementFailed();
       // Everything reconciliation needs, but not the request-log entry with bodies: that copy exists for the
       // key's recent-requests list, and bodies reach stdout only under logging.bodies (the request line).
-      const { logEntryWithBodies: _, ...input } = settlement.input;
+      const { logEntryWithBodies: _, ref, leaseHold: __, ...fields } = settlement;
       logger.error(
-        { settlement: { ...input, ...settlement.ref }, err: error },
+        { settlement: { ...fields, ...ref }, err: error },
         "settlement refused by Redis; recorded here for reconciliation",
       );
     },

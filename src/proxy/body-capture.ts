@@ -2,7 +2,7 @@
 // recent-requests list (requestLog.maxBodyBytes) while the key's log_bodies allows it: captured up to the
 // larger of the two limits, and cut to each limit once, when the request has finished.
 
-export type BodyText = (limit: number) => string;
+import type { BodyText, RequestBodies } from "../core/request.js";
 
 export class BodyCapture {
   private readonly chunks: Buffer[] = [];
@@ -17,7 +17,7 @@ export class BodyCapture {
   }
 
   /** The request body and the captured response, each as a function of the limit to cut it to. */
-  bodies(request: Buffer): { request: BodyText; response: BodyText } {
+  bodies(request: Buffer): RequestBodies {
     return { request: bodyText(request), response: bodyText(Buffer.concat(this.chunks, this.bytes)) };
   }
 }

@@ -1,8 +1,7 @@
 // The endpoint classes and the built-in table (endpoints.ts classifies with it; its header explains the
 // classes): every path the model servers serve that is not "other", by what their sources register.
 
-export const ENDPOINT_CLASSES = ["generation", "input-only", "free", "management", "other"] as const;
-export type EndpointClass = (typeof ENDPOINT_CLASSES)[number];
+import type { EndpointClass } from "../core/endpoint-classes.js";
 
 /** A field of the request body, as the path of keys from the body's root. */
 export type FieldPath = readonly string[];

@@ -13,11 +13,11 @@
 //
 // The operator extends or overrides the table with `endpoints` in the configuration (docs/billing.md).
 
-import { GatewayError } from "../errors.js";
+import type { EndpointClass } from "../core/endpoint-classes.js";
+import { GatewayError } from "../core/errors.js";
 import {
   BUILT_IN_ENDPOINTS,
   type Endpoint,
-  type EndpointClass,
   free,
   generation,
   inputOnly,
@@ -25,12 +25,7 @@ import {
   other,
 } from "./built-in-endpoints.js";
 
-export {
-  ENDPOINT_CLASSES,
-  type Endpoint,
-  type EndpointClass,
-  type FieldPath,
-} from "./built-in-endpoints.js";
+export type { Endpoint, FieldPath } from "./built-in-endpoints.js";
 
 /** Classifies requests by method and path: the built-in table with the operator's entries over it. */
 export class EndpointTable {
@@ -62,11 +57,6 @@ export class EndpointTable {
     for (const [prefix, endpoint] of this.prefixes) if (key.startsWith(prefix)) return endpoint;
     return undefined;
   }
-}
-
-/** A path rule from the configuration, validated: "/path", "METHOD /path", either ending in "/*". */
-export function isEndpointPattern(pattern: string): boolean {
-  return /^(?:[A-Za-z]+ )?\/[^\s?#]*$/.test(pattern);
 }
 
 function normalizePattern(pattern: string): string {

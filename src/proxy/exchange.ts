@@ -1,20 +1,22 @@
-// One forwarded request from the moment its reservation is made, as a small state machine: it streams the
-// upstream's response to the client through the meter (with backpressure), turns timeouts and failures into
-// 502/504, stops the upstream the instant the client goes away or a shutdown drain ends, and — exactly once,
-// whatever way it ends — hands what happened to request-end.ts, which charges, settles and reports it.
+// One forwarded request from the moment it is admitted, as a small state machine: it streams the upstream's
+// response to the client through the meter (with backpressure), turns timeouts and failures into 502/504,
+// stops the upstream the instant the client goes away or a shutdown drain ends, writes how it went on the
+// request (core/request.ts), and — exactly once, whatever way it ends — hands the request to its end
+// (request-end.ts), which settles and reports it.
 //
 // Event handlers are module-level functions (exchange-events.ts) that find their exchange through a symbol on
 // the request and response objects, so the per-request cost is one object, not a bundle of closures.
 
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
-import type { Readable, Writable } from "node:stream";
 import type { ProxyServer } from "http-proxy-3";
-import { type ErrorCode, GatewayError } from "../errors.js";
-import type { Outcome } from "../observability/request-record.js";
-import type { GatewayContext } from "../server/context.js";
-import { sendError } from "../server/respond.js";
+import type { Logger } from "pino";
+import { GatewayError } from "../core/errors.js";
+import type { Outcome, RecordOutcome } from "../core/outcome.js";
+import type { GatewayRequest } from "../core/request.js";
+import { sendError } from "../http/respond.js";
 import { BodyCapture } from "./body-capture.js";
+import { bodySource } from "./body-source.js";
 import {
   type ExchangeEvents,
   onClientClose,
@@ -26,21 +28,26 @@ import {
   onUpstreamTimeout,
   tag,
 } from "./exchange-events.js";
-import type { ForwardedRequest } from "./forwarded-request.js";
 import { clientResponseHeaders } from "./headers.js";
 import { HeldModelList } from "./model-list.js";
-import { endRequest } from "./request-end.js";
-import { ResponseMeter } from "./response-meter.js";
+import { type MeterLimits, ResponseMeter } from "./response-meter.js";
+
+/** What every exchange is given: built once by the forwarder, shared by all of them. */
+export interface ExchangeDeps {
+  /** upstream.timeoutMs: how long the upstream has to begin its answer. */
+  timeoutMs: number;
+  metering: MeterLimits;
+  /** How much of the bodies to capture for a key that logs them (the larger of the two logs' limits). */
+  captureBytes: number;
+  logger: Logger;
+  /** The request is over, whatever way: settle it and report it (request-end.ts). */
+  end(request: GatewayRequest): void;
+}
 
 export class Exchange implements ExchangeEvents {
-  private forwardedAt = 0;
-  private firstByteAt = 0;
   private upstreamRequest: ClientRequest | undefined;
   private upstreamResponse: IncomingMessage | undefined;
   private meter: ResponseMeter | null = null;
-  private status = 0;
-  private outcome: Outcome = "completed";
-  private code: ErrorCode | null = null;
   private timedOut = false;
   private timer: NodeJS.Timeout | undefined;
   private held: HeldModelList | null = null;
@@ -50,35 +57,30 @@ export class Exchange implements ExchangeEvents {
   constructor(
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
-    private readonly ctx: GatewayContext,
-    private readonly init: ForwardedRequest,
+    private readonly request: GatewayRequest,
+    private readonly deps: ExchangeDeps,
   ) {
-    const { logging, requestLog } = ctx.config;
-    this.capture = init.logBodies
-      ? new BodyCapture(Math.max(logging.bodies ? logging.maxBodyBytes : 0, requestLog.maxBodyBytes))
-      : null;
+    this.capture = request.logBodies ? new BodyCapture(deps.captureBytes) : null;
   }
 
   start(proxy: ProxyServer): void {
-    const { tracked } = this.init;
-    tracked.exchange = this;
-    // Every reservation is kept alive while its request runs, a free one too: it holds a request in flight
-    // against the key's max_parallel, which its expiry would give back too early.
-    tracked.reservationId = this.init.reservationId;
-    tracked.accountId = this.init.ref.accountId;
-    tracked.reservedAt = this.ctx.services.now();
+    const { request } = this;
+    // While the exchange runs, the request's reservation is kept alive (a free one too: it holds a request in
+    // flight against the key's max_parallel, which its expiry would give back too early), and a shutdown
+    // drain's end aborts it.
+    request.exchange = this;
     tag(this.req, this);
     tag(this.res, this);
     this.res.on("close", onClientClose);
     if (this.res.destroyed) {
       // The client left while the reservation was being made.
-      this.outcome = "client_aborted";
+      request.outcome = "client_aborted";
       void this.finish();
       return;
     }
-    this.forwardedAt = performance.now();
-    this.timer = setTimeout(onUpstreamTimeout, this.ctx.config.upstream.timeoutMs, this);
-    proxy.web(this.req, this.res, { buffer: bodySource(this.init.body) }, onProxyError);
+    request.forwardedAt = performance.now();
+    this.timer = setTimeout(onUpstreamTimeout, this.deps.timeoutMs, this);
+    proxy.web(this.req, this.res, { buffer: bodySource(request.body as Buffer) }, onProxyError);
   }
 
   onUpstreamRequest(request: ClientRequest): void {
@@ -88,7 +90,8 @@ export class Exchange implements ExchangeEvents {
 
   onUpstreamResponse(response: IncomingMessage): void {
     clearTimeout(this.timer);
-    this.firstByteAt = performance.now();
+    const { request } = this;
+    request.firstByteAt = performance.now();
     // Too late: the gateway has answered already (a timeout, the end of a shutdown drain) or the client left.
     if (this.done || this.timedOut || this.res.headersSent || this.res.destroyed) {
       response.destroy();
@@ -96,14 +99,14 @@ export class Exchange implements ExchangeEvents {
     }
     tag(response, this);
     this.upstreamResponse = response;
-    this.status = response.statusCode ?? 502;
-    const meter = new ResponseMeter(response.headers, this.init.strip, this.ctx.config.metering);
+    request.upstreamStatus = response.statusCode ?? 502;
+    const meter = new ResponseMeter(response.headers, request.strip, this.deps.metering);
     this.meter = meter;
     const identity = (response.headers["content-encoding"] ?? "identity") === "identity";
-    if (this.init.filterModels && this.status === 200 && identity) {
-      this.held = new HeldModelList(this.init.filterModels);
+    if (request.filterModels && request.upstreamStatus === 200 && identity) {
+      this.held = new HeldModelList(request.filterModels);
     } else {
-      this.res.writeHead(this.status, this.headers(response, meter.stripping));
+      this.res.writeHead(request.upstreamStatus, this.headers(response, meter.stripping));
     }
     response.on("data", onUpstreamData);
     response.on("end", onUpstreamEnd);
@@ -123,7 +126,7 @@ export class Exchange implements ExchangeEvents {
       this.held = null;
       const headers = this.headers(response, true);
       headers["content-length"] = filtered.length;
-      this.res.writeHead(this.status, headers);
+      this.res.writeHead(this.request.upstreamStatus, headers);
       this.capture?.add(filtered);
       this.res.end(filtered);
       return;
@@ -142,9 +145,9 @@ export class Exchange implements ExchangeEvents {
     clearTimeout(this.timer);
     if (this.done || this.res.destroyed) return;
     if (this.timedOut) {
-      this.outcome = "upstream_timeout";
-    } else if (this.status === 0) {
-      this.outcome = "upstream_unavailable";
+      this.request.outcome = "upstream_timeout";
+    } else if (this.request.upstreamStatus === 0) {
+      this.request.outcome = "upstream_unavailable";
       const code = error.code ? ` (${error.code})` : "";
       this.answer(new GatewayError("upstream_unavailable", `The model server could not be reached${code}.`));
     } else {
@@ -153,27 +156,25 @@ export class Exchange implements ExchangeEvents {
   }
 
   onTimeout(): void {
-    if (this.status !== 0 || this.done) return;
+    if (this.request.upstreamStatus !== 0 || this.done) return;
     this.timedOut = true;
-    this.outcome = "upstream_timeout";
+    this.request.outcome = "upstream_timeout";
     this.upstreamRequest?.destroy();
-    const ms = this.ctx.config.upstream.timeoutMs;
+    const ms = this.deps.timeoutMs;
     this.answer(new GatewayError("upstream_timeout", `The model server did not answer within ${ms} ms.`));
   }
 
   /** The drain is over: stop the upstream, end the client's response, bill what was produced. */
   abortForShutdown(): void {
     if (this.done) return;
-    this.outcome = "shutdown";
+    this.request.outcome = "shutdown";
     this.upstreamRequest?.destroy();
-    if (this.status === 0 && !this.res.headersSent) {
+    if (this.request.upstreamStatus === 0 && !this.res.headersSent) {
       // Not counted as the gateway's own error answer: the client is told to retry, as a draining replica should.
       sendError(
         this.res,
         new GatewayError("service_unavailable", "The gateway is shutting down; retry the request."),
-        {
-          format: this.init.errorFormat,
-        },
+        { format: this.request.errorFormat },
       );
     } else {
       this.meter?.abort();
@@ -182,8 +183,9 @@ export class Exchange implements ExchangeEvents {
   }
 
   onClientClose(): void {
-    if (!this.res.writableFinished || this.outcome === "shutdown") {
-      if (this.outcome === "completed") this.outcome = "client_aborted";
+    const { request } = this;
+    if (!this.res.writableFinished || request.outcome === "shutdown") {
+      if (request.outcome === "completed") request.outcome = "client_aborted";
       // http-proxy-3 destroys the upstream request; the meter keeps what it has read so far. (After a
       // complete response the meter may still be decompressing its copy, and is left to finish.)
       this.meter?.abort();
@@ -198,8 +200,8 @@ export class Exchange implements ExchangeEvents {
 
   /** Answers with an error of the table (502, 504), which the metrics count as the gateway's own. */
   private answer(error: GatewayError): void {
-    this.code = error.code;
-    sendError(this.res, error, { format: this.init.errorFormat });
+    this.request.code = error.code;
+    sendError(this.res, error, { format: this.request.errorFormat });
   }
 
   /**
@@ -207,15 +209,15 @@ export class Exchange implements ExchangeEvents {
    * the upstream cut short (charged for what it had produced), so that one answer cannot end the process.
    */
   failed(error: unknown): void {
-    this.ctx.logger.error(
-      { request_id: this.init.requestId, err: error },
+    this.deps.logger.error(
+      { request_id: this.request.requestId, err: error },
       "relaying the upstream's answer failed",
     );
     if (!this.done) this.cutOff("upstream_reset");
   }
 
   private cutOff(outcome: Outcome): void {
-    this.outcome = outcome;
+    this.request.outcome = outcome;
     this.meter?.abort();
     this.res.destroy();
   }
@@ -240,14 +242,14 @@ export class Exchange implements ExchangeEvents {
   private releaseHeld(response: IncomingMessage): void {
     const held = (this.held as HeldModelList).release();
     this.held = null;
-    this.res.writeHead(this.status, this.headers(response, false));
+    this.res.writeHead(this.request.upstreamStatus, this.headers(response, false));
     this.send(response, held);
   }
 
   /** The upstream's headers as the client gets them, with the key's rate-limit headers when it has limits. */
   private headers(response: IncomingMessage, rewritten: boolean): OutgoingHttpHeaders {
     const headers = clientResponseHeaders(response.headers, rewritten);
-    const limits = this.init.rateLimitHeaders;
+    const limits = this.request.rateLimitHeaders;
     if (limits !== null) for (const name in limits) headers[name] = limits[name];
     return headers;
   }
@@ -257,38 +259,25 @@ export class Exchange implements ExchangeEvents {
     if (this.done) return;
     this.done = true;
     clearTimeout(this.timer);
-    this.init.tracked.reservationId = null;
+    const { request } = this;
+    // No longer running: nothing to abort, no reservation to keep alive.
+    request.exchange = null;
     const meter = this.meter;
-    const metered = meter ? { result: await meter.result(), bytes: meter.bytes } : null;
-    endRequest(this.ctx, this.init, {
-      outcome: this.outcome,
-      upstreamStatus: this.status,
-      status: this.status === 0 ? statusWithoutResponse(this.outcome, this.res) : this.status,
-      code: this.code,
-      forwardedAt: this.forwardedAt,
-      firstByteAt: this.firstByteAt,
-      metered,
-      capture: this.capture,
-    });
+    if (meter !== null) {
+      const result = await meter.result();
+      request.metered = true;
+      request.usage = result.usage;
+      request.events = result.events;
+      request.responseBytes = meter.bytes;
+    }
+    const { upstreamStatus, outcome } = request;
+    request.status = upstreamStatus === 0 ? statusWithoutResponse(outcome, this.res) : upstreamStatus;
+    if (this.capture !== null) request.bodies = this.capture.bodies(request.received as Buffer);
+    this.deps.end(request);
   }
 }
 
-/**
- * The request body for http-proxy-3, which sends `options.buffer` with `buffer.pipe(proxyRequest)`. The body
- * is already in memory, so this stand-in ends the upstream request with it in one write, without the stream
- * and async iterator that Readable.from would build for every request.
- */
-function bodySource(body: Buffer): Readable {
-  const source = {
-    pipe(destination: Writable): Writable {
-      destination.end(body);
-      return destination;
-    },
-  };
-  return source as unknown as Readable;
-}
-
-function statusWithoutResponse(outcome: Outcome, res: ServerResponse): number {
+function statusWithoutResponse(outcome: RecordOutcome, res: ServerResponse): number {
   if (outcome === "client_aborted") return 499;
   if (outcome === "shutdown") return 503;
   return res.headersSent ? res.statusCode : 502;

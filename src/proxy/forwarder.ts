@@ -5,29 +5,44 @@
 // then hand the request to an Exchange, which streams it to the upstream with http-proxy-3 and settles it
 // when it ends. Once a request is admitted it is settled or released, whatever fails afterwards.
 
-import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { performance } from "node:perf_hooks";
+import type { Logger } from "pino";
+import type { Authenticator } from "../auth/authenticator.js";
 import { estimatedPromptTokens, NOTHING, worstCase } from "../billing/estimate.js";
-import type { LeaseAdmission } from "../billing/leases.js";
-import type { ModelPrice } from "../billing/pricing.js";
-import { asGatewayError, type ErrorFormat, GatewayError } from "../errors.js";
-import { refusalRecord } from "../observability/request-record.js";
-import type { Forwarder, GatewayContext } from "../server/context.js";
-import { errorFormatOf, sendError } from "../server/respond.js";
-import type { ModelCheck, Refusal, Reservation, ReserveInput } from "../store/billing-store.js";
-import type { KeyRef } from "../store/key-store.js";
-import { isConnectionError } from "../store/redis-errors.js";
-import { checkDeclaredLength, readBody } from "./body.js";
+import type { Pricing } from "../billing/pricing.js";
+import type { RequestBilling } from "../billing/request-billing.js";
+import type { Config } from "../config/schema.js";
+import { asGatewayError, GatewayError } from "../core/errors.js";
+import type { ModelCheck } from "../core/model-check.js";
+import type { ModelPrice } from "../core/price.js";
+import { GatewayRequest, type StripMode } from "../core/request.js";
+import { checkDeclaredLength, readBody } from "../http/body.js";
+import { errorFormatOf, sendError } from "../http/respond.js";
+import type { RequestObserver } from "../observability/observer.js";
 import { bodyEdits, withFields } from "./body-rewrite.js";
-import { type Endpoint, type FieldPath, pathNotAllowed } from "./endpoints.js";
-import { Exchange } from "./exchange.js";
+import { type Endpoint, type EndpointTable, type FieldPath, pathNotAllowed } from "./endpoints.js";
+import { Exchange, type ExchangeDeps } from "./exchange.js";
 import { prepareUpstreamHeaders } from "./headers.js";
 import { modelOfPath } from "./model-list.js";
 import { rateLimitHeaders } from "./rate-limit-headers.js";
-import { refusalError } from "./refusals.js";
-import { type Released, submitRelease } from "./release.js";
+import { endRequest } from "./request-end.js";
 import { inspectRequest, type RequestFacts, valueAt } from "./request-facts.js";
+import type { RequestTracker } from "./request-tracker.js";
 import { createUpstreamProxy } from "./upstream-proxy.js";
+
+/** Handles a request that the gateway does not answer itself (the public listener's everything-else). */
+export type Forwarder = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  /** When it arrived (performance.now()). */
+  arrivedAt: number,
+  /** The URL's path, without the query. */
+  path: string,
+  /** Whether the request came over HTTPS (the socket, or a trusted proxy's X-Forwarded-Proto). */
+  secure: boolean,
+) => void;
 
 export interface ForwardingProxy {
   forward: Forwarder;
@@ -36,81 +51,90 @@ export interface ForwardingProxy {
   close(): void;
 }
 
-export function createForwarder(ctx: GatewayContext): ForwardingProxy {
-  const { config, services } = ctx;
+/** What forwarding uses: its settings, and the parts of the gateway each step of a request calls. */
+export interface ForwarderDeps {
+  config: Pick<
+    Config,
+    "upstream" | "limits" | "estimate" | "billing" | "logging" | "requestLog" | "metering"
+  >;
+  authenticator: Pick<Authenticator, "resolve">;
+  endpoints: Pick<EndpointTable, "classify">;
+  pricing: Pick<Pricing, "priceFor">;
+  billing: Pick<RequestBilling, "admitOnLease" | "reserve" | "release" | "settle">;
+  /** What is in flight (shutdown, the keeper and the gauge read it). */
+  tracker: Pick<RequestTracker, "begin" | "end">;
+  observer: Pick<RequestObserver, "finished" | "refused">;
+  logger: Logger;
+  /** Wall clock (ms). */
+  now(): number;
+}
+
+/** What a stream the gateway asked for usage has taken out of it (see StripMode). */
+const STRIP_LAST: StripMode = Object.freeze({ everyChunk: false });
+const STRIP_EVERY_CHUNK: StripMode = Object.freeze({ everyChunk: true });
+
+/** What each exchange is given: built once, from the forwarder's settings and parts. */
+export function exchangeDeps(deps: ForwarderDeps): ExchangeDeps {
+  const { upstream, metering, logging, requestLog } = deps.config;
+  return {
+    timeoutMs: upstream.timeoutMs,
+    metering,
+    captureBytes: Math.max(logging.bodies ? logging.maxBodyBytes : 0, requestLog.maxBodyBytes),
+    logger: deps.logger,
+    end: (request) => endRequest(deps, request),
+  };
+}
+
+export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
+  const { config } = deps;
   const upstream = createUpstreamProxy(config.upstream);
   const upstreamAuthorization = config.upstream.apiKey ? `Bearer ${config.upstream.apiKey}` : undefined;
+  const forExchanges = exchangeDeps(deps);
   let forwarding = true;
-  const reservationTtlMs = config.billing.reservationTtlSeconds * 1000;
 
   async function forward(
     req: IncomingMessage,
     res: ServerResponse,
     requestId: string,
     arrivedAt: number,
+    path: string,
     secure: boolean,
   ) {
-    const path = pathOf(req.url);
     const method = req.method ?? "GET";
-    const errorFormat = errorFormatOf(path);
-    let ref: KeyRef | null = null;
-    let model: string | null = null;
-    const tracked = ctx.tracker.begin();
+    const request = new GatewayRequest(requestId, method, path, arrivedAt);
+    request.errorFormat = errorFormatOf(path);
+    deps.tracker.begin(request);
     try {
       if (!forwarding)
         throw new GatewayError("service_unavailable", "The gateway is shutting down; retry the request.");
-      const credential = await ctx.authenticator.resolve(req.headers);
-      ref = credential.ref;
-      const endpoint = ctx.endpoints.classify(method, path);
+      const credential = await deps.authenticator.resolve(req.headers);
+      request.ref = credential.ref;
+      const endpoint = deps.endpoints.classify(method, path);
       if (endpoint.class === "management") throw pathNotAllowed(method, path);
       checkDeclaredLength(req, config.limits.maxBodyBytes);
       const body = await readBody(req, config.limits.maxBodyBytes);
       const facts = await inspectRequest(body, req.headers["content-type"], endpoint, config.limits);
       const pathModel = method === "GET" ? modelOfPath(path) : null;
       const check: ModelCheck = pathModel !== null ? { kind: "named", model: pathModel } : facts.model;
-      model = check.kind === "named" ? check.model : null;
-      const price = ctx.pricing.priceFor(model);
+      const model = check.kind === "named" ? check.model : null;
+      request.model = model;
+      const price = deps.pricing.priceFor(model);
+      request.price = price;
       checkCapsFit(facts, price, model);
       // A request without a body, or one that only counts tokens, is never reserved or charged.
       const usageClass = body.length === 0 || endpoint.class === "free" ? null : endpoint.class;
+      request.endpointClass = body.length === 0 ? "free" : endpoint.class;
+      request.usageClass = usageClass;
       const cap = facts.maxOutputTokens ?? price.maxOutputTokens;
       const worst = usageClass
         ? worstCase(usageClass, facts.prompt, cap, facts.choices, price, config.estimate)
         : NOTHING;
-      const now = services.now();
-      const periods = services.calendar.at(now);
-      const reservationId = randomUUID();
-      const admission = ctx.leases?.admit(ref, credential.hash, check, worst.amount) ?? null;
-      const reserveInput: ReserveInput = {
-        reservationId,
-        amount: worst.amount,
-        tokens: worst.promptTokens + worst.completionTokens,
-        keyHash: credential.hash,
-        now,
-        periods,
-        expiresAt: now + reservationTtlMs,
-        model: check,
-      };
-      const request = { requestId, method, path, model, arrivedAt };
-      let reservation = admission
-        ? leasedReservation(admission)
-        : await reserveOrRelease(ctx, ref, reserveInput, request);
-      const reclaim = reclaimable(reservation);
-      if (reclaim !== null && (await ctx.leases?.reclaim(ref, reclaim === "balance"))) {
-        // Other replicas' leases held part of what this request needs: they were asked to give back what
-        // they do not use, and the request is reserved once more.
-        reservation = await reserveOrRelease(ctx, ref, reserveInput, request);
-      }
-      if (reservation.expired > 0) ctx.observer.expiredReservations(reservation.expired);
-      if (!reservation.ok) throw refusalError(reservation, worst, price, check, periods);
-      tracked.key = {
-        accountId: ref.accountId,
-        keyId: ref.keyId,
-        keyName: reservation.keyName,
-        maxParallel: reservation.maxParallel,
-      };
+      // On the lease without a promise; else reserved in Redis.
+      const admitted =
+        deps.billing.admitOnLease(request, credential.hash, check, worst) ??
+        (await deps.billing.reserve(request, credential.hash, check, worst));
 
-      // From here on the reservation exists: whatever fails before the exchange takes over releases it.
+      // From here on the request is admitted: whatever fails before the exchange takes over releases it.
       try {
         const askUsage =
           config.upstream.injectStreamUsage &&
@@ -119,7 +143,7 @@ export function createForwarder(ctx: GatewayContext): ForwardingProxy {
           facts.stream &&
           !facts.asksForUsage;
         const forwarded = forwardedBody(body, facts, endpoint, usageClass === "generation", cap, askUsage);
-        const filterModels = method === "GET" && path === "/v1/models" ? reservation.allowedModels : null;
+        const filterModels = method === "GET" && path === "/v1/models" ? admitted.allowedModels : null;
         prepareUpstreamHeaders(req, {
           requestId,
           callerToken: credential.token,
@@ -128,57 +152,29 @@ export function createForwarder(ctx: GatewayContext): ForwardingProxy {
           identityEncoding: askUsage || filterModels !== null,
           protocol: secure ? "https" : "http",
         });
-        new Exchange(req, res, ctx, {
-          requestId,
-          arrivedAt,
-          method,
-          ref,
-          keyName: reservation.keyName,
-          logBodies: reservation.logBodies,
-          model,
-          path,
-          errorFormat,
-          endpointClass: body.length === 0 ? "free" : endpoint.class,
-          usageClass,
-          price,
-          reservationId,
-          lease: admission,
-          reserved: worst.amount,
-          received: body,
-          body: forwarded,
-          strip: askUsage ? { everyChunk: facts.continuousUsage } : null,
-          filterModels,
-          promptEstimate: usageClass ? estimatedPromptTokens(facts.prompt, price, config.estimate) : 0,
-          maxCompletionTokens:
-            usageClass === "generation" ? cap * facts.choices : usageClass === "input-only" ? 0 : null,
-          maxPromptTokens: price.contextTokens ?? config.billing.maxPromptTokens,
-          rateLimitHeaders: rateLimitHeaders(reservation.rpm, reservation.tpm),
-          tracked,
-        }).start(upstream.proxy);
+        request.received = body;
+        request.body = forwarded;
+        request.strip = askUsage ? (facts.continuousUsage ? STRIP_EVERY_CHUNK : STRIP_LAST) : null;
+        request.filterModels = filterModels;
+        request.promptEstimate = usageClass ? estimatedPromptTokens(facts.prompt, price, config.estimate) : 0;
+        request.maxCompletionTokens =
+          usageClass === "generation" ? cap * facts.choices : usageClass === "input-only" ? 0 : null;
+        request.maxPromptTokens = price.contextTokens ?? config.billing.maxPromptTokens;
+        request.rateLimitHeaders = rateLimitHeaders(admitted.rpm, admitted.tpm);
+        new Exchange(req, res, request, forExchanges).start(upstream.proxy);
       } catch (error) {
-        submitRelease(ctx, {
-          ref,
-          reservationId,
-          requestId,
-          method,
-          path,
-          model,
-          arrivedAt,
-          outcome: "internal_error",
-          status: 500,
-          keyName: reservation.keyName,
-          lease: admission,
-        });
+        deps.billing.release(request, "internal_error", 500);
         throw error;
       }
     } catch (error) {
-      refuse(ctx, res, error, errorFormat, { requestId, method, path, arrivedAt, model, ref });
-      ctx.tracker.end(tracked);
+      refuse(deps, res, error, request);
+      deps.tracker.end(request);
     }
   }
 
   return {
-    forward: (req, res, requestId, arrivedAt, secure) => void forward(req, res, requestId, arrivedAt, secure),
+    forward: (req, res, requestId, arrivedAt, path, secure) =>
+      void forward(req, res, requestId, arrivedAt, path, secure),
     stopForwarding: () => {
       forwarding = false;
     },
@@ -187,84 +183,16 @@ export function createForwarder(ctx: GatewayContext): ForwardingProxy {
 }
 
 /** Answers a request the gateway will not forward with its error, and reports the refusal. */
-function refuse(
-  ctx: GatewayContext,
-  res: ServerResponse,
-  error: unknown,
-  errorFormat: ErrorFormat,
-  request: {
-    requestId: string;
-    method: string;
-    path: string;
-    arrivedAt: number;
-    model: string | null;
-    ref: KeyRef | null;
-  },
-): void {
+function refuse(deps: ForwarderDeps, res: ServerResponse, error: unknown, request: GatewayRequest): void {
   if (res.destroyed) return; // the client is gone; there is no one to answer
   const failure = asGatewayError(error);
   if (failure.status >= 500)
-    ctx.logger.error({ request_id: request.requestId, err: failure.cause ?? failure }, "request failed");
+    deps.logger.error({ request_id: request.requestId, err: failure.cause ?? failure }, "request failed");
   // After refusing a body half-way, close the connection rather than read the rest of it.
   if (failure.code === "payload_too_large") res.shouldKeepAlive = false;
-  sendError(res, failure, { format: errorFormat });
-  ctx.observer.refused(refusalRecord(failure, { ...request, endedAt: ctx.services.now() }));
-}
-
-/**
- * Reserves the request's worst case. When the reply is lost (Redis stalled, the connection dropped) the
- * script may have run all the same: what it may hold is released now, not after its expiry.
- */
-async function reserveOrRelease(
-  ctx: GatewayContext,
-  ref: KeyRef,
-  input: ReserveInput,
-  request: Pick<Released, "requestId" | "method" | "path" | "model" | "arrivedAt">,
-): Promise<Reservation | Refusal> {
-  try {
-    return await ctx.services.billing.reserve(ref, input);
-  } catch (error) {
-    if (isConnectionError(error)) {
-      submitRelease(ctx, {
-        ...request,
-        ref,
-        reservationId: input.reservationId,
-        outcome: "redis_unavailable",
-        status: 503,
-      });
-    }
-    throw error;
-  }
-}
-
-/** A lease admission as the rest of the request path sees a reservation (leased keys have no limits). */
-function leasedReservation(admission: LeaseAdmission) {
-  return {
-    ok: true as const,
-    expired: 0,
-    keyName: admission.keyName,
-    logBodies: admission.logBodies,
-    allowedModels: admission.allowedModels,
-    rpm: null,
-    tpm: null,
-    maxParallel: null,
-  };
-}
-
-/** A refusal for the budget or the balance while something was reserved: leases may be holding it. */
-function reclaimable(
-  reservation: Reservation | Refusal | ReturnType<typeof leasedReservation>,
-): "key" | "balance" | null {
-  if (reservation.ok || !("code" in reservation)) return null;
-  if (reservation.code === "budget_exceeded" && (reservation.keyReserved ?? 0) > 0) return "key";
-  if (reservation.code === "insufficient_balance" && (reservation.accountReserved ?? 0) > 0) return "balance";
-  return null;
-}
-
-export function pathOf(url: string | undefined): string {
-  if (url === undefined) return "/";
-  const query = url.indexOf("?");
-  return query === -1 ? url : url.slice(0, query);
+  sendError(res, failure, { format: request.errorFormat });
+  request.refuse(failure, deps.now(), performance.now());
+  deps.observer.refused(request);
 }
 
 /** Refuses an output cap above the model's context length, when the operator has set one. */

@@ -2,7 +2,7 @@
 // the cap is not kept whole; only its tail is, where model servers put "usage", and the usage object is cut
 // out of it. Memory per request stays bounded whatever the response size.
 
-import type { UsageReport } from "../billing/charge.js";
+import type { UsageReport } from "../core/usage.js";
 import { collectUsage, mayCarryUsage } from "./usage.js";
 
 const DEFAULT_MAX_BYTES = 4 << 20;

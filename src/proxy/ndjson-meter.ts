@@ -2,7 +2,7 @@
 // line, the final one with the usage (prompt_eval_count, eval_count). Linear in the bytes, with memory
 // bounded by the longest line kept (metering.maxEventBytes); the bytes reach the client as they came.
 
-import type { UsageReport } from "../billing/charge.js";
+import type { UsageReport } from "../core/usage.js";
 import { LineSplitter } from "./line-splitter.js";
 import { collectUsage, mayCarryUsage } from "./usage.js";
 

@@ -7,8 +7,8 @@
 import { Readable } from "node:stream";
 import { Busboy, type BusboyInstance } from "@fastify/busboy";
 import type { PromptSize } from "../billing/estimate.js";
-import { GatewayError } from "../errors.js";
-import type { ModelCheck } from "../store/billing-store.js";
+import { GatewayError } from "../core/errors.js";
+import type { ModelCheck } from "../core/model-check.js";
 import type { Endpoint, FieldPath } from "./endpoints.js";
 import { type JsonScan, scanJson } from "./json-scan.js";
 

@@ -1,28 +1,12 @@
 // What is in flight: every forwarded request from its arrival until its settlement is handed over. One
 // owner for that state, read by the shutdown (wait until idle, then abort what is left), the reservation
-// keeper (which reservations of running requests to keep alive) and the in-flight gauges.
+// keeper (which reservations of running requests to keep alive) and the in-flight gauges. It holds the
+// requests themselves (core/request.ts): what each of them asks of it is on the request.
 
-import type { RunningKey } from "../observability/gateway-metrics.js";
-
-/** What a shutdown drain's end aborts: a forwarded request's exchange (proxy/exchange.ts). */
-export interface Abortable {
-  abortForShutdown(): void;
-}
-
-export interface Tracked {
-  /** The forwarded request, aborted at the end of a shutdown drain; set once it is forwarded. */
-  exchange: Abortable | null;
-  /** The running request's reservation, while it holds one (the keeper extends it). */
-  reservationId: string | null;
-  accountId: string | null;
-  /** When the reservation was made (ms). */
-  reservedAt: number;
-  /** The key, once admitted, and its max_parallel (null without one): for the per-key in-flight gauge. */
-  key: RunningKey | null;
-}
+import type { GatewayRequest } from "../core/request.js";
 
 export class RequestTracker {
-  private readonly running = new Set<Tracked>();
+  private readonly running = new Set<GatewayRequest>();
   private waiters: (() => void)[] = [];
 
   get size(): number {
@@ -30,22 +14,13 @@ export class RequestTracker {
   }
 
   /** A request arrived for forwarding. */
-  begin(): Tracked {
-    const tracked: Tracked = {
-      exchange: null,
-      reservationId: null,
-      accountId: null,
-      reservedAt: 0,
-      key: null,
-    };
-    this.running.add(tracked);
-    return tracked;
+  begin(request: GatewayRequest): void {
+    this.running.add(request);
   }
 
   /** The request is over: refused, or its settlement handed over. Ending it twice changes nothing. */
-  end(tracked: Tracked): void {
-    if (!this.running.delete(tracked)) return;
-    tracked.reservationId = null;
+  end(request: GatewayRequest): void {
+    if (!this.running.delete(request)) return;
     if (this.running.size === 0) for (const resolve of this.waiters.splice(0)) resolve();
   }
 
@@ -56,18 +31,20 @@ export class RequestTracker {
 
   /** The end of a shutdown drain: aborts every forwarded request still running. */
   abortAll(): void {
-    for (const tracked of [...this.running]) tracked.exchange?.abortForShutdown();
+    for (const request of [...this.running]) request.exchange?.abortForShutdown();
   }
 
-  /** The keys of running requests, one entry per request. */
-  *keys(): Iterable<RunningKey> {
-    for (const { key } of this.running) if (key !== null) yield key;
+  /** The running requests that are admitted: their keys, for the per-key in-flight gauge. */
+  *keys(): Iterable<GatewayRequest> {
+    for (const request of this.running) if (request.admission !== null) yield request;
   }
 
-  /** The reservations of running requests, for the keeper. */
+  /** The reservations of running requests (their exchange still runs), for the keeper. */
   *reservations(): Iterable<{ reservationId: string; accountId: string; reservedAt: number }> {
-    for (const { reservationId, accountId, reservedAt } of this.running) {
-      if (reservationId !== null && accountId !== null) yield { reservationId, accountId, reservedAt };
+    for (const { exchange, reservationId, ref, reservedAt } of this.running) {
+      if (exchange !== null && reservationId !== null && ref !== null) {
+        yield { reservationId, accountId: ref.accountId, reservedAt };
+      }
     }
   }
 }

@@ -8,7 +8,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Transform } from "node:stream";
 import * as zlib from "node:zlib";
-import type { UsageReport } from "../billing/charge.js";
+import type { UsageReport } from "../core/usage.js";
 import { JsonMeter } from "./json-meter.js";
 import { NdjsonMeter } from "./ndjson-meter.js";
 import { SseMeter } from "./sse-meter.js";

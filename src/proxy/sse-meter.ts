@@ -9,7 +9,7 @@
 // Only events that can carry token counts (or, in strip mode, end the choices) are parsed as JSON; every
 // other event costs a substring search.
 
-import type { UsageReport } from "../billing/charge.js";
+import type { UsageReport } from "../core/usage.js";
 import { LineSplitter } from "./line-splitter.js";
 import { collectUsage, mayCarryUsage } from "./usage.js";
 import { type Emit, UsageStripper } from "./usage-strip.js";

@@ -2,7 +2,7 @@
 // holding the start-up back. A server that does not answer is worth a warning before the first client
 // meets a 502; the gateway starts either way (the model server may well come up after it).
 
-import type { Logger } from "../observability/logger.js";
+import type { Logger } from "pino";
 
 export const PROBE_TIMEOUT_MS = 3000;
 /** Tells the probe apart from forwarded requests in the model server's logs. */

@@ -11,7 +11,7 @@
 // In a stream, each report replaces the counts it carries, so the last report of each count wins.
 
 import type { IncomingHttpHeaders } from "node:http";
-import type { UsageReport } from "../billing/charge.js";
+import type { UsageReport } from "../core/usage.js";
 
 /** Merges the usage carried by one JSON value into `into`; returns whether it carried any. */
 export function collectUsage(value: unknown, into: UsageReport): boolean {

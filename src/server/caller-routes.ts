@@ -5,13 +5,12 @@
 // another key's request id is as unknown as one that never existed.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { rublesForJson } from "../billing/money.js";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
+import { rublesForJson } from "../core/money.js";
+import { sendJson } from "../http/respond.js";
 import { UsageService } from "../services/usage.js";
 import { CURRENCY, dailyUsageView } from "../services/views.js";
-import type { GatewayContext } from "./context.js";
-import { type LocalRoute, usableKey } from "./local-routes.js";
-import { sendJson } from "./respond.js";
+import { type LocalRoute, type LocalRouteDeps, usableKey } from "./local-routes.js";
 
 const REQUESTS = "/v1/requests/";
 const USAGE = "/v1/usage";
@@ -30,13 +29,13 @@ export function callerRoute(path: string): LocalRoute | undefined {
   return undefined;
 }
 
-async function request(req: IncomingMessage, res: ServerResponse, ctx: GatewayContext): Promise<void> {
+async function request(req: IncomingMessage, res: ServerResponse, ctx: LocalRouteDeps): Promise<void> {
   const url = new URL(req.url ?? "/", "http://gateway.invalid");
   if (url.search !== "") throw new GatewayError("invalid_request", "This path takes no query parameters.");
   const { key } = await usableKey(req, ctx);
   const id = decoded(url.pathname.slice(REQUESTS.length));
   const entry =
-    id !== null && REQUEST_ID.test(id) ? await ctx.services.requestLog.find(key.accountId, key.id, id) : null;
+    id !== null && REQUEST_ID.test(id) ? await ctx.stores.requestLog.find(key.accountId, key.id, id) : null;
   if (entry === null) throw new GatewayError("request_not_found");
   sendJson(res, 200, {
     id: entry.request_id,
@@ -53,7 +52,7 @@ async function request(req: IncomingMessage, res: ServerResponse, ctx: GatewayCo
   });
 }
 
-async function usage(req: IncomingMessage, res: ServerResponse, ctx: GatewayContext): Promise<void> {
+async function usage(req: IncomingMessage, res: ServerResponse, ctx: LocalRouteDeps): Promise<void> {
   const { key } = await usableKey(req, ctx);
   const params = new URL(req.url ?? "/", "http://gateway.invalid").searchParams;
   for (const name of params.keys()) {
@@ -61,12 +60,12 @@ async function usage(req: IncomingMessage, res: ServerResponse, ctx: GatewayCont
       throw new GatewayError("invalid_request", `Unknown parameter ${name}: /v1/usage takes from and to.`);
     }
   }
-  const days = new UsageService(ctx.services).days(
+  const days = new UsageService(ctx.stores).days(
     params.get("from") ?? undefined,
     params.get("to") ?? undefined,
     MAX_CALLER_USAGE_DAYS,
   );
-  const counters = await ctx.services.usage.counters(key.accountId, [key.id], days);
+  const counters = await ctx.stores.usage.counters(key.accountId, [key.id], days);
   const views = days.map((date, d) => dailyUsageView(date, counters[d]?.[0] ?? {}));
   const total = { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0, errors: 0 };
   let costMicros = 0;
@@ -82,7 +81,7 @@ async function usage(req: IncomingMessage, res: ServerResponse, ctx: GatewayCont
     key_id: key.id,
     from: days[0],
     to: days.at(-1),
-    timezone: ctx.services.calendar.zone,
+    timezone: ctx.stores.calendar.zone,
     currency: CURRENCY,
     days: views.map(({ date, requests, prompt_tokens, completion_tokens, cost, errors }) => ({
       date,

@@ -6,9 +6,10 @@
 
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
-import { type ErrorCode, errorBody, GatewayError } from "../errors.js";
+import { performance } from "node:perf_hooks";
+import { type ErrorCode, errorBody, GatewayError } from "../core/errors.js";
+import { GatewayRequest } from "../core/request.js";
 import type { RequestObserver } from "../observability/observer.js";
-import { refusalRecord } from "../observability/request-record.js";
 
 /** The table's code for each parser error Node reports; other parser errors are malformed requests. */
 const REFUSALS: Record<string, { code: ErrorCode; message: string }> = {
@@ -29,7 +30,7 @@ const MALFORMED = { code: "invalid_request", message: "The request is not valid 
 const LINGER_MS = 2000;
 
 export function answerClientErrors(
-  observer: RequestObserver,
+  observer: Pick<RequestObserver, "refused">,
   now: () => number,
 ): (error: NodeJS.ErrnoException, socket: Socket) => void {
   return (error, socket) => {
@@ -55,9 +56,11 @@ export function answerClientErrors(
         body,
     );
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
-    // No request id, method or path: the request could not be read (and its line may hold secrets).
-    observer.refused(
-      refusalRecord(refusal, { requestId: null, method: null, path: null, arrivedAt: null, endedAt: now() }),
-    );
+    // No request id, method or path: the request could not be read (and its line may hold secrets). Its
+    // arrival is unknown: the time the gateway spent on it is taken as none.
+    const at = performance.now();
+    const request = new GatewayRequest(null, null, null, at);
+    request.refuse(refusal, now(), at);
+    observer.refused(request);
   };
 }

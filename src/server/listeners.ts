@@ -5,7 +5,7 @@
 
 import { once } from "node:events";
 import type { Server } from "node:http";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 
 export interface Listener {
   /** What it serves, for the message: "the public API", "metrics", "the admin API". */

@@ -4,18 +4,27 @@
 // so that a client can always read where it stands and why.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Authenticator } from "../auth/authenticator.js";
 import { assertUsable } from "../auth/key-status.js";
-import { rublesForJson } from "../billing/money.js";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
+import { rublesForJson } from "../core/money.js";
+import { sendJson } from "../http/respond.js";
 import { budgetView, CURRENCY, keyState, keyView, limitsView } from "../services/views.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
-import type { GatewayContext } from "./context.js";
-import { sendJson } from "./respond.js";
+import type { Stores } from "../store/stores.js";
+
+/** What the local routes read: the caller's key and its records, usage and recent requests; readiness. */
+export interface LocalRouteDeps {
+  authenticator: Pick<Authenticator, "resolve">;
+  stores: Pick<Stores, "accounts" | "keys" | "usage" | "requestLog" | "calendar" | "now">;
+  /** null when ready to take traffic, else why not. */
+  readiness(): Promise<string | null>;
+}
 
 export type LocalRoute = (
   req: IncomingMessage,
   res: ServerResponse,
-  ctx: GatewayContext,
+  ctx: LocalRouteDeps,
 ) => Promise<void> | void;
 
 export const LOCAL_ROUTES: ReadonlyMap<string, LocalRoute> = new Map<string, LocalRoute>([
@@ -28,20 +37,20 @@ export const LOCAL_ROUTES: ReadonlyMap<string, LocalRoute> = new Map<string, Loc
 /** Methods the local routes answer; anything else gets 405. */
 export const LOCAL_METHODS = "GET, HEAD";
 
-async function readyz(_req: IncomingMessage, res: ServerResponse, ctx: GatewayContext): Promise<void> {
+async function readyz(_req: IncomingMessage, res: ServerResponse, ctx: LocalRouteDeps): Promise<void> {
   const problem = await ctx.readiness();
   if (problem === null) sendJson(res, 200, { status: "ready" });
   else sendJson(res, 503, { status: "unavailable", reason: problem });
 }
 
-async function key(req: IncomingMessage, res: ServerResponse, ctx: GatewayContext): Promise<void> {
+async function key(req: IncomingMessage, res: ServerResponse, ctx: LocalRouteDeps): Promise<void> {
   const { key } = await usableKey(req, ctx);
-  sendJson(res, 200, keyView(key, ctx.services.now(), ctx.services.calendar));
+  sendJson(res, 200, keyView(key, ctx.stores.now(), ctx.stores.calendar));
 }
 
-async function balance(req: IncomingMessage, res: ServerResponse, ctx: GatewayContext): Promise<void> {
+async function balance(req: IncomingMessage, res: ServerResponse, ctx: LocalRouteDeps): Promise<void> {
   const { key, account } = await usableKey(req, ctx);
-  const now = ctx.services.now();
+  const now = ctx.stores.now();
   sendJson(res, 200, {
     account_id: account.id,
     balance: rublesForJson(account.balance),
@@ -50,7 +59,7 @@ async function balance(req: IncomingMessage, res: ServerResponse, ctx: GatewayCo
       id: key.id,
       name: key.name,
       state: keyState(key, now),
-      budget: budgetView(key, now, ctx.services.calendar),
+      budget: budgetView(key, now, ctx.stores.calendar),
       limits: limitsView(key),
     },
   });
@@ -59,11 +68,11 @@ async function balance(req: IncomingMessage, res: ServerResponse, ctx: GatewayCo
 /** The key of the request's credential, refused when unknown, revoked or expired; with its account. */
 export async function usableKey(
   req: IncomingMessage,
-  ctx: GatewayContext,
+  ctx: LocalRouteDeps,
 ): Promise<{ key: KeyRecord; account: AccountRecord }> {
   const { ref, hash } = await ctx.authenticator.resolve(req.headers);
-  const { key, account } = await ctx.services.keys.getWithAccount(ref);
+  const { key, account } = await ctx.stores.keys.getWithAccount(ref);
   if (!key || !account) throw new GatewayError("invalid_api_key");
-  assertUsable(key, ctx.services.now(), hash);
+  assertUsable(key, ctx.stores.now(), hash);
   return { key, account };
 }

@@ -2,31 +2,38 @@
 // other request to the forwarder. Routing is one map lookup on the path, and two string comparisons for the
 // caller's routes under /v1/requests/ and /v1/usage; nothing is compiled per request.
 
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
-import { asGatewayError, GatewayError } from "../errors.js";
-import { refusalRecord } from "../observability/request-record.js";
+import type { Logger } from "pino";
+import { asGatewayError, GatewayError } from "../core/errors.js";
+import { GatewayRequest } from "../core/request.js";
+import { sendError } from "../http/respond.js";
+import { pathOf } from "../http/url-path.js";
+import type { RequestObserver } from "../observability/observer.js";
+import type { Forwarder } from "../proxy/forwarder.js";
 import { callerRoute } from "./caller-routes.js";
-import type { Forwarder, GatewayContext } from "./context.js";
-import { LOCAL_METHODS, LOCAL_ROUTES, type LocalRoute } from "./local-routes.js";
+import { LOCAL_METHODS, LOCAL_ROUTES, type LocalRoute, type LocalRouteDeps } from "./local-routes.js";
 import { requestIdFor } from "./request-id.js";
-import { sendError } from "./respond.js";
 import type { TransportSecurity } from "./transport-security.js";
 
-export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+/** What the listener uses besides the forwarder: the local routes' reads, and where refusals are reported. */
+export interface PublicDeps extends LocalRouteDeps {
+  observer: Pick<RequestObserver, "refused">;
+  logger: Logger;
+  /** Wall clock (ms). */
+  now(): number;
+}
 
 export function createPublicHandler(
-  ctx: GatewayContext,
+  ctx: PublicDeps,
   forward: Forwarder,
   security: TransportSecurity,
-): RequestHandler {
+): RequestListener {
   return (req, res) => {
     const arrivedAt = performance.now();
     const requestId = requestIdFor(req.headers["x-request-id"]);
     res.setHeader("x-request-id", requestId);
-    const url = req.url ?? "/";
-    const query = url.indexOf("?");
-    const path = query === -1 ? url : url.slice(0, query);
+    const path = pathOf(req.url);
     const secure = security.isSecure(req);
     if (secure && security.hsts) res.setHeader("strict-transport-security", security.hsts);
     if (security.refuses(path, secure)) {
@@ -35,7 +42,7 @@ export function createPublicHandler(
     }
     const route = LOCAL_ROUTES.get(path) ?? callerRoute(path);
     if (route) answerLocally(route, req, res, ctx, requestId, path, arrivedAt);
-    else forward(req, res, requestId, arrivedAt, secure);
+    else forward(req, res, requestId, arrivedAt, path, secure);
   };
 }
 
@@ -43,7 +50,7 @@ export function createPublicHandler(
 function refusePlainHttp(
   req: IncomingMessage,
   res: ServerResponse,
-  ctx: GatewayContext,
+  ctx: PublicDeps,
   requestId: string,
   path: string,
   arrivedAt: number,
@@ -60,7 +67,7 @@ function answerLocally(
   route: LocalRoute,
   req: IncomingMessage,
   res: ServerResponse,
-  ctx: GatewayContext,
+  ctx: PublicDeps,
   requestId: string,
   path: string,
   arrivedAt: number,
@@ -89,13 +96,14 @@ function refuse(
   refusal: GatewayError,
   req: IncomingMessage,
   res: ServerResponse,
-  ctx: GatewayContext,
+  ctx: PublicDeps,
   requestId: string,
   path: string,
   arrivedAt: number,
   allow?: string,
 ): void {
   sendError(res, refusal, allow ? { allow } : {});
-  const request = { requestId, method: req.method ?? null, path, arrivedAt, endedAt: ctx.services.now() };
-  ctx.observer.refused(refusalRecord(refusal, request));
+  const request = new GatewayRequest(requestId, req.method ?? null, path, arrivedAt);
+  request.refuse(refusal, ctx.now(), performance.now());
+  ctx.observer.refused(request);
 }

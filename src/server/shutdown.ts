@@ -4,7 +4,7 @@
 // what it produced — and get a grace period to settle.
 
 import type { Server } from "node:http";
-import type { Logger } from "../observability/logger.js";
+import type { Logger } from "pino";
 import type { RequestTracker } from "../proxy/request-tracker.js";
 
 /** How long requests aborted at the end of a drain get to finish their billing. */
@@ -18,7 +18,7 @@ function delay(ms: number): Promise<void> {
 /** Drains `server` and the requests `tracker` holds; resolves once none is left running (or the grace ended). */
 export async function drain(
   server: Server,
-  tracker: RequestTracker,
+  tracker: Pick<RequestTracker, "idle" | "abortAll" | "size">,
   drainMs: number,
   logger: Logger,
 ): Promise<void> {

@@ -3,34 +3,31 @@
 // Redis that may yet be refused for persisting nothing or evicting keys. /healthz still answers (the
 // process is alive: a restart would not help) and /readyz says why the gateway is not ready.
 
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { GatewayError } from "../errors.js";
-import { sendError } from "./respond.js";
-
-type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+import type { RequestListener, Server } from "node:http";
+import { GatewayError } from "../core/errors.js";
+import { sendError } from "../http/respond.js";
+import { pathOf } from "../http/url-path.js";
 
 const PROBES = new Set(["/healthz", "/readyz"]);
 
 /** The public listener while starting: the probes as `running` answers them, 503 for everything else. */
-export function startingPublicHandler(running: RequestHandler): RequestHandler {
+export function startingPublicHandler(running: RequestListener): RequestListener {
   return (req, res) => {
-    const url = req.url ?? "/";
-    const query = url.indexOf("?");
-    if (PROBES.has(query === -1 ? url : url.slice(0, query))) running(req, res);
+    if (PROBES.has(pathOf(req.url))) running(req, res);
     else sendError(res, notYet());
   };
 }
 
 /** The admin listener while starting: 503 for everything. */
-export function startingAdminHandler(): RequestHandler {
+export function startingAdminHandler(): RequestListener {
   return (_req, res) => sendError(res, notYet());
 }
 
 /** Serves `starting` on `server` until the returned function is called, then `running`. */
 export function serveWhileStarting(
   server: Server,
-  starting: RequestHandler,
-  running: RequestHandler,
+  starting: RequestListener,
+  running: RequestListener,
 ): () => void {
   server.on("request", starting);
   return () => {

@@ -7,8 +7,8 @@ import { readFileSync, statSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { Server } from "node:https";
 import { createSecureContext, type SecureContextOptions } from "node:tls";
+import type { Logger } from "pino";
 import { ConfigError } from "../config/config-error.js";
-import type { Logger } from "../observability/logger.js";
 
 export interface TlsFiles {
   certFile: string;

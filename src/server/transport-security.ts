@@ -5,7 +5,7 @@
 import type { IncomingMessage } from "node:http";
 import type { TLSSocket } from "node:tls";
 import type { Config } from "../config/schema.js";
-import { CidrSet } from "./cidr.js";
+import { CidrSet } from "../core/cidr.js";
 
 /** Paths that answer plain HTTP even when HTTPS is required: the kubelet's probes carry no key. */
 const PROBES = new Set(["/healthz", "/readyz"]);

@@ -4,15 +4,15 @@
 // counters inside), in one round trip, and summed as integers (µ₽): every figure is exact, and the dashboard
 // shows these numbers, never sums of its own. The CSV exports (usage-csv.ts) are made from the same report.
 
-import { rublesForJson } from "../billing/money.js";
-import { dayStamp } from "../billing/periods.js";
+import { rublesForJson } from "../core/money.js";
+import { dayStamp } from "../core/periods.js";
+import { validateAccountId } from "../core/validate.js";
 import type { KeyRecord } from "../store/records.js";
 import type { RequestLogEntry } from "../store/request-log-store.js";
+import type { Stores } from "../store/stores.js";
 import type { UsageCounters } from "../store/usage-store.js";
-import type { ServiceContext } from "./context.js";
 import { matcher } from "./request-log-query.js";
 import { MAX_USAGE_DAYS, sumCounters, UsageService } from "./usage.js";
-import { validateAccountId } from "./validate.js";
 import { requestsOf } from "./views.js";
 
 /** What one model (or none, or the other models) used in one key's day: integers, cost in µ₽. */
@@ -136,17 +136,23 @@ export interface UsageTable {
   counters: UsageCounters[][];
 }
 
+/** The stores AccountUsageService reads and writes. */
+export type AccountUsageStores = Pick<
+  Stores,
+  "accounts" | "keys" | "usage" | "requestLog" | "calendar" | "now"
+>;
+
 export class AccountUsageService {
-  constructor(private readonly ctx: ServiceContext) {}
+  constructor(private readonly stores: AccountUsageStores) {}
 
   /** The account's overview from `from` to `to` (YYYY-MM-DD; this month up to today when omitted). */
   async report(accountId: unknown, from?: unknown, to?: unknown): Promise<AccountUsageReport> {
     const id = validateAccountId(accountId);
-    const now = this.ctx.now();
-    const zone = this.ctx.calendar.zone;
+    const now = this.stores.now();
+    const zone = this.stores.calendar.zone;
     const today = dayStamp(now, zone);
     const range = this.range(from, to, today);
-    const monthDays = new UsageService(this.ctx).days(`${today.slice(0, 8)}01`, today);
+    const monthDays = new UsageService(this.stores).days(`${today.slice(0, 8)}01`, today);
     const all = [...new Set([...range, ...monthDays])].sort();
     const table = await this.table(id, all);
     const byDay = new Map(all.map((day, d) => [day, table.counters[d] ?? []]));
@@ -188,7 +194,7 @@ export class AccountUsageService {
   /** Every key's counters on every day from `from` to `to`, for the CSV export of daily usage. */
   async usageTable(accountId: unknown, from?: unknown, to?: unknown): Promise<UsageTable> {
     const id = validateAccountId(accountId);
-    const today = dayStamp(this.ctx.now(), this.ctx.calendar.zone);
+    const today = dayStamp(this.stores.now(), this.stores.calendar.zone);
     return this.table(id, this.range(from, to, today));
   }
 
@@ -202,11 +208,11 @@ export class AccountUsageService {
     to?: unknown,
   ): Promise<{ key: KeyRecord; entry: RequestLogEntry }[]> {
     const id = validateAccountId(accountId);
-    const zone = this.ctx.calendar.zone;
-    const range = this.range(from, to, dayStamp(this.ctx.now(), zone));
-    await this.ctx.accounts.require(id);
-    const keys = await this.ctx.keys.list(id);
-    const lists = await Promise.all(keys.map((key) => this.ctx.requestLog.all(id, key.id)));
+    const zone = this.stores.calendar.zone;
+    const range = this.range(from, to, dayStamp(this.stores.now(), zone));
+    await this.stores.accounts.require(id);
+    const keys = await this.stores.keys.list(id);
+    const lists = await Promise.all(keys.map((key) => this.stores.requestLog.all(id, key.id)));
     const inRange = matcher({ from: range[0] as string, to: range[range.length - 1] as string }, zone);
     const rows = lists.flatMap((entries, k) =>
       entries.filter(inRange).map((entry) => ({ key: keys[k] as KeyRecord, entry })),
@@ -216,7 +222,7 @@ export class AccountUsageService {
 
   /** The range asked for: this month up to today by default; at most MAX_USAGE_DAYS days. */
   range(from: unknown, to: unknown, today: string): string[] {
-    const days = new UsageService(this.ctx);
+    const days = new UsageService(this.stores);
     if (from === undefined && to === undefined) return days.days(`${today.slice(0, 8)}01`, today);
     if (from === undefined) {
       const last = days.days(to, to)[0] as string;
@@ -226,9 +232,9 @@ export class AccountUsageService {
   }
 
   private async table(accountId: string, days: readonly string[]): Promise<UsageTable> {
-    await this.ctx.accounts.require(accountId);
-    const keys = await this.ctx.keys.list(accountId);
-    const counters = await this.ctx.usage.counters(
+    await this.stores.accounts.require(accountId);
+    const keys = await this.stores.keys.list(accountId);
+    const counters = await this.stores.usage.counters(
       accountId,
       keys.map((key) => key.id),
       days,

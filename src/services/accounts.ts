@@ -2,12 +2,12 @@
 // admin API alike; every change names its actor, and the scripts record it in the audit log.
 
 import { generateAccountToken, hashApiKey, keyHint } from "../auth/api-key.js";
-import { formatRubles, type Micros, parsePositiveRubles, parseRubles } from "../billing/money.js";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
+import { formatRubles, type Micros, parsePositiveRubles, parseRubles } from "../core/money.js";
+import { validateAccountId, validateName } from "../core/validate.js";
 import { type Actor, type AuditEntry, auditEntry, type UserAuditEntry } from "../store/audit-store.js";
 import type { AccountRecord } from "../store/records.js";
-import type { ServiceContext } from "./context.js";
-import { validateAccountId, validateName } from "./validate.js";
+import type { Stores } from "../store/stores.js";
 
 export interface CreateAccountInput {
   id: unknown;
@@ -18,18 +18,21 @@ export interface CreateAccountInput {
 
 export const MAX_AUDIT_READ = 1000;
 
+/** The stores AccountService reads and writes. */
+export type AccountStores = Pick<Stores, "accounts" | "audit" | "now">;
+
 export class AccountService {
-  constructor(private readonly ctx: ServiceContext) {}
+  constructor(private readonly stores: AccountStores) {}
 
   async create(input: CreateAccountInput, actor: Actor): Promise<AccountRecord> {
     const id = validateAccountId(input.id);
     const name = input.name === undefined || input.name === null ? id : validateName(input.name);
     const balance =
       input.balance === undefined || input.balance === null ? 0 : rublesInput(input.balance, "balance");
-    const now = this.ctx.now();
+    const now = this.stores.now();
     const account = { id, name, balance, createdAt: now };
     const audit = auditEntry(actor, now, "account.create", id, { name, balance: formatRubles(balance) });
-    await this.ctx.accounts.create(account, audit);
+    await this.stores.accounts.create(account, audit);
     return account;
   }
 
@@ -37,59 +40,59 @@ export class AccountService {
   async topUp(accountId: unknown, amount: unknown, actor: Actor): Promise<AccountRecord> {
     const id = validateAccountId(accountId);
     const micros = parsePositiveRubles(amountText(amount, "amount"), "amount");
-    const account = await this.ctx.accounts.require(id);
-    const audit = auditEntry(actor, this.ctx.now(), "account.topup", id, { amount: formatRubles(micros) });
-    const balance = await this.ctx.accounts.topUp(id, micros, audit);
+    const account = await this.stores.accounts.require(id);
+    const audit = auditEntry(actor, this.stores.now(), "account.topup", id, { amount: formatRubles(micros) });
+    const balance = await this.stores.accounts.topUp(id, micros, audit);
     return { ...account, balance };
   }
 
   async show(accountId: unknown): Promise<AccountRecord> {
-    return this.ctx.accounts.require(validateAccountId(accountId));
+    return this.stores.accounts.require(validateAccountId(accountId));
   }
 
   /** The account, or null when it does not exist (any more). */
   async find(accountId: string): Promise<AccountRecord | null> {
-    return this.ctx.accounts.get(accountId);
+    return this.stores.accounts.get(accountId);
   }
 
   async list(): Promise<AccountRecord[]> {
-    return this.ctx.accounts.list();
+    return this.stores.accounts.list();
   }
 
   /** Issues the account's dashboard token, replacing any previous one; the value is returned only here. */
   async createToken(accountId: unknown, actor: Actor): Promise<{ account: AccountRecord; token: string }> {
     const id = validateAccountId(accountId);
-    await this.ctx.accounts.require(id);
+    await this.stores.accounts.require(id);
     const token = generateAccountToken();
     const hint = keyHint(token);
-    const audit = auditEntry(actor, this.ctx.now(), "account.token.create", id, { hint });
-    await this.ctx.accounts.setToken(id, hashApiKey(token), hint, audit);
-    return { account: await this.ctx.accounts.require(id), token };
+    const audit = auditEntry(actor, this.stores.now(), "account.token.create", id, { hint });
+    await this.stores.accounts.setToken(id, hashApiKey(token), hint, audit);
+    return { account: await this.stores.accounts.require(id), token };
   }
 
   /** Revokes the account's dashboard token; returns whether there was one. */
   async revokeToken(accountId: unknown, actor: Actor): Promise<boolean> {
     const id = validateAccountId(accountId);
-    const audit = auditEntry(actor, this.ctx.now(), "account.token.revoke", id, {});
-    return this.ctx.accounts.revokeToken(id, audit);
+    const audit = auditEntry(actor, this.stores.now(), "account.token.revoke", id, {});
+    return this.stores.accounts.revokeToken(id, audit);
   }
 
   /** The account's audit log, newest first. */
   async audit(accountId: unknown, limit: number): Promise<AuditEntry[]> {
     const id = validateAccountId(accountId);
-    await this.ctx.accounts.require(id);
-    return this.ctx.audit.list(id, readLimit(limit));
+    await this.stores.accounts.require(id);
+    return this.stores.audit.list(id, readLimit(limit));
   }
 
   /** Every account's audit log merged, newest first. */
   async auditAll(limit: number): Promise<AuditEntry[]> {
-    const ids = (await this.ctx.accounts.list()).map((account) => account.id);
-    return this.ctx.audit.listAll(ids, readLimit(limit));
+    const ids = (await this.stores.accounts.list()).map((account) => account.id);
+    return this.stores.audit.listAll(ids, readLimit(limit));
   }
 
   /** The people's audit logs merged, newest first. */
   async usersAudit(userIds: readonly string[], limit: number): Promise<UserAuditEntry[]> {
-    return this.ctx.audit.listUsers(userIds, readLimit(limit));
+    return this.stores.audit.listUsers(userIds, readLimit(limit));
   }
 }
 

@@ -10,20 +10,21 @@ import {
   parseState,
 } from "../alerts/delivery-plan.js";
 import { accountEndpoint, type Endpoint } from "../alerts/endpoints.js";
-import { eventData, isEventType } from "../alerts/event-types.js";
+import { eventData } from "../alerts/event-data.js";
 import { generateWebhookSecret } from "../alerts/signing.js";
 import { sendTestEvent } from "../alerts/test-event.js";
 import type { SenderSettings } from "../alerts/webhook-sender.js";
-import { urlOrigin, webhookUrlProblem } from "../alerts/webhook-url.js";
-import { formatRubles, type Micros, parsePositiveRubles, rublesForJson } from "../billing/money.js";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
+import { isEventType } from "../core/event-types.js";
+import { formatRubles, type Micros, parsePositiveRubles, rublesForJson } from "../core/money.js";
+import { validateAccountId } from "../core/validate.js";
+import { urlOrigin, webhookUrlProblem } from "../core/webhook-url.js";
 import { accountNotFound } from "../store/account-store.js";
 import type { AccountWebhook } from "../store/alert-settings-store.js";
 import { type Actor, auditEntry } from "../store/audit-store.js";
 import type { ListedEvent } from "../store/event-store.js";
+import type { Stores } from "../store/stores.js";
 import { amountText } from "./accounts.js";
-import type { ServiceContext } from "./context.js";
-import { validateAccountId } from "./validate.js";
 import { CURRENCY, iso } from "./views.js";
 
 export interface AlertOptions {
@@ -87,16 +88,19 @@ export interface TestResult {
 
 export const MAX_EVENTS_READ = 500;
 
+/** The stores AlertService reads and writes. */
+export type AlertStores = Pick<Stores, "accounts" | "alertSettings" | "events" | "calendar" | "now">;
+
 export class AlertService {
   constructor(
-    private readonly ctx: ServiceContext,
+    private readonly stores: AlertStores,
     private readonly options: AlertOptions,
   ) {}
 
   async show(accountId: unknown): Promise<AccountAlertsView> {
     const id = validateAccountId(accountId);
-    const account = await this.ctx.accounts.require(id);
-    const webhook = await this.ctx.alertSettings.webhook(id);
+    const account = await this.stores.accounts.require(id);
+    const webhook = await this.stores.alertSettings.webhook(id);
     return {
       account_id: id,
       low_balance: account.lowBalance === undefined ? null : rublesForJson(account.lowBalance),
@@ -111,10 +115,10 @@ export class AlertService {
     const id = validateAccountId(accountId);
     const mark: Micros | null =
       amount === null ? null : parsePositiveRubles(amountText(amount, "low_balance"), "low_balance");
-    const audit = auditEntry(actor, this.ctx.now(), "account.alerts.update", id, {
+    const audit = auditEntry(actor, this.stores.now(), "account.alerts.update", id, {
       low_balance: mark === null ? null : formatRubles(mark),
     });
-    if (!(await this.ctx.alertSettings.setLowBalance(id, mark, audit))) throw accountNotFound(id);
+    if (!(await this.stores.alertSettings.setLowBalance(id, mark, audit))) throw accountNotFound(id);
     return this.show(id);
   }
 
@@ -127,19 +131,19 @@ export class AlertService {
     const id = validateAccountId(accountId);
     const url = this.urlInput(input.url);
     const events = eventsInput(input.events);
-    const now = this.ctx.now();
+    const now = this.stores.now();
     const secret = generateWebhookSecret();
     const webhook: AccountWebhook = { url, secret, hint: secret.slice(-4), events, createdAt: now };
     const audit = auditEntry(actor, now, "account.webhook.set", id, { origin: urlOrigin(url), events });
-    if (!(await this.ctx.alertSettings.setWebhook(id, webhook, audit))) throw accountNotFound(id);
+    if (!(await this.stores.alertSettings.setWebhook(id, webhook, audit))) throw accountNotFound(id);
     return { webhook: webhookView(webhook), secret };
   }
 
   /** Removes the account's webhook; returns whether it had one. */
   async removeWebhook(accountId: unknown, actor: Actor): Promise<boolean> {
     const id = validateAccountId(accountId);
-    const audit = auditEntry(actor, this.ctx.now(), "account.webhook.remove", id, {});
-    const outcome = await this.ctx.alertSettings.removeWebhook(id, audit);
+    const audit = auditEntry(actor, this.stores.now(), "account.webhook.remove", id, {});
+    const outcome = await this.stores.alertSettings.removeWebhook(id, audit);
     if (outcome === "account_not_found") throw accountNotFound(id);
     return outcome === "removed";
   }
@@ -147,8 +151,8 @@ export class AlertService {
   /** Sends a test event to the account's webhook. */
   async testWebhook(accountId: unknown): Promise<TestResult> {
     const id = validateAccountId(accountId);
-    await this.ctx.accounts.require(id);
-    const webhook = await this.ctx.alertSettings.webhook(id);
+    await this.stores.accounts.require(id);
+    const webhook = await this.stores.alertSettings.webhook(id);
     if (!webhook) {
       throw new GatewayError("invalid_request", `account ${id} has no webhook to test: set one first`);
     }
@@ -179,8 +183,8 @@ export class AlertService {
    */
   async events(accountId: unknown, limit: number, withOperator: boolean): Promise<EventView[]> {
     const id = validateAccountId(accountId);
-    await this.ctx.accounts.require(id);
-    const listed = await this.ctx.events.recent(id, Math.min(Math.max(1, limit), MAX_EVENTS_READ));
+    await this.stores.accounts.require(id);
+    const listed = await this.stores.events.recent(id, Math.min(Math.max(1, limit), MAX_EVENTS_READ));
     return listed.map((entry) => this.eventView(entry, withOperator));
   }
 
@@ -195,7 +199,7 @@ export class AlertService {
       created_at: iso(event.at),
       account_id: event.accountId,
       key_id: event.keyId,
-      data: eventData(event.type, event.fields, this.ctx.calendar.zone),
+      data: eventData(event.type, event.fields, this.stores.calendar.zone),
       status: state === null || !handedOut ? "queued" : overallStatus(state),
       deliveries: (state?.endpoints ?? []).map(deliveryView),
     };
@@ -208,7 +212,7 @@ export class AlertService {
         "Test events are sent by a running gateway: use the admin API.",
       );
     }
-    const attempt = await sendTestEvent(endpoint, accountId, this.options.sender, this.ctx.now());
+    const attempt = await sendTestEvent(endpoint, accountId, this.options.sender, this.stores.now());
     return {
       event_id: attempt.eventId,
       delivered: attempt.ok,

@@ -2,15 +2,15 @@
 // with their audit details, a budget period, a lifetime, a grace period, alert thresholds. Every error names
 // the field and says what it accepts.
 
-import { readThresholds, THRESHOLDS_RULE } from "../alerts/thresholds.js";
-import { formatRubles, parsePositiveRubles } from "../billing/money.js";
-import { isPeriod, type Period } from "../billing/periods.js";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
+import { formatRubles, parsePositiveRubles } from "../core/money.js";
+import { isPeriod, type Period } from "../core/periods.js";
+import { readThresholds, THRESHOLDS_RULE } from "../core/thresholds.js";
+import { validateLimit, validateModels, validateName } from "../core/validate.js";
 import type { KeyChanges } from "../store/key-changes.js";
 import type { KeyLimits } from "../store/records.js";
 import { amountText } from "./accounts.js";
 import { parseGrace, parseLifetime } from "./lifetime.js";
-import { validateLimit, validateModels, validateName } from "./validate.js";
 
 /** Changes to a key: a field left undefined stays as it is; null budget/models remove the limit. */
 export interface UpdateKeyInput {

@@ -4,14 +4,21 @@
 // names its actor and is recorded in the audit log.
 
 import { generateApiKey, generateKeyId, hashApiKey, keyHint } from "../auth/api-key.js";
-import { formatRubles, parsePositiveRubles } from "../billing/money.js";
-import { dayStamp, type Period } from "../billing/periods.js";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
+import { formatRubles, parsePositiveRubles } from "../core/money.js";
+import { dayStamp, type Period } from "../core/periods.js";
+import {
+  validateAccountId,
+  validateKeyId,
+  validateLimit,
+  validateModels,
+  validateName,
+} from "../core/validate.js";
 import { type Actor, auditEntry } from "../store/audit-store.js";
 import type { KeyLimits, KeyRecord } from "../store/records.js";
 import type { RequestLogEntry } from "../store/request-log-store.js";
+import type { Stores } from "../store/stores.js";
 import { amountText } from "./accounts.js";
-import type { ServiceContext } from "./context.js";
 import {
   booleanInput,
   graceInput,
@@ -25,7 +32,6 @@ import {
 } from "./key-input.js";
 import { checkFilter, pageOf, type RequestFilter, type RequestPage } from "./request-log-query.js";
 import { UsageService } from "./usage.js";
-import { validateAccountId, validateKeyId, validateLimit, validateModels, validateName } from "./validate.js";
 import { type DailyUsage, dailyUsageView } from "./views.js";
 
 export interface CreateKeyInput {
@@ -60,8 +66,11 @@ export const MAX_REQUESTS_READ = 1000;
 /** Reads and writes of a period change before giving up on a key that is charged all the while. */
 const PERIOD_CHANGE_ATTEMPTS = 5;
 
+/** The stores KeyService reads and writes. */
+export type KeyStores = Pick<Stores, "accounts" | "keys" | "usage" | "requestLog" | "calendar" | "now">;
+
 export class KeyService {
-  constructor(private readonly ctx: ServiceContext) {}
+  constructor(private readonly stores: KeyStores) {}
 
   async create(input: CreateKeyInput, actor: Actor): Promise<CreatedKey> {
     const accountId = validateAccountId(input.accountId);
@@ -80,7 +89,7 @@ export class KeyService {
     };
     const alertAt = present(input.alertAt) ? thresholdsInput(input.alertAt) : null;
 
-    const now = this.ctx.now();
+    const now = this.stores.now();
     const value = generateApiKey();
     const hash = hashApiKey(value);
     const record: KeyRecord = {
@@ -93,7 +102,7 @@ export class KeyService {
       budget,
       period,
       spent: 0,
-      periodStart: this.ctx.calendar.at(now)[period].start,
+      periodStart: this.stores.calendar.at(now)[period].start,
       allowedModels,
       logBodies,
       revokedAt: null,
@@ -121,18 +130,18 @@ export class KeyService {
       },
       record.id,
     );
-    await this.ctx.keys.create({ ...record, hash }, audit);
+    await this.stores.keys.create({ ...record, hash }, audit);
     return { record, value };
   }
 
   async list(accountId: unknown): Promise<KeyRecord[]> {
     const id = validateAccountId(accountId);
-    await this.ctx.accounts.require(id);
-    return this.ctx.keys.list(id);
+    await this.stores.accounts.require(id);
+    return this.stores.keys.list(id);
   }
 
   async show(keyId: unknown): Promise<KeyRecord> {
-    return this.ctx.keys.requireById(validateKeyId(keyId));
+    return this.stores.keys.requireById(validateKeyId(keyId));
   }
 
   async update(keyId: unknown, input: UpdateKeyInput, actor: Actor): Promise<KeyRecord> {
@@ -143,7 +152,7 @@ export class KeyService {
     const key = await this.show(id);
     if (lifetime !== undefined) {
       // Counted from now, like a new key's: `--ttl 30d` means thirty days from this change.
-      const expiresAt = lifetime === null ? null : this.ctx.now() + lifetime;
+      const expiresAt = lifetime === null ? null : this.stores.now() + lifetime;
       changes.expires_at = expiresAt === null ? "" : String(expiresAt);
       details.expires_at = expiresAt === null ? null : new Date(expiresAt).toISOString();
     }
@@ -159,20 +168,20 @@ export class KeyService {
       );
     }
     const ref = { accountId: key.accountId, keyId: key.id };
-    const audit = auditEntry(actor, this.ctx.now(), "key.update", key.accountId, details, key.id);
+    const audit = auditEntry(actor, this.stores.now(), "key.update", key.accountId, details, key.id);
     if (newPeriod === undefined) {
-      await this.ctx.keys.update(ref, changes, audit);
+      await this.stores.keys.update(ref, changes, audit);
       return this.show(key.id);
     }
     // The spent amount of the new period is what the key was charged since it began. A settlement landing
     // between reading that and writing it would be lost, so the script refuses a key that was charged in
     // between, and the sum is read again.
     for (let attempt = 1; ; attempt++) {
-      const now = this.ctx.now();
-      const start = this.ctx.calendar.at(now)[newPeriod].start;
-      const { read, cost } = await this.ctx.keys.periodSpending(ref, this.daysBetween(start, now));
+      const now = this.stores.now();
+      const start = this.stores.calendar.at(now)[newPeriod].start;
+      const { read, cost } = await this.stores.keys.periodSpending(ref, this.daysBetween(start, now));
       Object.assign(changes, { period: newPeriod, period_start: String(start), spent: String(cost) });
-      if ((await this.ctx.keys.update(ref, changes, audit, read)) === "ok") return this.show(key.id);
+      if ((await this.stores.keys.update(ref, changes, audit, read)) === "ok") return this.show(key.id);
       if (attempt === PERIOD_CHANGE_ATTEMPTS) {
         throw new GatewayError(
           "service_unavailable",
@@ -184,9 +193,9 @@ export class KeyService {
 
   async revoke(keyId: unknown, actor: Actor): Promise<{ record: KeyRecord; alreadyRevoked: boolean }> {
     const key = await this.show(keyId);
-    const now = this.ctx.now();
+    const now = this.stores.now();
     const audit = auditEntry(actor, now, "key.revoke", key.accountId, { name: key.name }, key.id);
-    const { revokedAt, alreadyRevoked } = await this.ctx.keys.revoke(
+    const { revokedAt, alreadyRevoked } = await this.stores.keys.revoke(
       { accountId: key.accountId, keyId: key.id },
       now,
       audit,
@@ -202,7 +211,7 @@ export class KeyService {
     const id = validateKeyId(keyId);
     const graceMs = grace === undefined || grace === null ? 0 : graceInput(grace);
     const key = await this.show(id);
-    const now = this.ctx.now();
+    const now = this.stores.now();
     const value = generateApiKey();
     const hint = keyHint(value);
     const previousUntil = now + graceMs;
@@ -220,7 +229,7 @@ export class KeyService {
       key.id,
     );
     const ref = { accountId: key.accountId, keyId: key.id };
-    await this.ctx.keys.rotate(ref, { hash: hashApiKey(value), hint }, previousUntil, audit);
+    await this.stores.keys.rotate(ref, { hash: hashApiKey(value), hint }, previousUntil, audit);
     return { record: await this.show(key.id), value };
   }
 
@@ -234,27 +243,31 @@ export class KeyService {
     actor: Actor,
   ): Promise<{ record: KeyRecord; changed: boolean }> {
     const key = await this.show(keyId);
-    const now = this.ctx.now();
+    const now = this.stores.now();
     const action = disabled ? "key.disable" : "key.enable";
     const audit = auditEntry(actor, now, action, key.accountId, { name: key.name }, key.id);
     const ref = { accountId: key.accountId, keyId: key.id };
-    const changed = await this.ctx.keys.setDisabled(ref, disabled ? now : null, audit);
+    const changed = await this.stores.keys.setDisabled(ref, disabled ? now : null, audit);
     return { record: await this.show(key.id), changed };
   }
 
   /** The key's usage per day from `from` to `to` (YYYY-MM-DD, inclusive, billing time zone); the last 30 days by default. */
   async usage(keyId: unknown, from?: unknown, to?: unknown): Promise<DailyUsage[]> {
     const id = validateKeyId(keyId);
-    const days = new UsageService(this.ctx).days(from, to);
+    const days = new UsageService(this.stores).days(from, to);
     const key = await this.show(id);
-    const counters = await this.ctx.usage.counters(key.accountId, [key.id], days);
+    const counters = await this.stores.usage.counters(key.accountId, [key.id], days);
     return days.map((date, d) => dailyUsageView(date, counters[d]?.[0] ?? {}));
   }
 
   /** The key's most recent requests, newest first. */
   async requests(keyId: unknown, limit: number): Promise<RequestLogEntry[]> {
     const key = await this.show(keyId);
-    return this.ctx.requestLog.recent(key.accountId, key.id, Math.min(Math.max(1, limit), MAX_REQUESTS_READ));
+    return this.stores.requestLog.recent(
+      key.accountId,
+      key.id,
+      Math.min(Math.max(1, limit), MAX_REQUESTS_READ),
+    );
   }
 
   /** A page of the key's kept requests that pass the filter, newest first. */
@@ -266,11 +279,11 @@ export class KeyService {
   ): Promise<RequestPage> {
     checkFilter(filter);
     const key = await this.show(keyId);
-    const entries = await this.ctx.requestLog.all(key.accountId, key.id);
+    const entries = await this.stores.requestLog.all(key.accountId, key.id);
     return pageOf(
       entries,
       filter,
-      this.ctx.calendar.zone,
+      this.stores.calendar.zone,
       offset,
       Math.min(Math.max(1, limit), MAX_REQUESTS_READ),
     );
@@ -278,9 +291,9 @@ export class KeyService {
 
   /** Calendar days (billing time zone) from the one containing `start` to the one containing `end`. */
   private daysBetween(start: number, end: number): string[] {
-    const last = dayStamp(end, this.ctx.calendar.zone);
+    const last = dayStamp(end, this.stores.calendar.zone);
     const days: string[] = [];
-    for (let day = dayStamp(start, this.ctx.calendar.zone); day <= last; day = shiftDay(day, 1))
+    for (let day = dayStamp(start, this.stores.calendar.zone); day <= last; day = shiftDay(day, 1))
       days.push(day);
     return days;
   }

@@ -3,7 +3,7 @@
 // longer than intended is worse than a refusal, so anything else is refused with the list of units. Anything
 // shorter than fifteen minutes is refused too, so that a typo cannot mint a key that dies before it is used.
 
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 
 export const MIN_LIFETIME_MS = 15 * 60 * 1000;
 /** Longer lifetimes are what `never` is for; the cap keeps expiry timestamps far from overflow. */

@@ -4,12 +4,12 @@
 // (one read per account, written by the settle script), so the page costs a read per account, not per key
 // and day. Months and "this month" are those of the billing time zone.
 
-import { rublesForJson } from "../billing/money.js";
-import { dayStamp } from "../billing/periods.js";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
+import { rublesForJson } from "../core/money.js";
+import { dayStamp } from "../core/periods.js";
 import type { AccountRecord } from "../store/records.js";
+import type { Stores } from "../store/stores.js";
 import type { MonthCounters } from "../store/usage-store.js";
-import type { ServiceContext } from "./context.js";
 
 export const OVERVIEW_SORTS = ["id", "balance", "spend"] as const;
 export type OverviewSort = (typeof OVERVIEW_SORTS)[number];
@@ -42,8 +42,11 @@ export interface Overview {
   accounts: AccountSpend[];
 }
 
+/** The stores OperatorOverviewService reads and writes. */
+export type OverviewStores = Pick<Stores, "accounts" | "usage" | "events" | "calendar" | "now">;
+
 export class OperatorOverviewService {
-  constructor(private readonly ctx: ServiceContext) {}
+  constructor(private readonly stores: OverviewStores) {}
 
   async overview(query: OverviewQuery): Promise<Overview> {
     if (!Number.isSafeInteger(query.offset) || query.offset < 0)
@@ -56,10 +59,10 @@ export class OperatorOverviewService {
         "invalid_request",
         `limit must be a whole number from 1 to ${MAX_PAGE}; got ${query.limit}`,
       );
-    const zone = this.ctx.calendar.zone;
-    const month = dayStamp(this.ctx.now(), zone).slice(0, 7);
-    const accounts = await this.ctx.accounts.list();
-    const spend = await this.ctx.usage.months(
+    const zone = this.stores.calendar.zone;
+    const month = dayStamp(this.stores.now(), zone).slice(0, 7);
+    const accounts = await this.stores.accounts.list();
+    const spend = await this.stores.usage.months(
       accounts.map((account) => account.id),
       month,
     );
@@ -95,7 +98,7 @@ export class OperatorOverviewService {
         matching.slice(query.offset, query.offset + query.limit).map(async (row) => ({
           ...row,
           // Only the page's accounts: the alert deliveries are read per account.
-          undeliveredSince: await this.ctx.events.oldestUndeliveredAt(row.account.id),
+          undeliveredSince: await this.stores.events.oldestUndeliveredAt(row.account.id),
         })),
       ),
     };

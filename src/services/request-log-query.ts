@@ -3,8 +3,8 @@
 // CSV export. The lists hold each key's latest requestLog.maxPerKey requests, so this is what is kept, not
 // every request ever made (that is the gateway's log, one line per request); the pages say so.
 
-import { dayStamp } from "../billing/periods.js";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
+import { dayStamp } from "../core/periods.js";
 import type { RequestLogEntry } from "../store/request-log-store.js";
 
 /** Status classes a request can be filtered by; a three-digit code filters by that code. */

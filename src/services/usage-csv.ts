@@ -3,7 +3,7 @@
 // people chose (key names, models, paths, request ids) defused against spreadsheet formulas: a cell that
 // starts with = + - @ or a tab gets a leading apostrophe (OWASP's advice), so opening the file runs nothing.
 
-import { formatRubles, microsFromJson } from "../billing/money.js";
+import { formatRubles, microsFromJson } from "../core/money.js";
 import type { KeyRecord } from "../store/records.js";
 import type { RequestLogEntry } from "../store/request-log-store.js";
 import { modelShares, type UsageTable } from "./account-usage.js";

@@ -2,11 +2,11 @@
 // spent was spent). Counters are integers and cost is in micro-rubles, so sums are exact; the views turn
 // them into rubles only at the end. Used by the CLI's `usage` and the admin API alike.
 
-import { dayStamp } from "../billing/periods.js";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
+import { dayStamp } from "../core/periods.js";
+import { validateAccountId, validateKeyId } from "../core/validate.js";
+import type { Stores } from "../store/stores.js";
 import type { UsageCounters } from "../store/usage-store.js";
-import type { ServiceContext } from "./context.js";
-import { validateAccountId, validateKeyId } from "./validate.js";
 
 /** Longest range of days one call returns. */
 export const MAX_USAGE_DAYS = 366;
@@ -31,26 +31,29 @@ export interface UsageQuery {
   to?: unknown;
 }
 
+/** The stores UsageService reads and writes. */
+export type UsageStores = Pick<Stores, "accounts" | "keys" | "usage" | "calendar" | "now">;
+
 export class UsageService {
-  constructor(private readonly ctx: ServiceContext) {}
+  constructor(private readonly stores: UsageStores) {}
 
   /** The account's usage per day (or one of its keys'), oldest day first, every day of the range present. */
   async daily(query: UsageQuery): Promise<UsageDay[]> {
     const accountId = validateAccountId(query.accountId);
     const keyId = query.keyId === undefined ? undefined : validateKeyId(query.keyId);
     const days = this.days(query.from, query.to);
-    await this.ctx.accounts.require(accountId);
+    await this.stores.accounts.require(accountId);
     let keyIds: string[];
     if (keyId === undefined) {
-      keyIds = (await this.ctx.keys.list(accountId)).map((key) => key.id);
+      keyIds = (await this.stores.keys.list(accountId)).map((key) => key.id);
     } else {
-      const key = await this.ctx.keys.findById(keyId);
+      const key = await this.stores.keys.findById(keyId);
       if (key?.accountId !== accountId) {
         throw new GatewayError("key_not_found", `account ${accountId} has no key with id ${keyId}`);
       }
       keyIds = [keyId];
     }
-    const counters = await this.ctx.usage.counters(accountId, keyIds, days);
+    const counters = await this.stores.usage.counters(accountId, keyIds, days);
     return days.map((date, d) => ({ date, counters: sumCounters(counters[d] ?? []) }));
   }
 
@@ -59,7 +62,8 @@ export class UsageService {
    * up to today in the billing time zone when they are omitted; at most `maxDays` of them.
    */
   days(from?: unknown, to?: unknown, maxDays = MAX_USAGE_DAYS): string[] {
-    const last = to === undefined ? dayStamp(this.ctx.now(), this.ctx.calendar.zone) : dateInput(to, "to");
+    const last =
+      to === undefined ? dayStamp(this.stores.now(), this.stores.calendar.zone) : dateInput(to, "to");
     const first = from === undefined ? shiftDay(last, 1 - DEFAULT_DAYS) : dateInput(from, "from");
     if (first > last)
       throw new GatewayError("invalid_request", `from (${first}) must not be after to (${last})`);

@@ -1,45 +1,32 @@
 // The JSON shapes of accounts and keys that clients, the CLI and the admin API see. Amounts are rubles as
 // JSON numbers (exact to the micro-ruble), times ISO-8601 UTC.
 
-import { type Micros, rublesForJson } from "../billing/money.js";
-import type { PeriodCalendar } from "../billing/periods.js";
+import type { z } from "zod";
+import { type Micros, rublesForJson } from "../core/money.js";
+import type { PeriodCalendar } from "../core/periods.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
 import { LATENCY_BUCKETS_MS } from "../store/settle-script.js";
 import type { UsageCounters } from "../store/usage-store.js";
+import {
+  type Budget,
+  ClientKey,
+  type Key,
+  type KeyState,
+  type Limits,
+  ListedKey,
+  serializerFor,
+} from "./key-schema.js";
 
 export const CURRENCY = "RUB";
 
-export interface BudgetView {
-  period: string;
-  initial: number;
-  spent: number;
-  remaining: number;
-  reset_at: string;
-}
-
-export interface KeyView {
-  id: string;
-  name: string;
-  account_id: string;
-  created_at: string;
-  expires_at: string | null;
-  allowed_models: string[] | null;
-  log_bodies: boolean;
-  budget: BudgetView | null;
-  currency: typeof CURRENCY;
-  state: KeyState;
-  /** While the key is rotating: when the value it replaced stops working. */
-  grace_until: string | null;
-  disabled_at: string | null;
-  limits: LimitsView;
-}
-
+/** A key's budget in its views. */
+export type BudgetView = z.output<typeof Budget>;
 /** A key's limits as clients see them; null where the key has none. */
-export interface LimitsView {
-  rpm: number | null;
-  tpm: number | null;
-  max_parallel: number | null;
-}
+export type LimitsView = z.output<typeof Limits>;
+/** A key as its own client sees it (GET /v1/key). */
+export type KeyView = z.output<typeof ClientKey>;
+/** A key as its owner and operators see it: the complete view, every audience's view is a part of it. */
+export type KeyJson = z.output<typeof Key>;
 
 /** A key's (or an account's) usage on one day, as the admin API and `usage --json` show it. */
 export interface DailyUsage {
@@ -58,13 +45,11 @@ export interface DailyUsage {
 }
 
 /**
- * What a key can do now, the one answer every listing gives. A final state wins over a passing one: revoked
- * over expired (a revoked key stays revoked whatever its expiry), expired over disabled, and any of them over
- * rotating (a key whose previous value still works until its grace period ends, otherwise active).
+ * What a key can do now (one of KEY_STATES), the one answer every listing gives. A final state wins over a
+ * passing one: revoked over expired (a revoked key stays revoked whatever its expiry), expired over disabled,
+ * and any of them over rotating (a key whose previous value still works until its grace period ends,
+ * otherwise active).
  */
-export const KEY_STATES = ["active", "rotating", "disabled", "expired", "revoked"] as const;
-export type KeyState = (typeof KEY_STATES)[number];
-
 export function keyState(key: KeyRecord, now: number): KeyState {
   if (key.revokedAt !== null) return "revoked";
   if (key.expiresAt !== null && now >= key.expiresAt) return "expired";
@@ -110,27 +95,43 @@ export function budgetView(key: KeyRecord, now: number, calendar: PeriodCalendar
   };
 }
 
-export function keyView(key: KeyRecord, now: number, calendar: PeriodCalendar): KeyView {
+/**
+ * A key's complete view, in the Key schema's order: what its owner and operators see. Every audience gets it
+ * through its own schema's serializer (keyView, keyListView, adminKeyView), never as it is.
+ */
+export function completeKeyView(key: KeyRecord, now: number, calendar: PeriodCalendar): KeyJson {
   return {
     id: key.id,
     name: key.name,
     account_id: key.accountId,
+    hint: key.hint,
     created_at: iso(key.createdAt),
     expires_at: isoOrNull(key.expiresAt),
-    allowed_models: key.allowedModels,
-    log_bodies: key.logBodies,
-    budget: budgetView(key, now, calendar),
-    currency: CURRENCY,
+    revoked_at: isoOrNull(key.revokedAt),
     state: keyState(key, now),
     grace_until: isoOrNull(graceUntil(key, now)),
     disabled_at: isoOrNull(key.disabledAt),
+    allowed_models: key.allowedModels,
+    log_bodies: key.logBodies,
+    budget: budgetView(key, now, calendar),
+    period: key.period,
     limits: limitsView(key),
+    alert_at: key.alertAt,
+    currency: CURRENCY,
   };
 }
 
-/** A key as listed to its owner or an operator: the client view plus its revocation time. */
+const clientKey = serializerFor(ClientKey);
+const listedKey = serializerFor(ListedKey);
+
+/** A key as its own client sees it (GET /v1/key). */
+export function keyView(key: KeyRecord, now: number, calendar: PeriodCalendar): KeyView {
+  return clientKey(completeKeyView(key, now, calendar));
+}
+
+/** A key as listed to its owner or an operator by the CLI: the client view plus its revocation time. */
 export function keyListView(key: KeyRecord, now: number, calendar: PeriodCalendar) {
-  return { ...keyView(key, now, calendar), revoked_at: isoOrNull(key.revokedAt) };
+  return listedKey(completeKeyView(key, now, calendar));
 }
 
 export function accountView(account: AccountRecord): AccountView {

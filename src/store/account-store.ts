@@ -1,8 +1,8 @@
 // Accounts in Redis: creation, top-ups and dashboard tokens go through their Lua scripts (every balance
 // change does, and each records itself in the audit log); reads are plain hash reads.
 
-import { formatRubles, MAX_MICROS, type Micros } from "../billing/money.js";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
+import { formatRubles, MAX_MICROS, type Micros } from "../core/money.js";
 import { AUDIT_CAP } from "./audit-store.js";
 import { type AccountRecord, parseAccount } from "./records.js";
 import type { RedisClient } from "./redis.js";

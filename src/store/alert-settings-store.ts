@@ -2,7 +2,7 @@
 // script's balance alerts) and its own webhook (URL, signing secret, event types). Both are changed by scripts
 // that record the change in the audit log; the secret never leaves the webhook hash but to sign deliveries.
 
-import type { Micros } from "../billing/money.js";
+import type { Micros } from "../core/money.js";
 import { AUDIT_CAP } from "./audit-store.js";
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";

@@ -2,7 +2,7 @@
 // found from a presented value by the SHA-256 lookup outside the tag, like API keys; the value itself is
 // never stored. Creation and deletion go through scripts that record them in the owner's audit log.
 
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 import { AUDIT_CAP } from "./audit-store.js";
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";

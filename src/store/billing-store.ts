@@ -4,21 +4,20 @@
 // (settle-script.ts).
 
 import { randomBytes } from "node:crypto";
-import type { Micros } from "../billing/money.js";
-import { type CurrentPeriods, isPeriod, type Period } from "../billing/periods.js";
-import type { ErrorCode } from "../errors.js";
+import type { ErrorCode } from "../core/errors.js";
+import type { KeyRef } from "../core/key-ref.js";
+import type { ModelCheck } from "../core/model-check.js";
+import type { Micros } from "../core/money.js";
+import { type CurrentPeriods, isPeriod, type Period } from "../core/periods.js";
 import { type BillingConnection, type BillingSettings, PURGE_LIMIT } from "./billing-connection.js";
 import type { EventStore } from "./event-store.js";
-import type { KeyRef } from "./key-store.js";
 import { type LeaseGrant, type LeaseInput, runLease } from "./lease-script.js";
 import { parseModels } from "./records.js";
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
 import { runScript } from "./scripts.js";
-import { runSettle, type Settled, type SettleInput } from "./settle-script.js";
+import { runSettle, type Settled, type Settlement } from "./settle-script.js";
 import { type RedisObserver, timed } from "./timing.js";
-
-export type ModelCheck = { kind: "none" } | { kind: "unknown" } | { kind: "named"; model: string };
 
 export interface ReserveInput {
   reservationId: string;
@@ -207,15 +206,15 @@ export class BillingStore {
    */
   settleMany(
     accountId: string,
-    settlements: readonly { ref: KeyRef; input: SettleInput }[],
+    settlements: readonly Settlement[],
     /** Markers of leased settlements whose reply was read: deleted from the replica's marker hash. */
     acknowledged: readonly string[] = [],
   ): Promise<Settled[]> {
     return runSettle(this.connection, accountId, settlements, acknowledged);
   }
 
-  async settle(ref: KeyRef, input: SettleInput): Promise<Settled> {
-    return (await this.settleMany(ref.accountId, [{ ref, input }]))[0] as Settled;
+  async settle(settlement: Settlement): Promise<Settled> {
+    return (await this.settleMany(settlement.ref.accountId, [settlement]))[0] as Settled;
   }
 
   /** Moves the expiry of running requests' reservations forward; returns how many were extended. */

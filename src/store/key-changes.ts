@@ -1,7 +1,7 @@
 // What a key's update is made of as the updateKey script takes it (every value a string), and what a change
 // of its budget period is computed from (key-store.ts writes both).
 
-import type { Micros } from "../billing/money.js";
+import type { Micros } from "../core/money.js";
 
 /** What a period change is computed from: see KeyStore.periodSpending. */
 export interface PeriodSpending {

@@ -2,9 +2,10 @@
 // changes once written (so the gateway may cache it); everything that can change — revocation, budget,
 // spent amount — lives in the key record, which is read on every request.
 
-import { formatRubles, type Micros } from "../billing/money.js";
-import type { Period } from "../billing/periods.js";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
+import type { KeyRef } from "../core/key-ref.js";
+import { formatRubles, type Micros } from "../core/money.js";
+import type { Period } from "../core/periods.js";
 import { accountNotFound } from "./account-store.js";
 import { AUDIT_CAP } from "./audit-store.js";
 import type { EventStore } from "./event-store.js";
@@ -31,12 +32,6 @@ export interface NewKey {
   limits: KeyLimits;
   /** Budget alert thresholds in percent: null for the configured defaults, [] for none. */
   alertAt: number[] | null;
-}
-
-/** Where a key hash points: the account and key id. */
-export interface KeyRef {
-  accountId: string;
-  keyId: string;
 }
 
 export class KeyStore {

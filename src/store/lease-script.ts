@@ -2,10 +2,10 @@
 // key's facts it admits requests by read back. BillingStore.lease is its entry point; billing/leases.ts uses
 // it.
 
-import type { Micros } from "../billing/money.js";
-import type { CurrentPeriods } from "../billing/periods.js";
+import type { KeyRef } from "../core/key-ref.js";
+import type { Micros } from "../core/money.js";
+import type { CurrentPeriods } from "../core/periods.js";
 import { type BillingConnection, PURGE_LIMIT } from "./billing-connection.js";
-import type { KeyRef } from "./key-store.js";
 import { parseModels } from "./records.js";
 import { runScript } from "./scripts.js";
 import { timed } from "./timing.js";

@@ -1,8 +1,8 @@
 // Typed views of the Redis hashes that hold accounts and keys. Field names are the ones the Lua scripts
 // write; amounts are integer micro-rubles, times epoch milliseconds.
 
-import type { Micros } from "../billing/money.js";
-import { isPeriod, type Period } from "../billing/periods.js";
+import type { Micros } from "../core/money.js";
+import { isPeriod, type Period } from "../core/periods.js";
 
 export interface AccountRecord {
   id: string;

@@ -82,7 +82,7 @@ export class RedisKeys {
 
   /**
    * stream: the account's alert events, oldest first, each written by the script whose change causes it (see
-   * src/alerts/event-types.ts); the delivery workers read it as one consumer group
+   * src/core/event-types.ts); the delivery workers read it as one consumer group
    */
   events(accountId: string): string {
     return `${this.tag(accountId)}:events`;

@@ -4,11 +4,11 @@
 // after a reconnection (a Sentinel failover to a differently configured replica) is reported as an error,
 // but the gateway runs on: stopping every replica at once would turn a risk into an outage.
 
-import { GatewayError } from "../errors.js";
-import type { Logger } from "../observability/logger.js";
+import type { Logger } from "pino";
+import { GatewayError } from "../core/errors.js";
+import { isConnectionError } from "../core/redis-errors.js";
 import type { RedisClient } from "./redis.js";
 import { type CheckOptions, judgeRedis, readRedisFacts } from "./redis-checks.js";
-import { isConnectionError } from "./redis-errors.js";
 import { watchRedis } from "./redis-watch.js";
 
 export interface RedisStartupOptions {

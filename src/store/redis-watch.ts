@@ -3,7 +3,7 @@
 // events, such as `connect ECONNREFUSED 127.0.0.1:6379`, rather than the "Connection is closed." its
 // commands fail with), and reachable again with how long it was away.
 
-import type { Logger } from "../observability/logger.js";
+import type { Logger } from "pino";
 import type { RedisClient } from "./redis.js";
 
 export interface RedisWatch {

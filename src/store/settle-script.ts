@@ -1,10 +1,11 @@
 // The settle script's call (settle-n.lua): the settlements of one account in one call, their keys and
 // arguments in the script's layout, and its replies read back. BillingStore.settleMany is its entry point.
 
-import type { Micros } from "../billing/money.js";
-import { type CurrentPeriods, isPeriod, type Period } from "../billing/periods.js";
+import type { KeyRef } from "../core/key-ref.js";
+import type { Micros } from "../core/money.js";
+import { type CurrentPeriods, isPeriod, type Period } from "../core/periods.js";
+import type { LeaseHold } from "../core/request.js";
 import type { BillingConnection } from "./billing-connection.js";
-import type { KeyRef } from "./key-store.js";
 import { runScript } from "./scripts.js";
 import { timed } from "./timing.js";
 
@@ -36,7 +37,17 @@ export function usageModel(model: string | null): string {
   return /[\u0000-\u001f\u007f]/.test(model) ? "" : model;
 }
 
-export interface SettleInput {
+/**
+ * A request's settlement: what it is charged, and the entry the key's recent-requests list keeps. Built once
+ * per request from the request (billing/settlement.ts), held by the settlement queue until it is written.
+ */
+export interface Settlement {
+  ref: KeyRef;
+  /**
+   * For the metrics' key_name label; null for the release of a request that was never forwarded (its
+   * reservation's reply was lost, and with it the key's name), which touches no per-key series.
+   */
+  keyName?: string | null;
   reservationId: string;
   /** The request for the key's recent-requests list (JSON), without and with bodies ("" if none kept). */
   logEntry: string;
@@ -54,19 +65,8 @@ export interface SettleInput {
   now: number;
   /** The request's model, counted by model in the daily usage; null for a request without one. */
   model: string | null;
-  /** For a request admitted on an admission lease (it has no reservation record): see LeasedHold. */
-  lease?: LeasedHold;
-}
-
-/** What a leased request's settlement tells the settle script about its lease. */
-export interface LeasedHold {
-  leaseId: string;
-  /** What the request took from the lease (µ₽). */
-  hold: Micros;
-  /** The settlement's own marker (exactly-once), unique within the replica. */
-  marker: string;
-  /** The share of what is free the hold may go back into the lease with; 0 when the lease is given up. */
-  share: number;
+  /** A request admitted on an admission lease (it has no reservation record): what it holds of the lease. */
+  leaseHold?: LeaseHold | null;
 }
 
 export interface Settled {
@@ -91,7 +91,7 @@ export interface Settled {
 export async function runSettle(
   { redis, keys: names, settings, events, observe, replicaId }: BillingConnection,
   accountId: string,
-  settlements: readonly { ref: KeyRef; input: SettleInput }[],
+  settlements: readonly Settlement[],
   /** Markers of leased settlements whose reply was read: deleted from the replica's marker hash. */
   acknowledged: readonly string[] = [],
 ): Promise<Settled[]> {
@@ -109,35 +109,35 @@ export async function runSettle(
     settings.lateSettlementSeconds * 1000,
     acknowledged.join(" "),
   ];
-  for (const { ref, input } of settlements) {
+  for (const settlement of settlements) {
+    const { ref, leaseHold } = settlement;
     if (ref.accountId !== accountId) {
       throw new Error(`a settlement of account ${ref.accountId} cannot be made with account ${accountId}'s`);
     }
     keys.push(
       names.key(accountId, ref.keyId),
-      names.usage(accountId, ref.keyId, input.day),
+      names.usage(accountId, ref.keyId, settlement.day),
       names.requestLog(accountId, ref.keyId),
-      names.month(accountId, input.day.slice(0, 7)),
+      names.month(accountId, settlement.day.slice(0, 7)),
     );
     args.push(
-      input.periods.day.start,
-      input.periods.week.start,
-      input.periods.month.start,
-      input.reservationId,
-      input.cost,
-      input.promptTokens,
-      input.completionTokens,
-      input.failed ? 1 : 0,
-      input.estimated ? 1 : 0,
-      Math.round(input.latencyMs),
-      latencyField(input.latencyMs),
-      input.logEntry,
-      input.logEntryWithBodies,
-      input.now,
-      input.lease
-        ? `${input.lease.leaseId} ${input.lease.hold} ${input.lease.marker} ${input.lease.share}`
-        : "",
-      usageModel(input.model),
+      settlement.periods.day.start,
+      settlement.periods.week.start,
+      settlement.periods.month.start,
+      settlement.reservationId,
+      settlement.cost,
+      settlement.promptTokens,
+      settlement.completionTokens,
+      settlement.failed ? 1 : 0,
+      settlement.estimated ? 1 : 0,
+      Math.round(settlement.latencyMs),
+      latencyField(settlement.latencyMs),
+      settlement.logEntry,
+      settlement.logEntryWithBodies,
+      settlement.now,
+      // The lease's share is read now: a lease given up since the request was admitted takes nothing back.
+      leaseHold ? `${leaseHold.leaseId} ${leaseHold.hold} ${leaseHold.marker} ${leaseHold.share}` : "",
+      usageModel(settlement.model),
     );
   }
   keys.push(names.events(accountId));

@@ -5,7 +5,7 @@
 // scripts write them (source -> role, as text); what the roles mean is src/identity's business.
 
 import { createHash } from "node:crypto";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 import { AUDIT_CAP } from "./audit-store.js";
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";

@@ -6,9 +6,11 @@
 // the turn. Replies still match commands one to one: that is the Redis protocol's pipelining, which ioredis
 // already relies on for concurrent commands on one connection.
 //
-// Not ioredis' enableAutoPipelining: that sends at most one batch at a time and holds every later command
-// until the whole batch has been answered, which added a round trip of latency to requests in the benchmark.
-// A Cluster spreads commands over several connections and is left as it is.
+// It pays where a turn carries several commands (a loaded gateway, keys that reserve per request), and costs a
+// little where each turn carries one; bench/fast-paths.ts measures both against ioredis writing each command
+// on its own (figures in docs/benchmarks.md). Not ioredis' enableAutoPipelining: that sends at most one batch
+// at a time and holds every later command until the whole batch has been answered, which adds a round trip
+// of latency to requests. A Cluster spreads commands over several connections and is left as it is.
 
 import type { Socket } from "node:net";
 

@@ -36,7 +36,7 @@ beforeAll(async () => {
   server = await listen(
     adminHandler({
       identity: testIdentity(store, { adminToken: ADMIN }),
-      services: store.context,
+      stores: store.stores,
       alerts: { allowHttp: false, thresholds: [80, 95, 100] },
       balanceChanged: (accountId, balance) => balances.push([accountId, balance]),
       logger: captureLogs().logger,
@@ -114,7 +114,7 @@ describe("adminHandler", () => {
     const bare = await listen(
       adminHandler({
         identity: testIdentity(store, { adminToken: ADMIN }),
-        services: store.context,
+        stores: store.stores,
         alerts: { allowHttp: false, thresholds: [80, 95, 100] },
         logger: logs.logger,
         ui: new StaticFiles(directory()),

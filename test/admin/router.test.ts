@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { AdminServices, Call, Route } from "../../src/admin/route.js";
 import { createAdminRouter } from "../../src/admin/router.js";
-import { GatewayError } from "../../src/errors.js";
+import { GatewayError } from "../../src/core/errors.js";
 import { ACTOR } from "../helpers/actor.js";
 import { type Listening, listen } from "../helpers/http.js";
 import { testIdentity } from "../helpers/identity.js";

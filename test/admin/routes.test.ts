@@ -8,13 +8,14 @@ import { cookieNames } from "../../src/admin/cookies.js";
 import type { AdminServices, Exchange, Route } from "../../src/admin/route.js";
 import { ROUTES } from "../../src/admin/routes.js";
 import { legacyAccount, legacyAdmin, type Principal } from "../../src/identity/principal.js";
-import { emptyRecord, recentRequest } from "../../src/observability/request-record.js";
 import { AccountUsageService } from "../../src/services/account-usage.js";
 import { AlertService } from "../../src/services/alerts.js";
 import { KeyService } from "../../src/services/keys.js";
 import { OperatorOverviewService } from "../../src/services/operator-overview.js";
+import { recentRequest } from "../../src/store/request-log-store.js";
 import { ACTOR } from "../helpers/actor.js";
 import { testIdentity } from "../helpers/identity.js";
+import { requestWith } from "../helpers/requests.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
 const ADMIN: Principal = legacyAdmin();
@@ -37,10 +38,10 @@ beforeEach(async () => {
   balances = [];
   services = {
     accounts: store.accountService,
-    keys: new KeyService(store.context),
-    alerts: new AlertService(store.context, { allowHttp: false, thresholds: [80, 95, 100] }),
-    usage: new AccountUsageService(store.context),
-    overview: new OperatorOverviewService(store.context),
+    keys: new KeyService(store.stores),
+    alerts: new AlertService(store.stores, { allowHttp: false, thresholds: [80, 95, 100] }),
+    usage: new AccountUsageService(store.stores),
+    overview: new OperatorOverviewService(store.stores),
     identity: testIdentity(store),
     calendar: store.calendar,
     now: store.clock.now,
@@ -245,7 +246,7 @@ describe("a key's usage and requests", () => {
   it("give its recent requests newest first, 100 by default or `limit`", async () => {
     const key = await newKey();
     for (const id of ["r1", "r2", "r3"]) {
-      const record = emptyRecord({
+      const record = requestWith({
         requestId: id,
         method: "POST",
         path: "/v1/chat/completions",
@@ -271,7 +272,7 @@ describe("a key's usage and requests", () => {
     const key = await newKey();
     const statuses = [200, 429, 200, 500, 200];
     for (const [i, status] of statuses.entries()) {
-      const record = emptyRecord({
+      const record = requestWith({
         requestId: `req-${i}`,
         method: "POST",
         path: "/v1/chat/completions",

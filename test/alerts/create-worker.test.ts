@@ -18,7 +18,7 @@ describe("createDeliveryWorker", () => {
         alerts: { delivery: { firstRetrySeconds: 3, maxRetrySeconds: 60, giveUpHours: 2, sweepSeconds: 7 } },
       });
       const worker = createDeliveryWorker(config, {
-        services: store.context,
+        stores: store.stores,
         operatorEndpoints: [],
         metrics: NO_METRICS,
         logger: captureLogs().logger,

@@ -3,8 +3,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type ChargeFacts, charge } from "../../src/billing/charge.js";
-import { MAX_MICROS } from "../../src/billing/money.js";
 import { costOf } from "../../src/billing/pricing.js";
+import { MAX_MICROS } from "../../src/core/money.js";
 
 /** 1 µ₽ per prompt token, 2 µ₽ per completion token (prices are µ₽ per million tokens). */
 const PRICE = {

@@ -5,9 +5,9 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FACTS_MAX_AGE_MS, IDLE_MS, type LeaseAdmission, LeaseBook } from "../../src/billing/leases.js";
-import { parseRubles } from "../../src/billing/money.js";
-import type { ModelCheck } from "../../src/store/billing-store.js";
-import type { KeyRef } from "../../src/store/key-store.js";
+import type { KeyRef } from "../../src/core/key-ref.js";
+import type { ModelCheck } from "../../src/core/model-check.js";
+import { parseRubles } from "../../src/core/money.js";
 import type { LeaseGrant } from "../../src/store/lease-script.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
@@ -83,9 +83,13 @@ async function settle(ref: KeyRef, admission: LeaseAdmission, cost: number) {
     periods: store.calendar.at(now),
     day: store.calendar.dayOf(now),
     now,
-    lease: book.holdOf(admission),
+    leaseHold: admission,
   };
-  const [result] = await store.billing.settleMany("acme", [{ ref, input }], book.acknowledged.take("acme"));
+  const [result] = await store.billing.settleMany(
+    "acme",
+    [{ ...input, ref }],
+    book.acknowledged.take("acme"),
+  );
   book.settled(admission, result ?? null);
   await book.idle(5000);
   return result;
@@ -121,7 +125,11 @@ describe("the lease book", () => {
   it("admits only what the key's facts allow: expiry, the value and its grace, the model list", async () => {
     const { ref, hash } = await key({ models: ["llama"], ttl: "1h" });
     const llama: ModelCheck = { kind: "named", model: "llama" };
-    expect(await warm(ref, hash, rub("0.1"), llama)).not.toBeNull();
+    expect(await warm(ref, hash, rub("0.1"), llama)).toMatchObject({
+      hold: rub("0.1"),
+      keyName: "k",
+      allowedModels: ["llama"],
+    });
     expect(book.admit(ref, hash, { kind: "named", model: "other" }, rub("0.1"))).toBeNull();
     expect(book.admit(ref, hash, { kind: "unknown" }, rub("0.1"))).toBeNull();
     expect(book.admit(ref, "0".repeat(64), llama, rub("0.1"))).toBeNull();
@@ -135,7 +143,7 @@ describe("the lease book", () => {
     store.clock.advance(FACTS_MAX_AGE_MS + 1);
     expect(book.admit(ref, hash, NONE, rub("0.1"))).toBeNull();
     await book.idle(5000);
-    expect(book.admit(ref, hash, NONE, rub("0.1"))).not.toBeNull();
+    expect(book.admit(ref, hash, NONE, rub("0.1"))).toMatchObject({ hold: rub("0.1"), keyName: "k" });
   });
 
   it("takes no lease while the change feed does not carry the account", async () => {
@@ -225,6 +233,8 @@ describe("the lease book", () => {
     await warm(one.ref, one.hash, rub("0.1"));
     await warm(two.ref, two.hash, rub("0.1"));
     book.releaseAll();
+    // At once: gone from the book before anything is awaited, their money back once the calls are done.
+    expect(book.stats().leases).toBe(0);
     await book.idle(5000);
     expect(book.stats().leases).toBe(0);
     expect((await store.billing.reserved("acme")).account).toBe(rub("0.2"));

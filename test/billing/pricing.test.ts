@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { formatRubles, MAX_MICROS } from "../../src/billing/money.js";
 import { costOf, Pricing } from "../../src/billing/pricing.js";
 import { configSchema } from "../../src/config/schema.js";
+import { formatRubles, MAX_MICROS } from "../../src/core/money.js";
 
 const config = configSchema.parse({
   pricing: {

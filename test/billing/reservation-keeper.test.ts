@@ -4,8 +4,9 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReservationKeeper } from "../../src/billing/reservation-keeper.js";
-import { RequestTracker, type Tracked } from "../../src/proxy/request-tracker.js";
-import type { KeyRef } from "../../src/store/key-store.js";
+import type { KeyRef } from "../../src/core/key-ref.js";
+import { GatewayRequest } from "../../src/core/request.js";
+import { RequestTracker } from "../../src/proxy/request-tracker.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
@@ -36,9 +37,15 @@ afterEach(() => {
 });
 
 /** A running request of `accountId` holding `reservationId`, as the forwarder tracks it. */
-function track(reservationId: string, accountId: string): Tracked {
-  const tracked = tracker.begin();
-  Object.assign(tracked, { reservationId, accountId, reservedAt: store.clock.now() });
+function track(reservationId: string, accountId: string): GatewayRequest {
+  const tracked = new GatewayRequest(reservationId, "POST", "/v1/chat/completions", 0);
+  tracker.begin(tracked);
+  Object.assign(tracked, {
+    reservationId,
+    ref: { accountId, keyId: ref.keyId },
+    reservedAt: store.clock.now(),
+    exchange: { abortForShutdown() {} },
+  });
   return tracked;
 }
 

@@ -5,19 +5,19 @@
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
-import { PeriodCalendar } from "../../src/billing/periods.js";
-import { MAX_BATCH, type Settlement, SettlementQueue } from "../../src/billing/settlement-queue.js";
+import { MAX_BATCH, SettlementQueue } from "../../src/billing/settlement-queue.js";
+import { PeriodCalendar } from "../../src/core/periods.js";
+import { isConnectionError } from "../../src/core/redis-errors.js";
 import { type RedisServer, startRedisServer } from "../../src/demo/redis-server.js";
 import { AccountService } from "../../src/services/accounts.js";
-import { buildServiceContext, type ServiceContext } from "../../src/services/context.js";
 import { KeyService } from "../../src/services/keys.js";
 import { BillingStore } from "../../src/store/billing-store.js";
 import { DEFAULT_EVENT_SETTINGS, EventStore } from "../../src/store/event-store.js";
 import type { RedisClient } from "../../src/store/redis.js";
 import { connectRedis, createRedis } from "../../src/store/redis.js";
-import { isConnectionError } from "../../src/store/redis-errors.js";
 import { RedisKeys } from "../../src/store/redis-keys.js";
-import type { Settled, SettleInput } from "../../src/store/settle-script.js";
+import type { Settled, Settlement } from "../../src/store/settle-script.js";
+import { openStores, type Stores } from "../../src/store/stores.js";
 import type { RedisObserver } from "../../src/store/timing.js";
 import { ACTOR } from "../helpers/actor.js";
 import { TestClock } from "../helpers/clock.js";
@@ -67,7 +67,7 @@ async function billingOn(
   return { redis: connection, billing };
 }
 
-function settleInput(reservationId: string, calendar: PeriodCalendar, now: number): SettleInput {
+function settleInput(reservationId: string, calendar: PeriodCalendar, now: number): Omit<Settlement, "ref"> {
   return {
     reservationId,
     logEntry: "{}",
@@ -87,7 +87,7 @@ function settleInput(reservationId: string, calendar: PeriodCalendar, now: numbe
 
 /** An account with keys, and `count` reservations of 1 ₽ on each key, made at the context's time. */
 async function reserved(
-  context: ServiceContext,
+  context: Stores,
   billing: BillingStore,
   accountId: string,
   keys: number,
@@ -117,7 +117,8 @@ async function reserved(
       ofKey.push({
         ref,
         keyName: `k${k}`,
-        input: { ...settleInput(reservationId, context.calendar, now), cost: 250_000 },
+        ...settleInput(reservationId, context.calendar, now),
+        cost: 250_000,
       });
     }
     settlements.push(ofKey);
@@ -130,7 +131,7 @@ describe("SettlementQueue", () => {
     server = await startRedisServer();
     const operations: string[] = [];
     const { redis, billing } = await billingOn(server, 60, (operation) => operations.push(operation));
-    const context = buildServiceContext(redis, { prefix: "q:", timezone: "UTC", now: new TestClock().now });
+    const context = openStores(redis, { prefix: "q:", timezone: "UTC", now: new TestClock().now });
     const acme = await reserved(context, billing, "acme", 2, 2);
     const beta = await reserved(context, billing, "beta", 1, 1);
     const settled = new Reports<{ settlement: Settlement; result: Settled }>();
@@ -166,7 +167,7 @@ describe("SettlementQueue", () => {
   it("carries on when a hook throws: every settlement is written and the failure reported, never unhandled", async () => {
     server = await startRedisServer();
     const { redis, billing } = await billingOn(server, 60);
-    const context = buildServiceContext(redis, { prefix: "q:", timezone: "UTC", now: new TestClock().now });
+    const context = openStores(redis, { prefix: "q:", timezone: "UTC", now: new TestClock().now });
     const acme = await reserved(context, billing, "acme", 1, 3);
     const hookFailures: string[] = [];
     const queue = new SettlementQueue(billing, {
@@ -190,7 +191,7 @@ describe("SettlementQueue", () => {
   it("retries a batch Redis refused one settlement at a time, so that a bad one cannot take the others with it", async () => {
     server = await startRedisServer();
     const { redis, billing } = await billingOn(server, 60);
-    const context = buildServiceContext(redis, { prefix: "q:", timezone: "UTC", now: new TestClock().now });
+    const context = openStores(redis, { prefix: "q:", timezone: "UTC", now: new TestClock().now });
     const { keyIds, settlements } = await reserved(context, billing, "acme", 3, 1);
     // The middle key's reserved amount is not a number: its settlement fails every time, before it writes
     // anything of its own; the one before it in the batch has been made by then, the one after it not.
@@ -226,7 +227,7 @@ describe("SettlementQueue", () => {
     const { port, dir } = server;
     const { redis, billing } = await billingOn(server, 86_400);
     const clock = new TestClock();
-    const context = buildServiceContext(redis, { prefix: "q:", timezone: "UTC", now: clock.now });
+    const context = openStores(redis, { prefix: "q:", timezone: "UTC", now: clock.now });
     const { calendar } = context;
     await new AccountService(context).create({ id: "acme", balance: "10" }, ACTOR);
     const { record } = await new KeyService(context).create({ accountId: "acme", name: "k" }, ACTOR);
@@ -255,21 +256,19 @@ describe("SettlementQueue", () => {
     const settlement = {
       ref,
       keyName: "k",
-      input: {
-        reservationId,
-        logEntry: "{}",
-        logEntryWithBodies: "",
-        model: null,
-        cost: 1_250_000,
-        promptTokens: 1,
-        completionTokens: 2,
-        failed: false,
-        estimated: false,
-        latencyMs: 10,
-        periods: calendar.at(now),
-        day: calendar.dayOf(now),
-        now,
-      },
+      reservationId,
+      logEntry: "{}",
+      logEntryWithBodies: "",
+      model: null,
+      cost: 1_250_000,
+      promptTokens: 1,
+      completionTokens: 2,
+      failed: false,
+      estimated: false,
+      latencyMs: 10,
+      periods: calendar.at(now),
+      day: calendar.dayOf(now),
+      now,
     };
     queue.submit(settlement);
     // Redis is away: the attempt fails, and the settlement waits for its retry.
@@ -300,7 +299,7 @@ describe("SettlementQueue", () => {
     queue.submit({
       ref: { accountId: "acme", keyId: "key_x" },
       keyName: "k",
-      input: settleInput("r", calendar, 0),
+      ...settleInput("r", calendar, 0),
     });
     expect(await queue.flush(10_000)).toBe(0);
     queue.close();
@@ -324,7 +323,7 @@ describe("SettlementQueue", () => {
     queue.submit({
       ref: { accountId: "acme", keyId: "key_x" },
       keyName: "k",
-      input: settleInput("r", new PeriodCalendar("UTC"), 0),
+      ...settleInput("r", new PeriodCalendar("UTC"), 0),
     });
     // More failed attempts while Redis is away than a refused settlement gets; flush() retries at once.
     for (let outage = 0; outage < 8; outage++) {

@@ -3,7 +3,6 @@
 // the error table's JSON with --json, the message saying what went wrong otherwise.
 
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { PeriodCalendar } from "../../src/billing/periods.js";
 import {
   describeAccount,
   describeKey,
@@ -16,7 +15,8 @@ import {
   usageTable,
 } from "../../src/cli/output.js";
 import { ConfigError } from "../../src/config/config-error.js";
-import { GatewayError } from "../../src/errors.js";
+import { GatewayError } from "../../src/core/errors.js";
+import { PeriodCalendar } from "../../src/core/periods.js";
 import type { UsageDay } from "../../src/services/usage.js";
 import { accountView, keyListView } from "../../src/services/views.js";
 import { accountRecord, keyRecord } from "../helpers/records.js";

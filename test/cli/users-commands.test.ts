@@ -40,9 +40,9 @@ describe("users create", () => {
     expect(run.stdout).toMatch(
       /^Created user root@example\.com \(usr_[0-9a-z]{20}\)\.\nSend root@example\.com this link to set their password \(it works once, for 24 hours\):\n\n {2}http:\/\/127\.0\.0\.1:8081\/#\/set-password\/[\w-]{43}\n$/,
     );
-    const user = await store.context.users.byEmail("root@example.com");
+    const user = await store.stores.users.byEmail("root@example.com");
     expect(user).toMatchObject({ name: "Root", operatorGrants: { direct: "operator" }, passwordHash: null });
-    const [entry] = await store.context.audit.listUser(user?.id as string, 1);
+    const [entry] = await store.stores.audit.listUser(user?.id as string, 1);
     expect(entry).toMatchObject({ action: "user.create", actor: "cli", details: { operator: "operator" } });
   });
 
@@ -64,9 +64,9 @@ describe("users create", () => {
     expect(run.error).toBeNull();
     const printed = JSON.parse(run.stdout);
     expect(printed).toMatchObject({ email: "ann@example.com", password: true, set_password_url: null });
-    const user = await store.context.users.byEmail("ann@example.com");
+    const user = await store.stores.users.byEmail("ann@example.com");
     expect(await verifyPassword(user?.passwordHash ?? null, "a-long-enough-password")).toBe(true);
-    expect(await store.context.users.accountGrants("acme", user?.id as string)).toEqual({ direct: "viewer" });
+    expect(await store.stores.users.accountGrants("acme", user?.id as string)).toEqual({ direct: "viewer" });
   });
 
   it("refuses a weak password, an e-mail taken, an unknown account, and a role without an account", async () => {
@@ -97,7 +97,7 @@ describe("users list, disable, enable, reset-password", () => {
       /^id\s+email\s+name\s+status\s+operator\s+signs in with\nusr_\w+\s+bob@example\.com\s+Bob\s+active\s+-\s+-\n$/,
     );
     expect((await users("disable", "bob@example.com")).stdout).toMatch(/^Disabled user bob@example\.com/);
-    expect((await store.context.users.byEmail("bob@example.com"))?.status).toBe("disabled");
+    expect((await store.stores.users.byEmail("bob@example.com"))?.status).toBe("disabled");
     expect((await users("enable", "BOB@example.com")).stdout).toMatch(/^Enabled user bob@example\.com/);
     const reset = await users("reset-password", "bob@example.com", "--json");
     expect(JSON.parse(reset.stdout).set_password_url).toMatch(/\/#\/set-password\/[\w-]{43}$/);

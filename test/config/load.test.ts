@@ -40,8 +40,8 @@ describe("config/default.yaml", () => {
     expect(config.metrics.port).toBe(9464);
     expect(config.billing.timezone).toBe("UTC");
     expect(config.pricing.default).toMatchObject({ input: 100_000_000, output: 300_000_000 });
-    expect(typeof config.redis.prefix).toBe("string");
-    expect(typeof config.listen.host).toBe("string");
+    expect(config.redis.prefix).toBe("tg:");
+    expect(config.listen.host).toBe("127.0.0.1");
   });
 });
 

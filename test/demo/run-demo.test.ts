@@ -8,8 +8,8 @@ import { once } from "node:events";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseRubles } from "../../src/billing/money.js";
 import { costOf } from "../../src/billing/pricing.js";
+import { parseRubles } from "../../src/core/money.js";
 import { demoCompletionTokens, demoPromptTokens } from "../../src/demo/demo-upstream.js";
 import { waitUntil } from "../helpers/wait.js";
 
@@ -46,8 +46,8 @@ describe("npm run demo", () => {
       )?.[1] as string;
       const redisPort = Number(/a throwaway Redis \(redis:\/\/127\.0\.0\.1:(\d+)/.exec(banner)?.[1]);
       const upstreamPort = Number(/a fake model server \(http:\/\/127\.0\.0\.1:(\d+)/.exec(banner)?.[1]);
-      expect(key).toBeDefined();
-      expect(url).toBeDefined();
+      expect(key).toMatch(/^sk-tunnel-[0-9a-f]{64}$/);
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const auth = { authorization: `Bearer ${key}` };
 
       const keyView = await fetch(`${url}/v1/key`, { headers: auth });
@@ -76,12 +76,12 @@ describe("npm run demo", () => {
         return balance < 1000;
       }, "the completion's settlement");
       // Billed exactly at the prices the banner states, for the tokens the demo model produced.
-      const prices = /Prices, per million tokens: ([\d.]+) RUB input, ([\d.]+) RUB output\./.exec(banner);
-      const cap = /A request\s+without max_tokens is held at (\d+) output tokens \(([\d.]+) RUB\)/.exec(
-        banner,
-      );
-      expect(prices).not.toBeNull();
-      expect(cap).not.toBeNull();
+      const pricesLine = /Prices, per million tokens: ([\d.]+) RUB input, ([\d.]+) RUB output\./;
+      const capLine = /A request\s+without max_tokens is held at (\d+) output tokens \(([\d.]+) RUB\)/;
+      expect(banner).toMatch(pricesLine);
+      expect(banner).toMatch(capLine);
+      const prices = pricesLine.exec(banner);
+      const cap = capLine.exec(banner);
       const price = {
         input: parseRubles(prices?.[1] as string, "input"),
         output: parseRubles(prices?.[2] as string, "output"),
@@ -101,7 +101,7 @@ describe("npm run demo", () => {
 
       // The dashboard at the printed address, and the printed tokens on the admin API.
       const dashboard = /Dashboard: (http:\/\/127\.0\.0\.1:\d+\/)\n/.exec(banner)?.[1] as string;
-      expect(dashboard).toBeDefined();
+      expect(dashboard).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
       const page = await fetch(dashboard);
       expect(page.status).toBe(200);
       expect(page.headers.get("content-type")).toContain("text/html");
@@ -111,7 +111,7 @@ describe("npm run demo", () => {
         banner,
       )?.[1] as string;
       expect(adminToken).toMatch(/^[0-9a-z]{32}$/);
-      expect(accountToken).toBeDefined();
+      expect(accountToken).toMatch(/^sk-tunnel-account-[0-9a-f]{64}$/);
       const me = async (token: string) =>
         (await fetch(`${dashboard}admin/v1/me`, { headers: { authorization: `Bearer ${token}` } })).json();
       expect(await me(adminToken)).toMatchObject({ role: "admin", account_id: null });

@@ -533,8 +533,7 @@ describe("the OpenAPI document", () => {
     expect(served.openapi).toBe("3.1.0");
     for (const route of ROUTES) {
       const operation = served.paths[route.path]?.[route.method.toLowerCase()];
-      expect(operation, `${route.method} ${route.path}`).toBeDefined();
-      expect(operation.operationId).toBe(route.operationId);
+      expect(operation?.operationId, `${route.method} ${route.path}`).toBe(route.operationId);
       expect(Object.keys(operation.responses)).toContain(String(route.status));
     }
     const committed = JSON.parse(

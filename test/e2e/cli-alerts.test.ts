@@ -131,7 +131,7 @@ describe("accounts alerts and events", () => {
       ["accounts", "alerts", "acme", "--low-balance", "-1"],
       /low_balance must be a positive amount/,
     );
-    const audit = await store.context.audit.list("acme", 10);
+    const audit = await store.stores.audit.list("acme", 10);
     expect(audit.map((entry) => entry.action)).toContain("account.alerts.update");
 
     const created = await ok(["keys", "create", "--account", "acme", "--name", "k"]);

@@ -658,7 +658,7 @@ describe("keys list and lifetimes", () => {
         /\bactive\s+none\s+none\s+never$/m,
       );
 
-      const audit = await store.context.audit.list("ttlco", 10);
+      const audit = await store.stores.audit.list("ttlco", 10);
       expect(audit.filter((entry) => entry.action === "key.update").map((entry) => entry.details)).toEqual([
         { expires_at: null },
         { expires_at: extended.expires_at },

@@ -9,8 +9,8 @@
 // micro-ruble, with nothing left reserved.
 
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { readRubles } from "../../src/billing/money.js";
 import { costOf, Pricing } from "../../src/billing/pricing.js";
+import { readRubles } from "../../src/core/money.js";
 import { AccountUsageService } from "../../src/services/account-usage.js";
 import { RealClock } from "../helpers/clock.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
@@ -232,7 +232,7 @@ describe("the official client libraries through two replicas", () => {
     expect(balanceBefore - balanceAfter).toBe(logged);
     expect(await t.store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
     // The usage the dashboard shows says the same: the day's counters, their split by model, the month's.
-    const usage = await new AccountUsageService(t.store.context).report("acme");
+    const usage = await new AccountUsageService(t.store.stores).report("acme");
     expect(micros(usage.totals.range.cost)).toBe(logged);
     expect(usage.totals.range.requests).toBe(lines.length);
     expect(usage.models.reduce((sum, row) => sum + micros(row.cost), 0)).toBe(logged);

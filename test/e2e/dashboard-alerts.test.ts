@@ -8,7 +8,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MESSAGES } from "../../src/admin/ui/i18n.js";
+import { MESSAGES } from "../../src/admin/ui/i18n/lookup.js";
 import { ACTOR } from "../helpers/actor.js";
 import {
   documentedVerify,

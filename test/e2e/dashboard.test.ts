@@ -12,8 +12,13 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTENT_SECURITY_POLICY } from "../../src/admin/static.js";
-import { formatInstant, formatInstantUtc, formatRubles, plainSpaces } from "../../src/admin/ui/format.js";
-import { MESSAGES } from "../../src/admin/ui/i18n.js";
+import {
+  formatInstant,
+  formatInstantUtc,
+  formatRubles,
+  plainSpaces,
+} from "../../src/admin/ui/i18n/format.js";
+import { MESSAGES } from "../../src/admin/ui/i18n/lookup.js";
 import { ACTOR } from "../helpers/actor.js";
 import { expectAccessible } from "../helpers/axe.js";
 import { launchChromium } from "../helpers/chromium.js";
@@ -537,7 +542,7 @@ describe("the dashboard", () => {
     await menu.getByRole("menuitem", { name: en["key.disable"] }).click();
     await page.getByText("The key “production-backend-primary” is disabled.").waitFor();
     await expect.poll(() => row.getAttribute("data-state")).toBe("disabled");
-    expect((await t.store.keys.get({ accountId: "fits", keyId: active.id }))?.disabledAt).not.toBeNull();
+    expect((await t.store.keys.get({ accountId: "fits", keyId: active.id }))?.disabledAt).toBe(t.clock.now());
     // Revoke from the menu asks first, naming the key.
     await menuButton.click();
     await menu.getByRole("menuitem", { name: en["keys.revoke"] }).click();

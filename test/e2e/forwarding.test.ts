@@ -751,6 +751,7 @@ describe("cancellations and failures", () => {
     await setup();
     const key = await t.newKey();
     let aborted: Promise<boolean> | undefined;
+    let hungUpAt = 0;
     upstream.handle(async (_req, res) => {
       aborted = upstream.requests.at(-1)!.aborted;
       res.writeHead(200, { "content-type": "text/event-stream" });
@@ -772,6 +773,7 @@ describe("cancellations and failures", () => {
           received += chunk.toString();
           // Ten tokens in, the client hangs up.
           if (received.includes("tok9 ")) {
+            hungUpAt = performance.now();
             req.destroy();
             resolve();
           }
@@ -780,8 +782,10 @@ describe("cancellations and failures", () => {
       req.on("error", (error) => (error.message.includes("socket hang up") ? resolve() : reject(error)));
       req.end(JSON.stringify({ model: "demo-small", stream: true, max_tokens: 1000, messages: [] }));
     });
-    // Had the abort not reached it, the upstream would have finished its 1000 tokens and seen no abort.
+    // Had the abort not reached it, the upstream would have finished its 1000 tokens and seen no abort. At once:
+    // within a second of the hang-up, a fifth of the five seconds the upstream's stream had left.
     expect(await aborted).toBe(true);
+    expect(performance.now() - hungUpAt).toBeLessThan(1000);
     await t.gateway.settled();
     const line = lastRequestLog();
     expect(line.outcome).toBe("client_aborted");
@@ -834,7 +838,7 @@ describe("cancellations and failures", () => {
       return true;
     });
     const res = await chat({ stream: true }, key.value);
-    await expect(res.text()).rejects.toThrow();
+    await expect(res.text()).rejects.toThrow("terminated");
     await t.gateway.settled();
     expect(lastRequestLog()).toMatchObject({ outcome: "upstream_reset", usage_estimated: true });
     expect((await accountState()).reserved).toBe(0);

@@ -3,7 +3,7 @@
 
 import { spawnSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { ERRORS } from "../../src/errors.js";
+import { ERRORS } from "../../src/core/errors.js";
 import { json, PRICING, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { parseExposition, series, total } from "../helpers/prometheus.js";
 import { type StubUpstream, startStubUpstream } from "../helpers/upstream.js";

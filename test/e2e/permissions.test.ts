@@ -8,9 +8,9 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiDocument } from "../../src/admin/openapi.js";
+import type { Role } from "../../src/core/roles.js";
 import type { Identity } from "../../src/identity/identity.js";
 import { type Action, allows, PERMISSIONS } from "../../src/identity/permissions.js";
-import type { Role } from "../../src/identity/roles.js";
 import { sha256 } from "../../src/identity/secrets.js";
 import { ACTOR } from "../helpers/actor.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";

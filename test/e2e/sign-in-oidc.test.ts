@@ -145,7 +145,7 @@ describe("signing in with the identity provider", () => {
     expect(body.actions.accounts.acme).toContain("keys.write");
     expect(body.actions.every_account).toContain("usage.read");
     expect(body.actions.every_account).not.toContain("keys.write");
-    const user = await t.store.context.users.byEmail("alice@corp.example");
+    const user = await t.store.stores.users.byEmail("alice@corp.example");
     expect(user).toMatchObject({ name: "Alice Liddell", providers: ["corp"], status: "active" });
     // The mapping named an account that does not exist: said in the log, nothing else happens.
     expect(
@@ -169,8 +169,8 @@ describe("signing in with the identity provider", () => {
       operator_role: "operator",
       memberships: [{ account_id: "acme", role: "owner" }],
     });
-    const bob = await t.store.context.users.byEmail("bob@acme.example");
-    const identity = t.gateway.context.services;
+    const bob = await t.store.stores.users.byEmail("bob@acme.example");
+    const identity = t.store.stores;
     await identity.users.setAccountGrant("other", bob?.id as string, "direct", "viewer", "{}");
 
     idp.setPerson("bob", { email: "bob@acme.example", email_verified: true, name: "Bob", groups: [] });
@@ -198,8 +198,8 @@ describe("signing in with the identity provider", () => {
       groups: ["team-acme"],
     });
     await signIn(new Browser(), "carol");
-    const carol = await t.store.context.users.byEmail("carol@corp.example");
-    await t.store.context.users.update(carol?.id as string, { status: "disabled" }, "");
+    const carol = await t.store.stores.users.byEmail("carol@corp.example");
+    await t.store.stores.users.update(carol?.id as string, { status: "disabled" }, "");
     const browser = new Browser();
     const { final } = await signIn(browser, "carol");
     expect(final.location).toBe(`${admin}/#/sign-in?error=user_disabled&provider=corp`);
@@ -239,7 +239,7 @@ describe("signing in with the identity provider", () => {
   });
 
   it("links a verified e-mail to the existing person, and refuses an unverified one", async () => {
-    const identity = t.gateway.context.services;
+    const identity = t.store.stores;
     const local = await identity.users.byEmail("frank@corp.example");
     expect(local).toBeNull();
     await startUser("frank@corp.example");
@@ -250,7 +250,7 @@ describe("signing in with the identity provider", () => {
     const browser = new Browser();
     await signIn(browser, "frank");
     expect((await me(browser)).body.user.email).toBe("frank@corp.example");
-    expect((await t.store.context.users.byEmail("frank@corp.example"))?.providers).toEqual(["corp"]);
+    expect((await t.store.stores.users.byEmail("frank@corp.example"))?.providers).toEqual(["corp"]);
   });
 
   it("reads the groups from the ID token when it carries them, without asking userinfo", async () => {
@@ -289,7 +289,7 @@ describe("signing in with the identity provider", () => {
 });
 
 async function startUser(email: string) {
-  const users = t.gateway.context.services.users;
+  const users = t.store.stores.users;
   await users.create(
     { id: `usr_${"f".repeat(20)}`, name: "Frank", email, createdAt: t.clock.now(), operatorGrants: {} },
     "{}",

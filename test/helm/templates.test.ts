@@ -70,8 +70,10 @@ describe("template syntax", () => {
         if (keyword) open.push({ keyword, line: action.line });
         else if (/^else\b/.test(action.body))
           expect(open.length, `else at line ${action.line}`).toBeGreaterThan(0);
-        else if (action.body === "end")
-          expect(open.pop(), `end at line ${action.line} closes nothing`).toBeDefined();
+        else if (action.body === "end") {
+          expect(open.length, `end at line ${action.line} closes nothing`).toBeGreaterThan(0);
+          open.pop();
+        }
       }
       expect(open).toEqual([]);
     },
@@ -193,8 +195,8 @@ describe("optional resources", () => {
     "%s is wrapped in one if on enabled values that default to off",
     (_name, text) => {
       const lines = text.trimEnd().split("\n");
+      expect(lines[0]).toMatch(/^\{\{- if (.+) \}\}$/);
       const condition = /^\{\{- if (.+) \}\}$/.exec(lines[0] as string)?.[1];
-      expect(condition).toBeDefined();
       const enabled = [...(condition as string).matchAll(/\.Values\.([\w.]+)\.enabled/g)].map(
         (m) => m[1] as string,
       );

@@ -170,11 +170,12 @@ describe("bad values examples", () => {
 
   it.each(badExamples())("refuses %s for the stated reason", (example) => {
     const path = `${BAD_VALUES_DIR}${example}`;
-    const header = /^# expect: (\S+) (\S+)(?: (\S+))?$/m.exec(readFileSync(path, "utf8"));
-    expect(
-      header,
-      `${example} states its expected error as "# expect: <keyword> <path> [<param>]"`,
-    ).not.toBeNull();
+    const expectation = /^# expect: (\S+) (\S+)(?: (\S+))?$/m;
+    const text = readFileSync(path, "utf8");
+    expect(text, `${example} states its expected error as "# expect: <keyword> <path> [<param>]"`).toMatch(
+      expectation,
+    );
+    const header = expectation.exec(text);
     const [, keyword, where, param] = header as RegExpExecArray;
     const instancePath = where === "/" ? "" : where;
 

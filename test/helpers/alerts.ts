@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { overallStatus, parseState } from "../../src/alerts/delivery-plan.js";
-import type { EventType } from "../../src/alerts/event-types.js";
+import type { EventType } from "../../src/core/event-types.js";
 import type { StoredEvent } from "../../src/store/event-store.js";
 import type { TestStore } from "./store.js";
 import { temporaryDirectories } from "./temp-dir.js";
@@ -54,7 +54,7 @@ export async function documentedVerify(): Promise<Verify> {
 
 /** The account's events, oldest first, each with its delivery status and state. */
 export async function eventsOf(store: TestStore, accountId: string) {
-  const listed = await store.context.events.recent(accountId, 200);
+  const listed = await store.stores.events.recent(accountId, 200);
   return listed.reverse().map(({ event, state, handedOut }) => {
     const parsed = parseState(state);
     return {
@@ -101,7 +101,8 @@ export async function spend(store: TestStore, ref: { accountId: string; keyId: s
     expiresAt: now + 60_000,
     model: { kind: "none" },
   });
-  return store.billing.settle(ref, {
+  return store.billing.settle({
+    ref,
     reservationId,
     logEntry: "{}",
     logEntryWithBodies: "",

@@ -1,52 +1,88 @@
-// A gateway's request-path context (GatewayContext) for tests of its parts — the exchange, the forwarder —
-// on the suite's Redis, with the observer and, unless a real queue is given, the settlement queue replaced
-// by recorders.
+// The request path's parts — the forwarder, the exchange, the request's end, the public listener — wired for
+// tests of one of them on the suite's Redis, as gateway.ts wires them: one object that gives each the
+// dependencies it asks for, with the observer and, unless a real queue is given, the settlement queue
+// replaced by recorders. Tests may swap `ctx.observer` or `ctx.settlements`: the parts read them per call.
 
 import { Authenticator } from "../../src/auth/authenticator.js";
 import { Pricing } from "../../src/billing/pricing.js";
-import type { Settlement, SettlementQueue } from "../../src/billing/settlement-queue.js";
-import { type ConfigInput, configSchema } from "../../src/config/schema.js";
+import { RequestBilling } from "../../src/billing/request-billing.js";
+import type { SettlementQueue } from "../../src/billing/settlement-queue.js";
+import { type Config, type ConfigInput, configSchema } from "../../src/config/schema.js";
+import type { GatewayRequest } from "../../src/core/request.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { RequestObserver } from "../../src/observability/observer.js";
-import type { RequestRecord } from "../../src/observability/request-record.js";
 import { EndpointTable } from "../../src/proxy/endpoints.js";
+import type { ExchangeDeps } from "../../src/proxy/exchange.js";
+import { exchangeDeps, type ForwarderDeps } from "../../src/proxy/forwarder.js";
 import { RequestTracker } from "../../src/proxy/request-tracker.js";
-import type { GatewayContext } from "../../src/server/context.js";
+import type { PublicDeps } from "../../src/server/public-server.js";
+import type { Settlement } from "../../src/store/settle-script.js";
 import type { TestStore } from "./store.js";
 
+export type TestContext = ForwarderDeps &
+  PublicDeps & {
+    config: Config;
+    tracker: RequestTracker;
+    billing: RequestBilling;
+    observer: RequestObserver;
+    settlements: Pick<SettlementQueue, "submit">;
+    /** What each exchange is given, ending its request through this context (request-end.ts). */
+    exchange: ExchangeDeps;
+  };
+
 export interface Recorded {
-  ctx: GatewayContext;
-  finished: RequestRecord[];
-  refused: RequestRecord[];
+  ctx: TestContext;
+  finished: GatewayRequest[];
+  refused: GatewayRequest[];
   /** Settlements handed to the recording queue (none when a real queue was given). */
   settled: Settlement[];
   logs: Record<string, unknown>[];
 }
 
-export function testContext(store: TestStore, config: ConfigInput, settlements?: SettlementQueue): Recorded {
+export function testContext(
+  store: TestStore,
+  config: ConfigInput,
+  settlements?: Pick<SettlementQueue, "submit">,
+): Recorded {
   const parsed = configSchema.parse({ ...config, redis: { allowNoPersistence: true, ...config.redis } });
-  const finished: RequestRecord[] = [];
-  const refused: RequestRecord[] = [];
+  const finished: GatewayRequest[] = [];
+  const refused: GatewayRequest[] = [];
   const settled: Settlement[] = [];
   const logs: Record<string, unknown>[] = [];
+  const logger = createLogger("info", { write: (line: string) => void logs.push(JSON.parse(line)) });
   const observer: RequestObserver = {
-    finished: (record) => finished.push(record),
-    refused: (record) => refused.push(record),
+    finished: (request) => finished.push(request),
+    refused: (request) => refused.push(request),
     expiredReservations: () => {},
   };
-  const ctx: GatewayContext = {
+  const ctx = {
     config: parsed,
-    services: store.context,
+    stores: store.stores,
     authenticator: new Authenticator(store.keys),
     pricing: new Pricing(parsed.pricing),
     endpoints: new EndpointTable(parsed.endpoints),
     tracker: new RequestTracker(),
-    settlements:
-      settlements ?? ({ submit: (s: Settlement) => settled.push(s) } as unknown as SettlementQueue),
-    leases: null,
+    settlements: settlements ?? { submit: (s: Settlement) => void settled.push(s) },
     observer,
-    logger: createLogger("info", { write: (line: string) => void logs.push(JSON.parse(line)) }),
+    logger,
+    now: store.stores.now,
     readiness: async () => null,
-  };
+  } as unknown as TestContext;
+  ctx.billing = new RequestBilling({
+    store: store.billing,
+    leases: null,
+    settlements: { submit: (settlement) => ctx.settlements.submit(settlement) },
+    rules: {
+      calendar: store.calendar,
+      estimate: parsed.estimate,
+      overage: parsed.billing.overage,
+      logBodyBytes: parsed.requestLog.maxBodyBytes,
+    },
+    reservationTtlMs: parsed.billing.reservationTtlSeconds * 1000,
+    now: store.stores.now,
+    expiredReservations: (count) => ctx.observer.expiredReservations(count),
+    logger,
+  });
+  ctx.exchange = exchangeDeps(ctx);
   return { ctx, finished, refused, settled, logs };
 }

@@ -1,10 +1,10 @@
 // The identity layer (people, sessions, tokens, sign-in) over a test store, with the configuration's
 // defaults unless a test gives its own admin or signIn settings.
 
+import type { Logger } from "pino";
 import { configSchema } from "../../src/config/schema.js";
 import { buildIdentity, type Identity } from "../../src/identity/identity.js";
 import { identitySettings } from "../../src/identity/settings.js";
-import type { Logger } from "../../src/observability/logger.js";
 import { captureLogs } from "./logs.js";
 import type { TestStore } from "./store.js";
 
@@ -21,7 +21,7 @@ export function testIdentity(store: TestStore, options: IdentityOptions = {}): I
     admin: { ...(options.adminToken && { token: options.adminToken }), ...options.admin },
     signIn: { local: { enabled: true }, ...options.signIn },
   });
-  return buildIdentity(store.context, identitySettings(config), {
+  return buildIdentity(store.stores, identitySettings(config), {
     adminToken: config.admin.token,
     logger: options.logger ?? captureLogs().logger,
     ...(options.providerSecrets && { providerSecrets: options.providerSecrets }),

@@ -29,7 +29,7 @@ export function chat(gateway: TestGateway, key: string): Promise<Response> {
   });
 }
 
-export const leases = (t: TestGateway) => t.gateway.context.leases as LeaseService;
+export const leases = (t: TestGateway) => t.gateway.leases as LeaseService;
 
 /** Sends requests one at a time until the replica admits one on its lease. */
 export async function warm(t: TestGateway, key: string): Promise<void> {

@@ -1,7 +1,8 @@
 // A logger whose lines the test reads: pino as the gateway builds it, writing each line synchronously into
 // an array instead of stdout.
 
-import { createLogger, type Logger } from "../../src/observability/logger.js";
+import type { Logger } from "pino";
+import { createLogger } from "../../src/observability/logger.js";
 
 export interface CapturedLogs {
   logger: Logger;

@@ -3,9 +3,8 @@
 
 import { inject } from "vitest";
 import { randomToken } from "../../src/auth/api-key.js";
-import type { PeriodCalendar } from "../../src/billing/periods.js";
+import type { PeriodCalendar } from "../../src/core/periods.js";
 import { AccountService } from "../../src/services/accounts.js";
-import { buildServiceContext, type ServiceContext } from "../../src/services/context.js";
 import { KeyService } from "../../src/services/keys.js";
 import type { AccountStore } from "../../src/store/account-store.js";
 import type { BillingStore } from "../../src/store/billing-store.js";
@@ -13,6 +12,7 @@ import type { KeyStore } from "../../src/store/key-store.js";
 import type { RedisClient } from "../../src/store/redis.js";
 import { connectRedis, createRedis, type RedisSettings } from "../../src/store/redis.js";
 import type { RedisKeys } from "../../src/store/redis-keys.js";
+import { openStores, type Stores } from "../../src/store/stores.js";
 import { TestClock } from "./clock.js";
 
 export interface TestStore {
@@ -24,7 +24,7 @@ export interface TestStore {
   billing: BillingStore;
   calendar: PeriodCalendar;
   clock: TestClock;
-  context: ServiceContext;
+  stores: Stores;
   accountService: AccountService;
   keyService: KeyService;
   /** Every Redis key under this test's prefix. */
@@ -44,7 +44,7 @@ export async function openStore(
   await connectRedis(redis, settings);
   const prefix = options.prefix ?? testPrefix();
   const clock = options.clock ?? new TestClock();
-  const context = buildServiceContext(redis, {
+  const stores = openStores(redis, {
     prefix,
     timezone: options.timezone ?? "UTC",
     now: clock.now,
@@ -57,16 +57,16 @@ export async function openStore(
   });
   return {
     redis,
-    redisKeys: context.redisKeys,
+    redisKeys: stores.redisKeys,
     prefix,
-    accounts: context.accounts,
-    keys: context.keys,
-    billing: context.billing,
-    calendar: context.calendar,
+    accounts: stores.accounts,
+    keys: stores.keys,
+    billing: stores.billing,
+    calendar: stores.calendar,
     clock,
-    context,
-    accountService: new AccountService(context),
-    keyService: new KeyService(context),
+    stores,
+    accountService: new AccountService(stores),
+    keyService: new KeyService(stores),
     async allKeys() {
       const found: string[] = [];
       let cursor = "0";

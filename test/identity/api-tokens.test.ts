@@ -121,7 +121,7 @@ describe("ApiTokens", () => {
     await expect(identity.tokens.revoke(userId, record.id, person.actor)).rejects.toMatchObject({
       code: "token_not_found",
     });
-    const [revoked, created] = await store.context.audit.listUser(userId, 2);
+    const [revoked, created] = await store.stores.audit.listUser(userId, 2);
     expect([revoked?.action, created?.action]).toEqual(["token.revoke", "token.create"]);
     expect(revoked?.by).toMatchObject({ user_id: userId, via: "password" });
     const account = await store.accountService.audit("acme", 2);

@@ -140,7 +140,7 @@ describe("fromSession", () => {
       { via: "password" },
       { userAgent: "", address: "" },
     );
-    await store.context.users.update(user.id, { status: "disabled" }, "");
+    await store.stores.users.update(user.id, { status: "disabled" }, "");
     await expect(credentials.fromSession(id)).rejects.toMatchObject({ code: "user_disabled", status: 403 });
     await identity.users.disable(user.id, ACTOR);
     await expect(credentials.fromSession(id)).rejects.toMatchObject({ code: "session_expired" });

@@ -5,13 +5,13 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { ACCOUNT_ROLES, type AccountRole, atLeast, OPERATOR_ROLES } from "../../src/core/roles.js";
 import {
   groupsOf,
   type MappingRule,
   mapIdentity,
   type ProviderIdentity,
 } from "../../src/identity/group-mapping.js";
-import { ACCOUNT_ROLES, type AccountRole, atLeast, OPERATOR_ROLES } from "../../src/identity/roles.js";
 
 const RULES: MappingRule[] = [
   { groups: ["platform-admins"], operator: "operator" },

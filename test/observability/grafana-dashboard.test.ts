@@ -165,9 +165,14 @@ describe("the dashboard", () => {
     expect(panels.length).toBeGreaterThan(0);
     for (const panel of [...panels, ...rows]) {
       const what = `panel ${panel.id} (${panel.type})`;
-      expect(panel.title?.trim(), `${what}: title`).toBeTruthy();
+      expect(panel.title, `${what}: title`).toMatch(/\S/);
       const grid = panel.gridPos;
-      expect(grid, `${what}: gridPos`).toBeDefined();
+      expect(grid, `${what}: gridPos`).toEqual({
+        x: expect.any(Number),
+        y: expect.any(Number),
+        w: expect.any(Number),
+        h: expect.any(Number),
+      });
       expect(
         grid && grid.w > 0 && grid.h > 0 && grid.x >= 0 && grid.y >= 0 && grid.x + grid.w <= 24,
         what,
@@ -176,7 +181,7 @@ describe("the dashboard", () => {
     for (const panel of panels) {
       expect(panel.targets?.length, `panel ${panel.id} ${panel.title}: targets`).toBeGreaterThan(0);
       for (const target of panel.targets ?? [])
-        expect(target.expr?.trim(), `panel ${panel.id} ${panel.title}: expr of ${target.refId}`).toBeTruthy();
+        expect(target.expr, `panel ${panel.id} ${panel.title}: expr of ${target.refId}`).toMatch(/\S/);
       const refIds = (panel.targets ?? []).map((target) => target.refId);
       expect(new Set(refIds).size, `panel ${panel.id} ${panel.title}: refIds`).toBe(refIds.length);
     }

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
+import type { GatewayRequest } from "../../src/core/request.js";
 import { NO_METRICS, type RunningKey } from "../../src/observability/gateway-metrics.js";
 import { Metrics } from "../../src/observability/metrics.js";
-import { emptyRecord, type RequestRecord } from "../../src/observability/request-record.js";
+import { type RequestFields, requestWith } from "../helpers/requests.js";
 
 /** A completed request of key_a of account acme for model m. */
-function finished(over: Partial<RequestRecord>): RequestRecord {
-  return emptyRecord({
+function finished(over: RequestFields): GatewayRequest {
+  return requestWith({
     requestId: "r",
     method: "POST",
     path: "/v1/chat/completions",

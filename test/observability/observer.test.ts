@@ -1,14 +1,15 @@
 // The one place finished and refused requests and settlements are reported: their log lines, from the
-// record, with bodies only under logging.bodies; their metrics; and never a throw back into the request
+// request, with bodies only under logging.bodies; their metrics; and never a throw back into the request
 // path when a metric or a log write fails.
 
 import { describe, expect, it } from "vitest";
-import { PeriodCalendar } from "../../src/billing/periods.js";
-import type { Settlement } from "../../src/billing/settlement-queue.js";
+import { PeriodCalendar } from "../../src/core/periods.js";
+import type { GatewayRequest } from "../../src/core/request.js";
 import type { GatewayMetrics } from "../../src/observability/gateway-metrics.js";
 import { createObserver } from "../../src/observability/observer.js";
-import { emptyRecord, type RequestRecord } from "../../src/observability/request-record.js";
+import type { Settlement } from "../../src/store/settle-script.js";
 import { captureLogs } from "../helpers/logs.js";
+import { requestWith } from "../helpers/requests.js";
 
 type Call = [string, ...unknown[]];
 
@@ -40,8 +41,8 @@ const bodies = {
   response: (limit: number) => "RESPONSE".slice(0, limit),
 };
 
-function finished(): RequestRecord {
-  return emptyRecord({
+function finished(): GatewayRequest {
+  return requestWith({
     requestId: "req-1",
     method: "POST",
     path: "/v1/chat/completions",
@@ -62,21 +63,19 @@ function settlement(): Settlement {
   return {
     ref: { accountId: "acme", keyId: "key_a" },
     keyName: "prod",
-    input: {
-      reservationId: "resv-1",
-      logEntry: '{"request_id":"req-1"}',
-      logEntryWithBodies: '{"request_id":"req-1","request_body":"SECRET PROMPT"}',
-      model: null,
-      cost: 26_000,
-      promptTokens: 12,
-      completionTokens: 7,
-      failed: false,
-      estimated: false,
-      latencyMs: 100,
-      periods: calendar.at(NOW),
-      day: calendar.dayOf(NOW),
-      now: NOW,
-    },
+    reservationId: "resv-1",
+    logEntry: '{"request_id":"req-1"}',
+    logEntryWithBodies: '{"request_id":"req-1","request_body":"SECRET PROMPT"}',
+    model: null,
+    cost: 26_000,
+    promptTokens: 12,
+    completionTokens: 7,
+    failed: false,
+    estimated: false,
+    latencyMs: 100,
+    periods: calendar.at(NOW),
+    day: calendar.dayOf(NOW),
+    now: NOW,
   };
 }
 
@@ -108,12 +107,11 @@ describe("finished and refused requests", () => {
   it("log a refusal's line without bodies whatever the setting, and count it", () => {
     const { logger, lines } = captureLogs();
     const metrics = recordingMetrics();
-    const refused = {
-      ...finished(),
+    const refused = Object.assign(finished(), {
       outcome: "refused" as const,
       status: 403,
       code: "budget_exceeded" as const,
-    };
+    });
     createObserver(logger, metrics, { logBodies: 100 }).refused(refused);
     expect(lines).toEqual([
       expect.objectContaining({ level: 30, msg: "request refused", code: "budget_exceeded", status: 403 }),
@@ -126,7 +124,7 @@ describe("finished and refused requests", () => {
     const { logger, lines } = captureLogs();
     const observer = createObserver(logger, recordingMetrics(true), { logBodies: null });
     expect(() => observer.finished(finished())).not.toThrow();
-    expect(() => observer.refused({ ...finished(), outcome: "refused" })).not.toThrow();
+    expect(() => observer.refused(Object.assign(finished(), { outcome: "refused" as const }))).not.toThrow();
     expect(() => observer.expiredReservations(2)).not.toThrow();
     expect(lines.filter((line) => line.level === 50).map((line) => [line.msg, line.err.message])).toEqual([
       ["reporting a finished request failed", "request broke"],

@@ -79,8 +79,8 @@ describe("the rule file", () => {
     for (const alert of alerts) {
       const where = `alert ${alert.alert}`;
       expect(["warning", "critical"], `${where}: labels.severity`).toContain(alert.labels?.severity);
-      expect(alert.annotations?.summary?.trim(), `${where}: annotations.summary`).toBeTruthy();
-      expect(alert.annotations?.description?.trim(), `${where}: annotations.description`).toBeTruthy();
+      expect(alert.annotations?.summary, `${where}: annotations.summary`).toMatch(/\S/);
+      expect(alert.annotations?.description, `${where}: annotations.description`).toMatch(/\S/);
       expect(alert.for, `${where}: for`).toMatch(/^\d+[smh]$/);
     }
   });
@@ -99,8 +99,9 @@ describe("the rule file", () => {
       (first?.rules ?? []).map((rule) => {
         expect(rule.alert, "the thresholds group holds recording rules only").toBeUndefined();
         expect(rule.record).toMatch(new RegExp(`^${THRESHOLD_PREFIX}`));
-        const value = /^vector\(([0-9.eE+-]+)\)$/.exec(rule.expr.trim());
-        expect(value, `${rule.record}: expr ${rule.expr} is not vector(<number>)`).not.toBeNull();
+        const vector = /^vector\(([0-9.eE+-]+)\)$/;
+        expect(rule.expr.trim(), `${rule.record}: expr ${rule.expr} is not vector(<number>)`).toMatch(vector);
+        const value = vector.exec(rule.expr.trim());
         return [(rule.record as string).slice(THRESHOLD_PREFIX.length), Number(value?.[1])];
       }),
     );

@@ -3,9 +3,9 @@
 // other classes carrying no output rules. How requests are classified with it is endpoints.test.ts.
 
 import { describe, expect, it } from "vitest";
+import { ENDPOINT_CLASSES } from "../../src/core/endpoint-classes.js";
 import {
   BUILT_IN_ENDPOINTS,
-  ENDPOINT_CLASSES,
   free,
   generation,
   inputOnly,
@@ -19,8 +19,9 @@ const entries = [...BUILT_IN_ENDPOINTS];
 describe("the built-in table", () => {
   it("writes every path in the canonical form paths are looked up in, with an upper-case method if any", () => {
     for (const [pattern] of entries) {
-      const match = /^(?:([A-Z]+) )?(\/\S*)$/.exec(pattern);
-      expect(match, pattern).not.toBeNull();
+      const form = /^(?:([A-Z]+) )?(\/\S*)$/;
+      expect(pattern).toMatch(form);
+      const match = form.exec(pattern);
       const path = match?.[2] as string;
       const prefix = path.endsWith("/*");
       const bare = prefix ? path.slice(0, -2) : path;

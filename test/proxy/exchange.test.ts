@@ -8,8 +8,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { Pricing } from "../../src/billing/pricing.js";
 import { configSchema } from "../../src/config/schema.js";
+import { GatewayRequest } from "../../src/core/request.js";
 import { Exchange } from "../../src/proxy/exchange.js";
-import type { ForwardedRequest } from "../../src/proxy/forwarded-request.js";
 import { prepareUpstreamHeaders } from "../../src/proxy/headers.js";
 import { createUpstreamProxy } from "../../src/proxy/upstream-proxy.js";
 import { fixtureNamed, replayFixture } from "../fixtures/upstreams/index.js";
@@ -45,14 +45,13 @@ const PRICE = new Pricing(
 ).priceFor(null);
 
 /** A gateway of one Exchange per request, in front of `upstream`; returns its URL and what it recorded. */
-async function exchangeServer(upstream: Handler, over: Partial<ForwardedRequest> = {}, timeoutMs = 5000) {
+async function exchangeServer(upstream: Handler, over: Partial<GatewayRequest> = {}, timeoutMs = 5000) {
   const upstreamUrl = await listen(upstream);
   const recorded = testContext(store, { upstream: { url: upstreamUrl, timeoutMs } });
   const { ctx } = recorded;
   const { proxy } = createUpstreamProxy(ctx.config.upstream);
   let n = 0;
   const url = await listen((req, res) => {
-    const tracked = ctx.tracker.begin();
     const body = Buffer.from('{"model":"m","max_tokens":10,"messages":[]}');
     prepareUpstreamHeaders(req, {
       requestId: `r${n + 1}`,
@@ -62,32 +61,32 @@ async function exchangeServer(upstream: Handler, over: Partial<ForwardedRequest>
       identityEncoding: false,
       protocol: "http",
     });
-    new Exchange(req, res, ctx, {
-      requestId: `r${++n}`,
-      arrivedAt: performance.now(),
-      method: req.method ?? "GET",
-      ref: { accountId: "acme", keyId: "key_a" },
-      keyName: "k",
-      logBodies: false,
-      model: "m",
-      path: req.url ?? "/",
-      errorFormat: "openai",
-      endpointClass: "generation",
-      usageClass: "generation",
-      price: PRICE,
-      reservationId: `resv-${n}`,
-      reserved: 50_000,
-      received: body,
-      body,
-      strip: null,
-      filterModels: null,
-      promptEstimate: 10,
-      maxCompletionTokens: 10,
-      maxPromptTokens: 1000,
-      rateLimitHeaders: null,
-      tracked,
-      ...over,
-    }).start(proxy);
+    const request = new GatewayRequest(`r${++n}`, req.method ?? "GET", req.url ?? "/", performance.now());
+    Object.assign(
+      request,
+      {
+        ref: { accountId: "acme", keyId: "key_a" },
+        keyName: "k",
+        logBodies: false,
+        model: "m",
+        errorFormat: "openai",
+        endpointClass: "generation",
+        usageClass: "generation",
+        price: PRICE,
+        admission: "reserve",
+        reservationId: `resv-${n}`,
+        reservedAt: store.clock.now(),
+        reserved: 50_000,
+        received: body,
+        body,
+        promptEstimate: 10,
+        maxCompletionTokens: 10,
+        maxPromptTokens: 1000,
+      },
+      over,
+    );
+    ctx.tracker.begin(request);
+    new Exchange(req, res, request, ctx.exchange).start(proxy);
   });
   return { url, ...recorded, tracker: ctx.tracker };
 }
@@ -108,7 +107,7 @@ describe("Exchange", () => {
     expect(x.settled).toHaveLength(1);
     // 39 prompt tokens at 1000 µ₽ and 8 completion tokens at 2000 µ₽ are 55 000 µ₽: beyond the 50 000
     // reserved, so the reservation is charged and the rest reported as overage.
-    expect(x.settled[0]?.input).toMatchObject({
+    expect(x.settled[0]).toMatchObject({
       cost: 50_000,
       promptTokens: 39,
       completionTokens: 8,
@@ -136,7 +135,7 @@ describe("Exchange", () => {
     expect(res.status).toBe(504);
     expect(JSON.parse(res.body).error.code).toBe("upstream_timeout");
     await x.tracker.idle();
-    expect(x.settled[0]?.input).toMatchObject({ cost: 0, failed: true });
+    expect(x.settled[0]).toMatchObject({ cost: 0, failed: true });
     expect(x.finished[0]).toMatchObject({ outcome: "upstream_timeout", status: 504 });
     await waitUntil(() => upstreamClosed, "the upstream request to be stopped");
   });
@@ -152,7 +151,7 @@ describe("Exchange", () => {
       error: { type: "api_error", code: "upstream_unavailable" },
     });
     await x.tracker.idle();
-    expect(x.settled[0]?.input.cost).toBe(0);
+    expect(x.settled[0]?.cost).toBe(0);
   });
 
   it("stops the upstream the instant the client leaves, and bills what was produced by estimate", async () => {
@@ -180,7 +179,7 @@ describe("Exchange", () => {
       { outcome: "client_aborted", status: 200, estimated: true, completionTokens: 2 },
     ]);
     expect(x.settled).toHaveLength(1);
-    expect(x.settled[0]?.input).toMatchObject({ promptTokens: 10, completionTokens: 2, failed: true });
+    expect(x.settled[0]).toMatchObject({ promptTokens: 10, completionTokens: 2, failed: true });
   });
 
   it("cuts the client's stream when the upstream resets mid-stream, and bills what was produced", async () => {
@@ -188,7 +187,7 @@ describe("Exchange", () => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write('data: {"choices":[{"delta":{"content":"a"}}]}\n\n', () => res.socket?.destroy());
     });
-    await expect(fetch(`${x.url}/v1/chat/completions`).then((r) => r.text())).rejects.toThrow();
+    await expect(fetch(`${x.url}/v1/chat/completions`).then((r) => r.text())).rejects.toThrow("terminated");
     await x.tracker.idle();
     expect(x.finished).toMatchObject([{ outcome: "upstream_reset", estimated: true, completionTokens: 1 }]);
   });
@@ -228,7 +227,7 @@ describe("Exchange", () => {
     const res = await get(`${x.url}/v1/models`);
     expect(JSON.parse(res.body).data).toEqual([{ id: "a" }, { id: "c" }]);
     await x.tracker.idle();
-    expect(x.settled[0]?.input.cost).toBe(0);
+    expect(x.settled[0]?.cost).toBe(0);
   });
 
   it("passes a model list that is JSON null through as it came, rather than throwing", async () => {

@@ -37,18 +37,19 @@ describe("the forwarder", () => {
     // A bug in the request path, with the reservation made: the exchange cannot take the request over.
     let reservedWhenItFailed = -1;
     const begin = ctx.tracker.begin.bind(ctx.tracker);
-    ctx.tracker.begin = () => {
-      const tracked = begin();
-      Object.defineProperty(tracked, "exchange", {
+    ctx.tracker.begin = (request) => {
+      begin(request);
+      Object.defineProperty(request, "exchange", {
         set() {
           reservedWhenItFailed = 1;
           throw new Error("a planted bug");
         },
       });
-      return tracked;
     };
     forwarder = createForwarder(ctx);
-    server = createServer((req, res) => forwarder.forward(req, res, "req-1", performance.now(), false));
+    server = createServer((req, res) =>
+      forwarder.forward(req, res, "req-1", performance.now(), "/v1/chat/completions", false),
+    );
     server.listen(0, "127.0.0.1");
     await once(server, "listening");
 
@@ -69,7 +70,7 @@ describe("the forwarder", () => {
     expect((await store.accounts.require("acme")).balance).toBe(100_000_000);
     expect(logs).toContainEqual(expect.objectContaining({ msg: "request failed", request_id: "req-1" }));
     // The request is in the key's recent requests, as failed and free.
-    const [entry] = await store.context.requestLog.recent("acme", key.record.id, 1);
+    const [entry] = await store.stores.requestLog.recent("acme", key.record.id, 1);
     expect(entry).toMatchObject({ request_id: "req-1", status: 500, outcome: "internal_error", cost: 0 });
     expect(upstream.requests).toHaveLength(0);
   });

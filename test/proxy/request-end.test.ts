@@ -1,15 +1,15 @@
-// The end of a forwarded request, whatever way it ended: the charging policy weighs the facts, the request
-// becomes one record, its settlement goes to the queue and the record to the observer, and the request
-// leaves the tracker — even when a step fails, in which case the reservation is released rather than
-// charged on a guess and nothing is thrown back. On the suite's Redis, with recording queue and observer.
+// The end of a forwarded request, whatever way it ended: the charging policy weighs the facts the request
+// carries, its settlement goes to the queue and the request itself to the observer, and the request leaves
+// the tracker — even when a step fails, in which case the reservation is released rather than charged on a
+// guess and nothing is thrown back. On the suite's Redis, with recording queue and observer.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Pricing } from "../../src/billing/pricing.js";
-import type { Settlement, SettlementQueue } from "../../src/billing/settlement-queue.js";
 import { configSchema } from "../../src/config/schema.js";
+import { GatewayRequest } from "../../src/core/request.js";
 import { BodyCapture } from "../../src/proxy/body-capture.js";
-import type { Ending, ForwardedRequest } from "../../src/proxy/forwarded-request.js";
 import { endRequest } from "../../src/proxy/request-end.js";
+import type { Settlement } from "../../src/store/settle-script.js";
 import { testContext } from "../helpers/context.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
@@ -29,78 +29,76 @@ function context(config = {}) {
   const recorded = testContext(store, config);
   return {
     ...recorded,
-    forwarded: (over: Partial<ForwardedRequest> = {}) => forwarded(recorded.ctx.tracker.begin(), over),
+    forwarded: (over: Partial<GatewayRequest> = {}, ending: Partial<GatewayRequest> = {}) => {
+      const request = forwarded(over, ending);
+      recorded.ctx.tracker.begin(request);
+      return request;
+    },
   };
 }
 
-function forwarded(tracked: ForwardedRequest["tracked"], over: Partial<ForwardedRequest>): ForwardedRequest {
-  return {
-    requestId: "req-1",
-    arrivedAt: performance.now() - 50,
-    method: "POST",
-    path: "/v1/chat/completions",
-    errorFormat: "openai",
-    ref: { accountId: "acme", keyId: "key_a" },
-    keyName: "prod",
-    logBodies: false,
-    model: "m",
-    endpointClass: "generation",
-    usageClass: "generation",
-    price: PRICE,
-    reservationId: "resv-1",
-    reserved: 100_000,
-    received: BODY,
-    body: BODY,
-    strip: null,
-    filterModels: null,
-    promptEstimate: 10,
-    maxCompletionTokens: 40,
-    maxPromptTokens: 1000,
-    rateLimitHeaders: null,
-    tracked,
-    ...over,
-  };
-}
-
-function ending(over: Partial<Ending> = {}): Ending {
+/** A request as the forwarder and the admission leave it, then as its exchange ends it (`ending`). */
+function forwarded(over: Partial<GatewayRequest>, ending: Partial<GatewayRequest>): GatewayRequest {
+  const request = new GatewayRequest("req-1", "POST", "/v1/chat/completions", performance.now() - 50);
   const forwardedAt = performance.now() - 40;
-  return {
-    outcome: "completed",
-    upstreamStatus: 200,
-    status: 200,
-    code: null,
-    forwardedAt,
-    firstByteAt: forwardedAt + 30,
-    metered: { result: { usage: { prompt: 12, completion: 7 }, events: null, read: true }, bytes: 300 },
-    capture: null,
-    ...over,
-  };
+  return Object.assign(
+    request,
+    {
+      ref: { accountId: "acme", keyId: "key_a" },
+      keyName: "prod",
+      logBodies: false,
+      model: "m",
+      endpointClass: "generation",
+      usageClass: "generation",
+      price: PRICE,
+      admission: "reserve",
+      reservationId: "resv-1",
+      reserved: 100_000,
+      received: BODY,
+      body: BODY,
+      promptEstimate: 10,
+      maxCompletionTokens: 40,
+      maxPromptTokens: 1000,
+    },
+    over,
+    {
+      outcome: "completed",
+      upstreamStatus: 200,
+      status: 200,
+      code: null,
+      forwardedAt,
+      firstByteAt: forwardedAt + 30,
+      metered: true,
+      usage: { prompt: 12, completion: 7 },
+      events: null,
+      responseBytes: 300,
+    },
+    ending,
+  );
 }
 
 describe("endRequest", () => {
   it("charges a completed request what the upstream reported, settles it, reports it, and ends its tracking", () => {
     const { ctx, settled, finished, logs, forwarded } = context();
     const init = forwarded();
-    endRequest(ctx, init, ending());
+    endRequest(ctx, init);
     // 12 × 1000 + 7 × 2000 µ₽
     expect(settled).toEqual([
-      {
+      expect.objectContaining({
         ref: init.ref,
         keyName: "prod",
-        input: expect.objectContaining({
-          reservationId: "resv-1",
-          cost: 26_000,
-          promptTokens: 12,
-          completionTokens: 7,
-          failed: false,
-          estimated: false,
-          logEntryWithBodies: "",
-          periods: store.calendar.at(store.clock.now()),
-          day: store.calendar.dayOf(store.clock.now()),
-        }),
-      },
+        reservationId: "resv-1",
+        cost: 26_000,
+        promptTokens: 12,
+        completionTokens: 7,
+        failed: false,
+        estimated: false,
+        logEntryWithBodies: "",
+        periods: store.calendar.at(store.clock.now()),
+        day: store.calendar.dayOf(store.clock.now()),
+      }),
     ]);
-    expect(JSON.parse(settled[0]!.input.logEntry)).toMatchObject({
+    expect(JSON.parse(settled[0]!.logEntry)).toMatchObject({
       request_id: "req-1",
       cost: 0.026,
       outcome: "completed",
@@ -131,25 +129,39 @@ describe("endRequest", () => {
 
   it("charges nothing for a free request, or one the model server never took, and marks the latter failed", () => {
     const { ctx, settled, forwarded } = context();
-    endRequest(ctx, forwarded({ usageClass: null, endpointClass: "free" }), ending());
+    endRequest(ctx, forwarded({ usageClass: null, endpointClass: "free" }));
     endRequest(
       ctx,
-      forwarded(),
-      ending({
-        outcome: "upstream_unavailable",
-        upstreamStatus: 0,
-        status: 502,
-        code: "upstream_unavailable",
-        firstByteAt: 0,
-        metered: null,
-      }),
+      forwarded(
+        {},
+        {
+          outcome: "upstream_unavailable",
+          upstreamStatus: 0,
+          status: 502,
+          code: "upstream_unavailable",
+          firstByteAt: 0,
+          metered: false,
+          usage: {},
+          responseBytes: 0,
+        },
+      ),
     );
     endRequest(
       ctx,
-      forwarded(),
-      ending({ outcome: "shutdown", upstreamStatus: 0, status: 503, firstByteAt: 0, metered: null }),
+      forwarded(
+        {},
+        {
+          outcome: "shutdown",
+          upstreamStatus: 0,
+          status: 503,
+          firstByteAt: 0,
+          metered: false,
+          usage: {},
+          responseBytes: 0,
+        },
+      ),
     );
-    expect(settled.map((s) => [s.input.cost, s.input.failed])).toEqual([
+    expect(settled.map((s) => [s.cost, s.failed])).toEqual([
       [0, false],
       [0, true],
       [0, true],
@@ -161,16 +173,11 @@ describe("endRequest", () => {
     const { ctx, settled, finished, forwarded } = context();
     endRequest(
       ctx,
-      forwarded(),
-      ending({
-        upstreamStatus: 400,
-        status: 400,
-        metered: { result: { usage: {}, events: null, read: true }, bytes: 50 },
-      }),
+      forwarded({}, { upstreamStatus: 400, status: 400, metered: true, usage: {}, responseBytes: 50 }),
     );
-    endRequest(ctx, forwarded(), ending({ outcome: "client_aborted", status: 200 }));
-    expect(settled.map((s) => s.input.failed)).toEqual([true, true]);
-    expect(settled[0]!.input.cost).toBe(0);
+    endRequest(ctx, forwarded({}, { outcome: "client_aborted", status: 200 }));
+    expect(settled.map((s) => s.failed)).toEqual([true, true]);
+    expect(settled[0]!.cost).toBe(0);
     expect(finished.map((r) => r.outcome)).toEqual(["completed", "client_aborted"]);
   });
 
@@ -178,8 +185,8 @@ describe("endRequest", () => {
     const { ctx, settled, finished, forwarded } = context({ requestLog: { maxBodyBytes: 8 } });
     const capture = new BodyCapture(100);
     capture.add(Buffer.from('{"choices":[]}'));
-    endRequest(ctx, forwarded({ logBodies: true }), ending({ capture }));
-    const withBodies = JSON.parse(settled[0]!.input.logEntryWithBodies);
+    endRequest(ctx, forwarded({ logBodies: true }, { bodies: capture.bodies(BODY) }));
+    const withBodies = JSON.parse(settled[0]!.logEntryWithBodies);
     expect(withBodies).toMatchObject({ request_body: '{"model"', response_body: '{"choice' });
     expect(finished[0]!.bodies?.response(100)).toBe('{"choices":[]}');
   });
@@ -187,9 +194,9 @@ describe("endRequest", () => {
   it("releases the reservation rather than charge on a guess when the charge cannot be worked out", () => {
     const { ctx, settled, finished, logs, forwarded } = context();
     // A price missing where the policy needs it: a bug of ours, as far as endRequest can tell.
-    endRequest(ctx, forwarded({ price: undefined as never }), ending());
+    endRequest(ctx, forwarded({ price: undefined as never }));
     expect(settled).toHaveLength(1);
-    expect(settled[0]!.input).toMatchObject({ cost: 0, promptTokens: 0, completionTokens: 0 });
+    expect(settled[0]!).toMatchObject({ cost: 0, promptTokens: 0, completionTokens: 0 });
     expect(finished).toHaveLength(1);
     expect(logs).toEqual([
       expect.objectContaining({
@@ -213,11 +220,11 @@ describe("endRequest", () => {
         }
         submitted.push(settlement);
       },
-    } as unknown as SettlementQueue;
-    endRequest(ctx, forwarded(), ending());
+    };
+    endRequest(ctx, forwarded());
     expect(submitted).toHaveLength(1);
-    expect(submitted[0]!.input).toMatchObject({ reservationId: "resv-1", cost: 0, failed: true });
-    expect(JSON.parse(submitted[0]!.input.logEntry)).toMatchObject({ status: 500, outcome: "completed" });
+    expect(submitted[0]!).toMatchObject({ reservationId: "resv-1", cost: 0, failed: true });
+    expect(JSON.parse(submitted[0]!.logEntry)).toMatchObject({ status: 500, outcome: "completed" });
     expect(logs.map((l) => l.msg)).toEqual(["could not record the settlement; the reservation is released"]);
     expect(finished).toHaveLength(1);
     expect(ctx.tracker.size).toBe(0);
@@ -231,7 +238,7 @@ describe("endRequest", () => {
         throw new Error("observer broke");
       },
     };
-    expect(() => endRequest(ctx, forwarded(), ending())).not.toThrow();
+    expect(() => endRequest(ctx, forwarded())).not.toThrow();
     expect(settled).toHaveLength(1);
     expect(logs.map((l) => l.msg)).toEqual(["reporting a finished request failed"]);
     expect(ctx.tracker.size).toBe(0);

@@ -5,7 +5,8 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { charge, type UsageClass } from "../../src/billing/charge.js";
+import { charge } from "../../src/billing/charge.js";
+import type { UsageClass } from "../../src/core/endpoint-classes.js";
 import { EndpointTable } from "../../src/proxy/endpoints.js";
 import { ResponseMeter } from "../../src/proxy/response-meter.js";
 import { ALL_FIXTURES, type UpstreamFixture } from "../fixtures/upstreams/index.js";

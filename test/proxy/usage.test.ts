@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { UsageReport } from "../../src/billing/charge.js";
+import type { UsageReport } from "../../src/core/usage.js";
 import { collectUsage, mayCarryUsage, usageFromHeaders } from "../../src/proxy/usage.js";
 
 const read = (...values: unknown[]) => {

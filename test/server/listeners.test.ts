@@ -5,8 +5,8 @@ import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { GatewayError } from "../../src/core/errors.js";
 import { freePort } from "../../src/demo/redis-server.js";
-import { GatewayError } from "../../src/errors.js";
 import { bindAll, type Listener } from "../../src/server/listeners.js";
 
 const servers: Server[] = [];

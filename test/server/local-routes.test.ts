@@ -30,7 +30,8 @@ async function spend(keyId: string, accountId: string, micros: number): Promise<
     expiresAt: now + 60_000,
     model: { kind: "none" },
   });
-  await t.store.billing.settle(ref, {
+  await t.store.billing.settle({
+    ref,
     reservationId,
     logEntry: "{}",
     logEntryWithBodies: "",

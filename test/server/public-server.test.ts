@@ -35,7 +35,7 @@ async function gateway(config: ConfigInput = {}) {
   const forwarded: Forwarded[] = [];
   const handler = createPublicHandler(
     recorded.ctx,
-    (req, res, requestId, _arrivedAt, secure) => {
+    (req, res, requestId, _arrivedAt, _path, secure) => {
       forwarded.push({ url: req.url ?? "", requestId, secure });
       res.writeHead(299).end();
     },

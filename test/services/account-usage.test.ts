@@ -65,7 +65,7 @@ describe("AccountUsageService", () => {
   beforeEach(async () => {
     // 2026-11-21 10:00 UTC: this month is November, today the 21st.
     store = await openStore();
-    service = new AccountUsageService(store.context);
+    service = new AccountUsageService(store.stores);
     await store.accountService.create({ id: "acme", balance: "100" }, ACTOR);
     keyA = (await store.keyService.create({ accountId: "acme", name: "prod" }, ACTOR)).record.id;
     keyB = (await store.keyService.create({ accountId: "acme", name: "dev" }, ACTOR)).record.id;

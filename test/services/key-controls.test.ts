@@ -40,7 +40,7 @@ async function presented(record: KeyRecord, value: string): Promise<string> {
 
 /** The account's events, newest first: type, key and fields as the scripts wrote them. */
 async function events() {
-  return (await store.context.events.recent("acme", 100)).map(({ event }) => ({
+  return (await store.stores.events.recent("acme", 100)).map(({ event }) => ({
     type: event.type,
     keyId: event.keyId,
     fields: event.fields,

@@ -11,7 +11,7 @@ let service: OperatorOverviewService;
 
 beforeEach(async () => {
   store = await openStore();
-  service = new OperatorOverviewService(store.context);
+  service = new OperatorOverviewService(store.stores);
   await store.accountService.create({ id: "acme", name: "Acme Corp", balance: "100" }, ACTOR);
   await store.accountService.create({ id: "globex", balance: "0.000001" }, ACTOR);
   await store.accountService.create({ id: "initech", name: "Initech", balance: "7.5" }, ACTOR);

@@ -12,7 +12,7 @@ let usage: UsageService;
 beforeEach(async () => {
   store = await openStore({ timezone: "Europe/Moscow" });
   store.clock.set("2026-11-21T22:30:00Z"); // 01:30 on the 22nd in Moscow
-  usage = new UsageService(store.context);
+  usage = new UsageService(store.stores);
 });
 afterEach(() => store.close());
 

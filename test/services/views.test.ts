@@ -3,7 +3,7 @@
 // usage summed from the latency buckets.
 
 import { describe, expect, it } from "vitest";
-import { PeriodCalendar } from "../../src/billing/periods.js";
+import { PeriodCalendar } from "../../src/core/periods.js";
 import {
   accountView,
   budgetView,

@@ -3,7 +3,7 @@
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../src/auth/api-key.js";
-import { MAX_MICROS } from "../../src/billing/money.js";
+import { MAX_MICROS } from "../../src/core/money.js";
 import { auditEntry } from "../../src/store/audit-store.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 

@@ -58,15 +58,15 @@ describe("AuditStore", () => {
       store.clock.advance(1000);
       await store.accountService.topUp("acme", amount, ACTOR);
     }
-    const entries = await store.context.audit.list("acme", 10);
+    const entries = await store.stores.audit.list("acme", 10);
     expect(entries.map((e) => [e.action, e.details.amount ?? null])).toEqual([
       ["account.topup", "3"],
       ["account.topup", "2"],
       ["account.topup", "1"],
       ["account.create", null],
     ]);
-    expect((await store.context.audit.list("acme", 2)).map((e) => e.details.amount)).toEqual(["3", "2"]);
-    expect(await store.context.audit.list("nobody", 10)).toEqual([]);
+    expect((await store.stores.audit.list("acme", 2)).map((e) => e.details.amount)).toEqual(["3", "2"]);
+    expect(await store.stores.audit.list("nobody", 10)).toEqual([]);
   });
 
   it("merges several accounts' entries newest first, cut to `limit`", async () => {
@@ -78,18 +78,18 @@ describe("AuditStore", () => {
     store.clock.advance(1000);
     await store.accountService.topUp("beta", "7", ACTOR);
 
-    const all = await store.context.audit.listAll(["acme", "beta"], 10);
+    const all = await store.stores.audit.listAll(["acme", "beta"], 10);
     expect(all.map((e) => `${e.account_id} ${e.action}`)).toEqual([
       "beta account.topup",
       "acme account.topup",
       "beta account.create",
       "acme account.create",
     ]);
-    expect((await store.context.audit.listAll(["acme", "beta"], 3)).map((e) => e.account_id)).toEqual([
+    expect((await store.stores.audit.listAll(["acme", "beta"], 3)).map((e) => e.account_id)).toEqual([
       "beta",
       "acme",
       "beta",
     ]);
-    expect(await store.context.audit.listAll([], 10)).toEqual([]);
+    expect(await store.stores.audit.listAll([], 10)).toEqual([]);
   });
 });

@@ -2,12 +2,12 @@
 
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseRubles } from "../../src/billing/money.js";
+import type { KeyRef } from "../../src/core/key-ref.js";
+import { parseRubles } from "../../src/core/money.js";
 import { PURGE_LIMIT } from "../../src/store/billing-connection.js";
 import { BillingStore, type ReserveInput } from "../../src/store/billing-store.js";
-import type { KeyRef } from "../../src/store/key-store.js";
 import { runScript } from "../../src/store/scripts.js";
-import type { SettleInput } from "../../src/store/settle-script.js";
+import type { Settlement } from "../../src/store/settle-script.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
@@ -66,7 +66,11 @@ function reserveInput(amount: number, overrides: Partial<ReserveInput> = {}): Te
   };
 }
 
-function settleInput(reservationId: string, cost: number, overrides: Partial<SettleInput> = {}): SettleInput {
+function settleInput(
+  reservationId: string,
+  cost: number,
+  overrides: Partial<Omit<Settlement, "ref">> = {},
+): Omit<Settlement, "ref"> {
   const now = store.clock.now();
   return {
     reservationId,
@@ -199,7 +203,7 @@ describe("reserve", () => {
     const { ref } = await key({ budget: "1" });
     const first = reserveInput(rub("1"));
     await reserve(ref, first);
-    await store.billing.settle(ref, settleInput(first.reservationId, rub("1")));
+    await store.billing.settle({ ...settleInput(first.reservationId, rub("1")), ref });
     expect(await reserve(ref, reserveInput(0))).toMatchObject({
       ok: false,
       code: "budget_exceeded",
@@ -212,7 +216,7 @@ describe("reserve", () => {
     const { ref } = await key();
     const first = reserveInput(rub("1"));
     await reserve(ref, first);
-    await store.billing.settle(ref, settleInput(first.reservationId, rub("1")));
+    await store.billing.settle({ ...settleInput(first.reservationId, rub("1")), ref });
     expect(await reserve(ref, reserveInput(0))).toMatchObject({
       ok: false,
       code: "insufficient_balance",
@@ -255,10 +259,14 @@ describe("settle", () => {
     const { ref } = await key({ budget: "50" });
     const reservation = reserveInput(rub("10"));
     await reserve(ref, reservation);
-    const settled = await store.billing.settle(
+    const settled = await store.billing.settle({
+      ...settleInput(reservation.reservationId, rub("2.5"), {
+        estimated: true,
+        failed: true,
+        latencyMs: 300,
+      }),
       ref,
-      settleInput(reservation.reservationId, rub("2.5"), { estimated: true, failed: true, latencyMs: 300 }),
-    );
+    });
     expect(settled).toEqual({
       duplicate: false,
       balance: rub("97.5"),
@@ -293,9 +301,9 @@ describe("settle", () => {
     const reservation = reserveInput(rub("10"));
     await reserve(ref, reservation);
     const input = settleInput(reservation.reservationId, rub("3"));
-    await store.billing.settle(ref, input);
-    expect(await store.billing.settle(ref, input)).toEqual({ duplicate: true });
-    expect(await store.billing.settle(ref, input)).toMatchObject({ duplicate: true });
+    await store.billing.settle({ ...input, ref });
+    expect(await store.billing.settle({ ...input, ref })).toEqual({ duplicate: true });
+    expect(await store.billing.settle({ ...input, ref })).toMatchObject({ duplicate: true });
     expect((await store.accounts.require("acme")).balance).toBe(rub("97"));
     expect((await store.keys.get(ref))?.spent).toBe(rub("3"));
   });
@@ -305,7 +313,9 @@ describe("settle", () => {
     const { ref } = await key({ budget: "5" });
     const reservation = reserveInput(rub("5"));
     await reserve(ref, reservation);
-    expect(await store.billing.settle(ref, settleInput(reservation.reservationId, rub("7")))).toMatchObject({
+    expect(
+      await store.billing.settle({ ...settleInput(reservation.reservationId, rub("7")), ref }),
+    ).toMatchObject({
       spent: rub("7"),
       balance: rub("93"),
     });
@@ -319,8 +329,11 @@ describe("settle", () => {
     await reserve(ref, reservation);
     store.clock.advance(120_000); // past its expiry, but no script has released it yet
     const input = settleInput(reservation.reservationId, rub("4"));
-    expect(await store.billing.settle(ref, input)).toMatchObject({ duplicate: false, balance: rub("96") });
-    expect(await store.billing.settle(ref, input)).toMatchObject({ duplicate: true });
+    expect(await store.billing.settle({ ...input, ref })).toMatchObject({
+      duplicate: false,
+      balance: rub("96"),
+    });
+    expect(await store.billing.settle({ ...input, ref })).toMatchObject({ duplicate: true });
     expect((await store.accounts.require("acme")).balance).toBe(rub("96"));
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
     // The settlement released it; the next purge of expired reservations does not release it again, which
@@ -357,7 +370,7 @@ describe("settle", () => {
     // The late request finishes well within billing.lateSettlementSeconds (a day here).
     store.clock.advance(3_600_000);
     const input = settleInput(late.reservationId, rub("4"));
-    expect(await store.billing.settle(ref, input)).toMatchObject({
+    expect(await store.billing.settle({ ...input, ref })).toMatchObject({
       duplicate: false,
       balance: rub("96"),
       spent: rub("4"),
@@ -370,7 +383,7 @@ describe("settle", () => {
     expect(await store.redis.hget(store.redisKeys.reservationRecords("acme"), late.reservationId)).toBeNull();
     expect(await store.redis.zscore(store.redisKeys.reservations("acme"), late.reservationId)).toBeNull();
 
-    expect(await store.billing.settle(ref, input)).toEqual({ duplicate: true });
+    expect(await store.billing.settle({ ...input, ref })).toEqual({ duplicate: true });
     expect(await reserve(ref, reserveInput(0))).toMatchObject({
       ok: true,
       expired: 0,
@@ -392,7 +405,7 @@ describe("settle", () => {
     store.clock.advance(60_000);
     const probe = reserveInput(0);
     expect(await reserve(ref, probe)).toMatchObject({ ok: true, expired: 1 });
-    await store.billing.settle(ref, settleInput(probe.reservationId, 0));
+    await store.billing.settle({ ...settleInput(probe.reservationId, 0), ref });
     expect(
       await store.redis.hget(store.redisKeys.reservationRecords("acme"), reservation.reservationId),
     ).toBe("expired");
@@ -404,7 +417,9 @@ describe("settle", () => {
       await store.redis.hget(store.redisKeys.reservationRecords("acme"), reservation.reservationId),
     ).toBeNull();
     // Past the window, a settlement for it cannot be told from a duplicate, and changes nothing.
-    expect(await store.billing.settle(ref, settleInput(reservation.reservationId, rub("1")))).toMatchObject({
+    expect(
+      await store.billing.settle({ ...settleInput(reservation.reservationId, rub("1")), ref }),
+    ).toMatchObject({
       duplicate: true,
     });
     expect((await store.accounts.require("acme")).balance).toBe(rub("100"));
@@ -415,7 +430,7 @@ describe("settle", () => {
     const { ref } = await key();
     const reservation = reserveInput(0);
     await reserve(ref, reservation);
-    expect(await store.billing.settle(ref, settleInput(reservation.reservationId, 0))).toMatchObject({
+    expect(await store.billing.settle({ ...settleInput(reservation.reservationId, 0), ref })).toMatchObject({
       balance: rub("100"),
     });
     const day = store.calendar.dayOf(store.clock.now());
@@ -433,7 +448,7 @@ describe("settle", () => {
     for (const amount of [rub("1"), 0]) {
       const reservation = reserveInput(amount);
       await reserve(ref, reservation);
-      await store.billing.settle(ref, settleInput(reservation.reservationId, amount));
+      await store.billing.settle({ ...settleInput(reservation.reservationId, amount), ref });
     }
     expect(await store.redis.hlen(store.redisKeys.reservationRecords("acme"))).toBe(0);
     expect(await store.redis.zcard(store.redisKeys.reservations("acme"))).toBe(0);
@@ -451,14 +466,14 @@ describe("settle", () => {
         requestLogMaxPerKey: 10,
         requestLogRetentionDays: 2,
       },
-      store.context.events,
+      store.stores.events,
     );
     const list = store.redisKeys.requestLog("acme", ref.keyId);
     const twoDays = 2 * 86_400_000;
     for (let i = 0; i < 2; i++) {
       const reservation = reserveInput(1);
       await billing.reserve(ref, { tokens: 0, keyHash: hashes.get(ref.keyId) as string, ...reservation });
-      await billing.settle(ref, settleInput(reservation.reservationId, 1));
+      await billing.settle({ ...settleInput(reservation.reservationId, 1), ref });
       const ttl = await store.redis.pttl(list);
       expect(ttl).toBeGreaterThan(twoDays - 60_000);
       expect(ttl).toBeLessThanOrEqual(twoDays);
@@ -484,11 +499,11 @@ describe("settling several requests of an account in one call", () => {
     }
 
     const results = await store.billing.settleMany("acme", [
-      { ref: a.ref, input: settleInput(a1.reservationId, rub("1")) },
-      { ref: b.ref, input: settleInput(b1.reservationId, rub("2"), { failed: true, latencyMs: 40 }) },
+      { ...settleInput(a1.reservationId, rub("1")), ref: a.ref },
+      { ...settleInput(b1.reservationId, rub("2"), { failed: true, latencyMs: 40 }), ref: b.ref },
       // The same settlement twice in one call (a retry that caught up with its first attempt).
-      { ref: a.ref, input: settleInput(a1.reservationId, rub("1")) },
-      { ref: a.ref, input: settleInput(a2.reservationId, rub("4")) },
+      { ...settleInput(a1.reservationId, rub("1")), ref: a.ref },
+      { ...settleInput(a2.reservationId, rub("4")), ref: a.ref },
     ]);
     expect(results).toEqual([
       {
@@ -552,7 +567,7 @@ describe("settling several requests of an account in one call", () => {
     await expect(
       store.billing.settleMany(
         "acme",
-        inputs.map((input) => ({ ref, input })),
+        inputs.map((input) => ({ ...input, ref })),
       ),
     ).rejects.toThrow(/WRONGTYPE/);
     expect((await store.accounts.require("acme")).balance).toBe(rub("97"));
@@ -560,7 +575,7 @@ describe("settling several requests of an account in one call", () => {
 
     // Retried one by one, as the settlement queue does: the first two were made, the third is made now.
     const retried = [];
-    for (const input of inputs) retried.push(await store.billing.settle(ref, input));
+    for (const input of inputs) retried.push(await store.billing.settle({ ...input, ref }));
     expect(retried.map((r) => r.duplicate)).toEqual([true, true, false]);
     expect((await store.accounts.require("acme")).balance).toBe(rub("94"));
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
@@ -571,7 +586,7 @@ describe("settling several requests of an account in one call", () => {
     await account("100", "other");
     const { ref } = await key({ accountId: "other" });
     await expect(
-      store.billing.settleMany("acme", [{ ref, input: settleInput(randomUUID(), 1) }]),
+      store.billing.settleMany("acme", [{ ...settleInput(randomUUID(), 1), ref }]),
     ).rejects.toThrow(/account other .* account acme/);
     const keys = store.redisKeys;
     await expect(
@@ -614,7 +629,7 @@ describe("reservations that are never settled", () => {
     const released = reserveInput(rub("4"));
     await reserve(ref, running);
     await reserve(ref, released);
-    await store.billing.settle(ref, settleInput(released.reservationId, rub("1")));
+    await store.billing.settle({ ...settleInput(released.reservationId, rub("1")), ref });
 
     store.clock.advance(50_000);
     expect(
@@ -672,7 +687,7 @@ describe("amounts near the largest the gateway holds", () => {
       accountReserved: 999_999_999_999_998,
     });
     expect(
-      await store.billing.settle(ref, settleInput(reservation.reservationId, 999_999_999_999_997)),
+      await store.billing.settle({ ...settleInput(reservation.reservationId, 999_999_999_999_997), ref }),
     ).toMatchObject({
       balance: 2,
       spent: 999_999_999_999_997,
@@ -700,10 +715,12 @@ describe("under concurrency", () => {
     for (const charge of charges) await reserve(ref, reserveInput(charge.cost, { reservationId: charge.id }));
     const topUps = Array.from({ length: 150 }, (_, i) => 7 + i);
     await Promise.all([
-      ...charges.map((charge) => store.billing.settle(ref, settleInput(charge.id, charge.cost))),
+      ...charges.map((charge) => store.billing.settle({ ...settleInput(charge.id, charge.cost), ref })),
       ...topUps.map((amount) => store.accounts.topUp("acme", amount, "{}")),
       // Retries of the same settlements, racing the first attempts: none may charge twice.
-      ...charges.slice(0, 50).map((charge) => store.billing.settle(ref, settleInput(charge.id, charge.cost))),
+      ...charges
+        .slice(0, 50)
+        .map((charge) => store.billing.settle({ ...settleInput(charge.id, charge.cost), ref })),
     ]);
     const charged = charges.reduce((sum, c) => sum + c.cost, 0);
     const added = topUps.reduce((sum, a) => sum + a, 0);
@@ -722,7 +739,7 @@ describe("budget periods in the scripts", () => {
     const { ref } = await key({ budget: "10", period: "day" });
     const first = reserveInput(rub("6"));
     await reserve(ref, first);
-    await store.billing.settle(ref, settleInput(first.reservationId, rub("6")));
+    await store.billing.settle({ ...settleInput(first.reservationId, rub("6")), ref });
     expect(await reserve(ref, reserveInput(rub("5")))).toMatchObject({
       ok: false,
       code: "budget_exceeded",
@@ -731,7 +748,7 @@ describe("budget periods in the scripts", () => {
     store.clock.set("2026-11-21T14:00:00.000Z"); // midnight: a new day
     const fresh = reserveInput(rub("5"));
     expect(await reserve(ref, fresh)).toMatchObject({ ok: true, spent: 0 });
-    await store.billing.settle(ref, settleInput(fresh.reservationId, rub("5")));
+    await store.billing.settle({ ...settleInput(fresh.reservationId, rub("5")), ref });
 
     // A replica whose clock is a second behind still computes yesterday; it must not reset today's spending.
     const lagging = reserveInput(rub("5"), { now: Date.parse("2026-11-21T13:59:59.000Z") });
@@ -754,7 +771,9 @@ describe("budget periods in the scripts", () => {
     const reservation = reserveInput(rub("3"));
     await reserve(ref, reservation);
     store.clock.set("2026-12-01T00:00:01.000Z");
-    expect(await store.billing.settle(ref, settleInput(reservation.reservationId, rub("2")))).toMatchObject({
+    expect(
+      await store.billing.settle({ ...settleInput(reservation.reservationId, rub("2")), ref }),
+    ).toMatchObject({
       spent: rub("2"),
     });
     expect(await store.keys.get(ref)).toMatchObject({

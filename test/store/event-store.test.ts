@@ -3,16 +3,16 @@
 
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
-import { parseRubles } from "../../src/billing/money.js";
+import type { KeyRef } from "../../src/core/key-ref.js";
+import { parseRubles } from "../../src/core/money.js";
 import {
   DEFAULT_EVENT_SETTINGS,
   EventStore,
   eventId,
   type StoredEvent,
 } from "../../src/store/event-store.js";
-import type { KeyRef } from "../../src/store/key-store.js";
 import { connectRedis, createRedis } from "../../src/store/redis.js";
-import type { SettleInput } from "../../src/store/settle-script.js";
+import type { Settlement } from "../../src/store/settle-script.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
@@ -62,7 +62,7 @@ async function charge(ref: KeyRef, cost: string): Promise<number> {
     model: { kind: "none" },
   });
   expect(reserved.ok).toBe(true);
-  const input: SettleInput = {
+  const input: Omit<Settlement, "ref"> = {
     reservationId,
     logEntry: "{}",
     logEntryWithBodies: "",
@@ -77,12 +77,12 @@ async function charge(ref: KeyRef, cost: string): Promise<number> {
     day: store.calendar.dayOf(now),
     now,
   };
-  return (await store.billing.settle(ref, input)).events ?? -1;
+  return (await store.billing.settle({ ...input, ref })).events ?? -1;
 }
 
 /** The account's events, oldest first. */
 async function events(accountId = "acme"): Promise<StoredEvent[]> {
-  return (await store.context.events.recent(accountId, 100)).map((listed) => listed.event).reverse();
+  return (await store.stores.events.recent(accountId, 100)).map((listed) => listed.event).reverse();
 }
 
 const types = async () => (await events()).map((event) => event.type);
@@ -119,7 +119,7 @@ describe("key events", () => {
   it("marks the account for the delivery workers", async () => {
     await account();
     await key();
-    expect(await store.context.events.accountsWithWork(store.clock.now(), 10)).toEqual(["acme"]);
+    expect(await store.stores.events.accountsWithWork(store.clock.now(), 10)).toEqual(["acme"]);
   });
 });
 
@@ -213,7 +213,7 @@ describe("budget.threshold", () => {
 describe("balance.low and balance.exhausted", () => {
   it("announce a balance below the mark and at zero once each, re-armed only by a top-up above them", async () => {
     await account("10");
-    await store.context.alertSettings.setLowBalance("acme", rub("5"), "{}");
+    await store.stores.alertSettings.setLowBalance("acme", rub("5"), "{}");
     const { ref } = await key();
     expect(await charge(ref, "4")).toBe(0);
     expect(await charge(ref, "1.5")).toBe(1);
@@ -243,7 +243,7 @@ describe("balance.low and balance.exhausted", () => {
 
   it("announce both when one charge takes the balance from above the mark to zero", async () => {
     await account("10");
-    await store.context.alertSettings.setLowBalance("acme", rub("5"), "{}");
+    await store.stores.alertSettings.setLowBalance("acme", rub("5"), "{}");
     const { ref } = await key();
     expect(await charge(ref, "10")).toBe(2);
     expect((await types()).slice(1)).toEqual(["balance.low", "balance.exhausted"]);
@@ -270,7 +270,7 @@ describe("time-based key events", () => {
     try {
       const both = () =>
         Promise.all([
-          store.context.events.fireDue("acme", store.clock.now()),
+          store.stores.events.fireDue("acme", store.clock.now()),
           replica.fireDue("acme", store.clock.now()),
         ]).then(([a, b]) => a + b);
       expect(await both()).toBe(0);
@@ -317,7 +317,7 @@ describe("time-based key events", () => {
     const { ref } = await key({ ttl: "2d" });
     await store.keyService.revoke(ref.keyId, ACTOR);
     store.clock.advance(3 * DAY);
-    expect(await store.context.events.fireDue("acme", store.clock.now())).toBe(0);
+    expect(await store.stores.events.fireDue("acme", store.clock.now())).toBe(0);
     expect(await store.redis.zcard(store.redisKeys.eventsDue("acme"))).toBe(0);
     expect(await types()).toEqual(["key.created", "key.revoked"]);
   });
@@ -330,7 +330,7 @@ describe("handing events to delivery workers", () => {
     await account();
     await key();
     await key();
-    const eventStore = store.context.events;
+    const eventStore = store.stores.events;
     const now = store.clock.now();
     const [first, second] = await Promise.all([
       eventStore.claim("acme", "a", now, LEASE, 1),
@@ -351,7 +351,7 @@ describe("handing events to delivery workers", () => {
   it("puts an event back for its retry, and acknowledges it when done", async () => {
     await account();
     await key();
-    const eventStore = store.context.events;
+    const eventStore = store.stores.events;
     const now = store.clock.now();
     const [claimed] = await eventStore.claim("acme", "a", now, LEASE, 10);
     expect(await eventStore.oldestUndeliveredAt("acme")).toBe(now);
@@ -376,7 +376,7 @@ describe("handing events to delivery workers", () => {
 
   it("says when an account next has work: events not handed out, retries, time-based events", async () => {
     await account();
-    const eventStore = store.context.events;
+    const eventStore = store.stores.events;
     const now = store.clock.now();
     expect(await eventStore.nextWorkAt("acme", now)).toBeNull();
     expect(await eventStore.oldestUndeliveredAt("acme")).toBeNull();

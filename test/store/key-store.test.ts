@@ -3,8 +3,8 @@
 
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseRubles } from "../../src/billing/money.js";
-import type { KeyRef } from "../../src/store/key-store.js";
+import type { KeyRef } from "../../src/core/key-ref.js";
+import { parseRubles } from "../../src/core/money.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
@@ -41,7 +41,8 @@ async function charge(amount: number): Promise<void> {
     expiresAt: now + 60_000,
     model: { kind: "none" },
   });
-  const settled = await store.billing.settle(ref, {
+  const settled = await store.billing.settle({
+    ref,
     reservationId,
     logEntry: "{}",
     logEntryWithBodies: "",

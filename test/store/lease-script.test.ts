@@ -5,10 +5,10 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
-import { parseRubles } from "../../src/billing/money.js";
-import type { KeyRef } from "../../src/store/key-store.js";
+import type { KeyRef } from "../../src/core/key-ref.js";
+import { parseRubles } from "../../src/core/money.js";
 import type { LeaseInput } from "../../src/store/lease-script.js";
-import type { SettleInput } from "../../src/store/settle-script.js";
+import type { Settlement } from "../../src/store/settle-script.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 import { waitUntil } from "../helpers/wait.js";
@@ -50,7 +50,7 @@ function leasedSettlement(
   cost: number,
   marker: string = randomUUID(),
   share = 2,
-): SettleInput {
+): Omit<Settlement, "ref"> {
   const now = store.clock.now();
   return {
     reservationId: randomUUID(),
@@ -66,7 +66,7 @@ function leasedSettlement(
     periods: store.calendar.at(now),
     day: store.calendar.dayOf(now),
     now,
-    lease: { leaseId, hold, marker, share },
+    leaseHold: { leaseId, hold, marker, share },
   };
 }
 
@@ -159,7 +159,7 @@ describe("a leased settlement", () => {
     const { ref } = await key({ budget: "10" });
     await lease(ref, "lease:r1:g:0", rub("4"));
     const [settled] = await store.billing.settleMany("acme", [
-      { ref, input: leasedSettlement("lease:r1:g:0", rub("1"), rub("0.25")) },
+      { ...leasedSettlement("lease:r1:g:0", rub("1"), rub("0.25")), ref },
     ]);
     expect(settled).toMatchObject({ duplicate: false, spent: rub("0.25"), lease: { delta: 0, live: true } });
     expect(await store.billing.reserved("acme")).toEqual({
@@ -173,7 +173,7 @@ describe("a leased settlement", () => {
     const { ref } = await key({ budget: "10" });
     await lease(ref, "lease:r1:h:0", rub("5"));
     const [settled] = await store.billing.settleMany("acme", [
-      { ref, input: leasedSettlement("lease:r1:h:0", rub("5"), rub("4.5")) },
+      { ...leasedSettlement("lease:r1:h:0", rub("5"), rub("4.5")), ref },
     ]);
     // After the charge: spent 4.5 and the lease empty, so 5.5 are available and the lease may hold half.
     expect(settled?.lease).toEqual({ delta: rub("2.75") - rub("5"), live: true });
@@ -184,7 +184,7 @@ describe("a leased settlement", () => {
     const { ref } = await key({ budget: "10" });
     await lease(ref, "lease:r1:i:0", rub("2"));
     const [settled] = await store.billing.settleMany("acme", [
-      { ref, input: leasedSettlement("lease:r1:i:0", rub("2"), rub("1"), randomUUID(), 0) },
+      { ...leasedSettlement("lease:r1:i:0", rub("2"), rub("1"), randomUUID(), 0), ref },
     ]);
     expect(settled?.lease).toEqual({ delta: -rub("2"), live: true });
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
@@ -194,8 +194,8 @@ describe("a leased settlement", () => {
     const { ref } = await key({ budget: "10" });
     await lease(ref, "lease:r1:j:0", rub("2"));
     const input = leasedSettlement("lease:r1:j:0", rub("1"), rub("0.5"), "m1");
-    await store.billing.settleMany("acme", [{ ref, input }]);
-    const [again] = await store.billing.settleMany("acme", [{ ref, input }]);
+    await store.billing.settleMany("acme", [{ ...input, ref }]);
+    const [again] = await store.billing.settleMany("acme", [{ ...input, ref }]);
     expect(again).toEqual({ duplicate: true });
     expect((await store.accounts.require("acme")).balance).toBe(rub("99.5"));
     const markers = store.redisKeys.settlementMarkers("acme", store.billing.replicaId);
@@ -204,7 +204,7 @@ describe("a leased settlement", () => {
     // The next call acknowledges it: the marker goes.
     await store.billing.settleMany(
       "acme",
-      [{ ref, input: leasedSettlement("lease:r1:j:0", 0, 0, "m2") }],
+      [{ ...leasedSettlement("lease:r1:j:0", 0, 0, "m2"), ref }],
       ["m1"],
     );
     expect(await store.redis.hkeys(markers)).toEqual(["m2"]);
@@ -213,7 +213,7 @@ describe("a leased settlement", () => {
   it("is charged all the same when its lease is gone, and says so", async () => {
     const { ref } = await key({ budget: "10" });
     const [settled] = await store.billing.settleMany("acme", [
-      { ref, input: leasedSettlement("lease:r1:k:0", rub("1"), rub("0.5")) },
+      { ...leasedSettlement("lease:r1:k:0", rub("1"), rub("0.5")), ref },
     ]);
     expect(settled).toMatchObject({ duplicate: false, spent: rub("0.5"), lease: { delta: 0, live: false } });
     expect((await store.accounts.require("acme")).balance).toBe(rub("99.5"));
@@ -237,10 +237,10 @@ describe("a leased settlement", () => {
     });
     expect(reserved.ok).toBe(true);
     const plain = { ...leasedSettlement("", 0, rub("0.75")), reservationId };
-    delete plain.lease;
+    delete plain.leaseHold;
     const results = await store.billing.settleMany("acme", [
-      { ref, input: leasedSettlement("lease:r1:l:0", rub("1"), rub("0.25")) },
-      { ref, input: plain },
+      { ...leasedSettlement("lease:r1:l:0", rub("1"), rub("0.25")), ref },
+      { ...plain, ref },
     ]);
     expect(results.map((r) => r.duplicate)).toEqual([false, false]);
     expect(results[1]?.lease).toBeUndefined();

@@ -11,11 +11,11 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChargeFacts, charge, type OveragePolicy } from "../../src/billing/charge.js";
-import { formatRubles, type Micros } from "../../src/billing/money.js";
-import type { Period } from "../../src/billing/periods.js";
-import type { ModelPrice } from "../../src/billing/pricing.js";
-import type { KeyRef } from "../../src/store/key-store.js";
-import type { SettleInput } from "../../src/store/settle-script.js";
+import type { KeyRef } from "../../src/core/key-ref.js";
+import { formatRubles, type Micros } from "../../src/core/money.js";
+import type { Period } from "../../src/core/periods.js";
+import type { ModelPrice } from "../../src/core/price.js";
+import type { Settlement } from "../../src/store/settle-script.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
@@ -312,9 +312,9 @@ async function settle(model: MoneyModel, s: Scenario, picks: { r: ModelReservati
     return billed.cost;
   });
   const day = store.calendar.dayOf(now);
-  const inputs = picks.map(({ r }, i): { ref: KeyRef; input: SettleInput } => ({
-    ref: r.key.ref,
-    input: {
+  const inputs = picks.map(
+    ({ r }, i): Settlement => ({
+      ref: r.key.ref,
       reservationId: r.id,
       logEntry: JSON.stringify({ request_id: r.id }),
       logEntryWithBodies: "",
@@ -328,8 +328,8 @@ async function settle(model: MoneyModel, s: Scenario, picks: { r: ModelReservati
       periods: store.calendar.at(now),
       day,
       now,
-    },
-  }));
+    }),
+  );
   const replies = await store.billing.settleMany(inputs[0]!.ref.accountId, inputs);
   picks.forEach(({ r }, i) => {
     const settled = model.settle(r, costs[i] as Micros, now);
@@ -352,7 +352,7 @@ async function checkEnd(model: MoneyModel, s: Scenario): Promise<void> {
   expect(s.balance - account.balance).toBe(model.charged);
   expect(await store.billing.reserved(accountId)).toEqual({ account: 0, keys: {} });
   const days = [...model.days];
-  const counters = await store.context.usage.counters(
+  const counters = await store.stores.usage.counters(
     accountId,
     model.keys.map((key) => key.ref.keyId),
     days,

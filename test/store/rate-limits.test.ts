@@ -6,9 +6,9 @@
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { KeyRef } from "../../src/core/key-ref.js";
 import type { Refusal, Reservation, ReserveInput } from "../../src/store/billing-store.js";
-import type { KeyRef } from "../../src/store/key-store.js";
-import type { SettleInput } from "../../src/store/settle-script.js";
+import type { Settlement } from "../../src/store/settle-script.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
@@ -64,7 +64,7 @@ async function admitted(
 
 function settle(k: Limited, reservationId: string, used: { prompt: number; completion: number }) {
   const now = store.clock.now();
-  const input: SettleInput = {
+  const input: Omit<Settlement, "ref"> = {
     reservationId,
     logEntry: "{}",
     logEntryWithBodies: "",
@@ -79,7 +79,7 @@ function settle(k: Limited, reservationId: string, used: { prompt: number; compl
     day: store.calendar.dayOf(now),
     now,
   };
-  return store.billing.settle(k.ref, input);
+  return store.billing.settle({ ...input, ref: k.ref });
 }
 
 /** What the refused calls must not have touched: reservations, what they hold, and the limits' state. */

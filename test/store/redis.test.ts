@@ -2,8 +2,8 @@
 // fails says where and why without a password.
 
 import { describe, expect, inject, it } from "vitest";
+import { GatewayError } from "../../src/core/errors.js";
 import { freePort } from "../../src/demo/redis-server.js";
-import { GatewayError } from "../../src/errors.js";
 import { closeRedis, connectRedis, createRedis, describeRedis, redactUrl } from "../../src/store/redis.js";
 
 describe("a database number in redis.url", () => {

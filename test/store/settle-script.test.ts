@@ -9,7 +9,7 @@ import { modelShares } from "../../src/services/account-usage.js";
 import {
   LATENCY_BUCKETS_MS,
   latencyField,
-  type SettleInput,
+  type Settlement,
   usageModel,
 } from "../../src/store/settle-script.js";
 import { ACTOR } from "../helpers/actor.js";
@@ -45,7 +45,7 @@ describe("a settle call", () => {
 
   it("refuses settlements of another account than the call's, writing nothing", async () => {
     const now = store.clock.now();
-    const input: SettleInput = {
+    const input: Omit<Settlement, "ref"> = {
       reservationId: "r1",
       logEntry: "{}",
       logEntryWithBodies: "",
@@ -61,7 +61,7 @@ describe("a settle call", () => {
       now,
     };
     await expect(
-      store.billing.settleMany("acme", [{ ref: { accountId: "other", keyId: "k" }, input }]),
+      store.billing.settleMany("acme", [{ ...input, ref: { accountId: "other", keyId: "k" } }]),
     ).rejects.toThrow("a settlement of account other cannot be made with account acme's");
     expect(await store.allKeys()).toEqual([]);
   });
@@ -81,7 +81,7 @@ describe("the usage a settlement counts", () => {
   }
 
   /** Settles a request that was never reserved, as a lease-less settlement of one request with a record. */
-  async function settle(ref: { accountId: string; keyId: string }, fields: Partial<SettleInput>) {
+  async function settle(ref: { accountId: string; keyId: string }, fields: Partial<Omit<Settlement, "ref">>) {
     const now = store.clock.now();
     const reservationId = randomUUID();
     await store.billing.reserve(ref, {
@@ -97,22 +97,20 @@ describe("the usage a settlement counts", () => {
     const [settled] = await store.billing.settleMany("acme", [
       {
         ref,
-        input: {
-          reservationId,
-          logEntry: "{}",
-          logEntryWithBodies: "",
-          model: null,
-          cost: 0,
-          promptTokens: 0,
-          completionTokens: 0,
-          failed: false,
-          estimated: false,
-          latencyMs: 5,
-          periods: store.calendar.at(now),
-          day: store.calendar.dayOf(now),
-          now,
-          ...fields,
-        },
+        reservationId,
+        logEntry: "{}",
+        logEntryWithBodies: "",
+        model: null,
+        cost: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+        failed: false,
+        estimated: false,
+        latencyMs: 5,
+        periods: store.calendar.at(now),
+        day: store.calendar.dayOf(now),
+        now,
+        ...fields,
       },
     ]);
     expect(settled?.duplicate).toBe(false);

@@ -20,7 +20,7 @@ beforeEach(async () => {
 });
 afterEach(() => store.close());
 
-const attempts = () => store.context.signInAttempts;
+const attempts = () => store.stores.signInAttempts;
 
 async function fail(times: number): Promise<number[]> {
   const locks: number[] = [];

@@ -19,7 +19,7 @@ describe("UsageStore.counters", () => {
       cost: "999999999999",
       prompt_tokens: "12",
     });
-    const counters = await store.context.usage.counters(
+    const counters = await store.stores.usage.counters(
       "acme",
       ["key_a", "key_b"],
       ["2026-11-20", "2026-11-21"],
@@ -32,18 +32,16 @@ describe("UsageStore.counters", () => {
 
   it("reads one account's counters only", async () => {
     await store.redis.hset(store.redisKeys.usage("other", "key_a", "2026-11-20"), { cost: "1" });
-    expect(await store.context.usage.counters("acme", ["key_a"], ["2026-11-20"])).toEqual([[{}]]);
+    expect(await store.stores.usage.counters("acme", ["key_a"], ["2026-11-20"])).toEqual([[{}]]);
   });
 
   it("answers an empty list per day when there are no keys, and nothing for no days", async () => {
-    expect(await store.context.usage.counters("acme", [], ["2026-11-20", "2026-11-21"])).toEqual([[], []]);
-    expect(await store.context.usage.counters("acme", ["key_a"], [])).toEqual([]);
+    expect(await store.stores.usage.counters("acme", [], ["2026-11-20", "2026-11-21"])).toEqual([[], []]);
+    expect(await store.stores.usage.counters("acme", ["key_a"], [])).toEqual([]);
   });
 
   it("lets a Redis refusal of a read through rather than reading it as no usage", async () => {
     await store.redis.set(store.redisKeys.usage("acme", "key_a", "2026-11-20"), "not a hash");
-    await expect(store.context.usage.counters("acme", ["key_a"], ["2026-11-20"])).rejects.toThrow(
-      /WRONGTYPE/,
-    );
+    await expect(store.stores.usage.counters("acme", ["key_a"], ["2026-11-20"])).rejects.toThrow(/WRONGTYPE/);
   });
 });

@@ -14,7 +14,7 @@ beforeEach(async () => {
 });
 afterEach(() => store.close());
 
-const users = () => store.context.users;
+const users = () => store.stores.users;
 const ID = "usr_00000000000000000001";
 
 async function create(id = ID, email = "ann@example.com") {
@@ -32,7 +32,7 @@ describe("UserStore", () => {
     });
     await expect(create("usr_00000000000000000002")).rejects.toMatchObject({ code: "user_exists" });
     expect(await users().list()).toHaveLength(1);
-    expect((await store.context.audit.listUser(ID, 10)).map((e) => e.action)).toEqual(["user.create"]);
+    expect((await store.stores.audit.listUser(ID, 10)).map((e) => e.action)).toEqual(["user.create"]);
   });
 
   it("keeps grants by source, the index of accounts in step, and audits only real changes", async () => {

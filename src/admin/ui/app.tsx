@@ -1,16 +1,22 @@
 // The dashboard's frame: language, sign-in state, the header and the hash router.
 
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
-import { AccountView } from "./account.js";
-import { ApiError, api, forgetToken, type Me, onSessionEnded, storedToken } from "./api.js";
-import { ErrorNote, Loading, PageTitle } from "./components.js";
-import { makeUi, SessionContext, UiContext, useUi } from "./context.js";
-import { type Lang, type MessageKey, pickLang } from "./i18n.js";
-import { KeyView } from "./key.js";
-import { LoginView } from "./login.js";
-import { NewKeyView } from "./new-key.js";
-import { OperatorView } from "./operator.js";
-import { href, parseRoute, type Route } from "./route.js";
+import { ApiError, onSessionEnded } from "./api/client.js";
+import { api } from "./api/endpoints.js";
+import { forgetToken, storedToken } from "./api/token.js";
+import type { Me } from "./api/types.js";
+import { ErrorNote, Loading } from "./components/notes.js";
+import { PageTitle } from "./components/page-title.js";
+import { useHashRoute } from "./hooks/use-hash-route.js";
+import { SessionContext } from "./hooks/use-session.js";
+import { makeUi, UiContext, useUi } from "./hooks/use-ui.js";
+import { type Lang, type MessageKey, pickLang } from "./i18n/lookup.js";
+import { href, type Route } from "./route.js";
+import { AccountView } from "./views/account/account-view.js";
+import { KeyView } from "./views/key/key-view.js";
+import { NewKeyView } from "./views/key/new-key-view.js";
+import { LoginView } from "./views/login-view.js";
+import { OperatorView } from "./views/operator/operator-view.js";
 
 const LANG_KEY = "tunnel-gateway.lang";
 
@@ -20,16 +26,6 @@ function storedLang(): string | null {
   } catch {
     return null;
   }
-}
-
-function useHashRoute(): Route {
-  const [hash, setHash] = useState(location.hash);
-  useEffect(() => {
-    const changed = () => setHash(location.hash);
-    window.addEventListener("hashchange", changed);
-    return () => window.removeEventListener("hashchange", changed);
-  }, []);
-  return useMemo(() => parseRoute(hash), [hash]);
 }
 
 export function App() {

@@ -1,9 +1,9 @@
 // The dashboard's hash routes and the keys table's order.
 
 import { describe, expect, it } from "vitest";
+import type { Key } from "../../../src/admin/ui/api/types.js";
 import { href, parseRoute, type Route } from "../../../src/admin/ui/route.js";
-import { newestFirst, sortKeys } from "../../../src/admin/ui/sort-keys.js";
-import type { Key } from "../../../src/admin/ui/types.js";
+import { newestFirst, sortKeys } from "../../../src/admin/ui/views/account/sort-keys.js";
 
 describe("routes", () => {
   it("read the hash", () => {

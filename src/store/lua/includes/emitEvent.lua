@@ -15,7 +15,7 @@
 
   emitEvent(streamKey, ctx, eventType, keyId, fields)
     streamKey  stream  {a:<account>}:events
-    eventType  one of the types of src/alerts/event-types.ts
+    eventType  one of the types of src/core/event-types.ts
     keyId      the key the event is about, or '' for the account
     fields     the event's own fields as a flat list {name, value, …}; values are strings or integers (amounts
                in µ₽ are passed as they are: Redis writes a Lua number exactly, as %.17g, where Lua's own

@@ -1,0 +1,79 @@
+// The layers of src/ and the one direction imports may take between them, checked by dependency-cruiser in
+// `npm run lint` (so in CI). docs/development.md#layers draws them and says why each folder sits where it does.
+//
+// Each row is a layer, lowest first; a folder (or a file directly in src/) may import only from the layers
+// below its own — never from a folder beside it in its layer, never from above. Type-only imports count: a
+// type that must be shared belongs in the lowest layer that uses it (core/ for what every layer shares).
+// A new top-level folder goes into the row where its imports put it; until it is in a row, lint refuses it.
+
+/** Lowest first. */
+const LAYERS = [
+  ["core"], // shared values and the error table; imports nothing of the project
+  ["config", "http"], // settings; what every listener shares (answers, bodies, paths)
+  ["store"], // Redis: connection, key names, scripts, the stores
+  ["auth"], // API keys and authenticating them
+  ["billing", "alerts"], // money on the request path | alert events, webhooks, their delivery
+  ["observability"], // logger, metrics, the observer
+  ["proxy", "services", "identity"], // forwarding a request | account, key, usage and alert management | people, sign-in, roles
+  ["server", "admin"], // the public listener and its local routes | the admin API and the dashboard
+  ["gateway.ts"], // the composition root: builds the gateway from its configuration, decides nothing
+  ["run-gateway.ts"], // `serve`: runs the gateway until a signal, then drains it
+  ["cli", "demo"], // the commands; the demo (a gateway, a model server and a Redis of its own)
+  ["cli.ts"], // the program: wires the commands, decides nothing
+];
+
+/** A room's path pattern: a folder, or a file directly in src/. */
+const pattern = (room) => (room.endsWith(".ts") ? `^src/${room.replace(/\./g, "\\.")}$` : `^src/${room}/`);
+
+const layerRules = LAYERS.flatMap((layer, level) => {
+  const below = LAYERS.slice(0, level).flat();
+  return layer.map((room) => ({
+    name: `layers: ${room}`,
+    severity: "error",
+    comment:
+      `src/${room} may import only ${below.length === 0 ? "nothing of the project" : below.join(", ")} ` +
+      "(the layers below its own): see .dependency-cruiser.cjs and docs/development.md#layers.",
+    from: { path: pattern(room), pathNot: room === "admin" ? "^src/admin/ui/" : undefined },
+    to: { path: "^src/", pathNot: [pattern(room), ...below.map(pattern)] },
+  }));
+});
+
+module.exports = {
+  forbidden: [
+    ...layerRules,
+    {
+      name: "layers: folder without a layer",
+      severity: "error",
+      comment:
+        "Every top-level folder and file of src/ belongs to a layer: add it to LAYERS in .dependency-cruiser.cjs, " +
+        "in the row its imports put it in, and to docs/development.md#layers.",
+      from: { path: "^src/", pathNot: LAYERS.flat().map(pattern) },
+      to: {},
+    },
+    {
+      name: "layers: the dashboard",
+      severity: "error",
+      comment:
+        "The dashboard (src/admin/ui) runs in the browser: what it runs may come only from core/ and the " +
+        "services' pure modules it shares (services/lifetime.ts, services/key-fields.ts); " +
+        "types of the API's schemas " +
+        "are erased and may come from anywhere.",
+      from: { path: "^src/admin/ui/" },
+      to: {
+        dependencyTypesNot: ["type-only"],
+        path: "^src/",
+        pathNot: [
+          "^src/admin/ui/",
+          "^src/core/",
+          "^src/services/lifetime\\.ts$",
+          "^src/services/key-fields\\.ts$",
+        ],
+      },
+    },
+  ],
+  options: {
+    includeOnly: "^src/",
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+  },
+};

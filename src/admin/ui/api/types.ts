@@ -1,0 +1,42 @@
+// The admin API's shapes, inferred from the server's own zod schemas (types only: nothing of zod is bundled),
+// and the view a key's client gets.
+
+import type { z } from "zod";
+import { CLIENT_KEY_FIELDS, fieldSerializer } from "../../../services/key-fields.js";
+import type * as K from "../../../services/key-schema.js";
+import type * as A from "../../alert-schemas.js";
+import type * as S from "../../schemas.js";
+import type * as U from "../../usage-schemas.js";
+
+export type Me = z.infer<typeof S.Me>;
+export type Account = z.infer<typeof S.Account>;
+export type Key = z.infer<typeof S.Key>;
+export type ClientKey = z.infer<typeof K.ClientKey>;
+export type CreatedKey = z.infer<typeof S.CreatedKey>;
+export type Usage = z.infer<typeof S.Usage>;
+export type DailyUsage = z.infer<typeof S.DailyUsage>;
+export type RequestLogEntry = z.infer<typeof S.RequestLogEntry>;
+export type AuditLog = z.infer<typeof S.AuditLog>;
+export type AuditEntry = z.infer<typeof S.AuditEntry>;
+export type AccountAlerts = z.infer<typeof A.AccountAlerts>;
+export type CreatedWebhook = z.infer<typeof A.CreatedWebhook>;
+export type TestResult = z.infer<typeof A.TestResult>;
+export type AlertEvent = z.infer<typeof A.AlertEvent>;
+export type AlertEvents = z.infer<typeof A.AlertEvents>;
+export type OperatorAlerts = z.infer<typeof A.OperatorAlerts>;
+export type AccountUsage = z.infer<typeof U.AccountUsage>;
+export type RequestPage = z.infer<typeof U.RequestPage>;
+export type Overview = z.infer<typeof U.Overview>;
+
+// What the dashboard sends: the request bodies as the server's schemas accept them (the forms send narrower
+// values, which fit).
+export type CreateKeyBody = z.input<typeof S.CreateKeyBody>;
+export type UpdateKeyBody = z.input<typeof S.UpdateKeyBody>;
+
+/**
+ * What GET /v1/key returns to the key's client, from the admin API's view of the key: the fields the server's
+ * ClientKey schema picks (services/key-schema.ts), written by the same serializer. The page takes the schema's
+ * plain list of fields (services/key-fields.ts), not the schema itself, whose module would bring zod and the
+ * server's code into the bundle; its type is the schema's, so the two cannot differ.
+ */
+export const clientKeyView: (key: Key) => ClientKey = fieldSerializer(CLIENT_KEY_FIELDS);

@@ -1,0 +1,106 @@
+// One account: its balance, its keys (sortable, revocable) and its audit log.
+
+import { useState } from "preact/hooks";
+import { api } from "../../api/endpoints.js";
+import type { Key } from "../../api/types.js";
+import { AuditTable } from "../../components/audit-table.js";
+import { LoadProblem, Status } from "../../components/notes.js";
+import { PageTitle } from "../../components/page-title.js";
+import { RefreshButton } from "../../components/refresh-button.js";
+import { RevokeDialog } from "../../components/revoke-dialog.js";
+import { TimeMessage } from "../../components/time.js";
+import { useLoad } from "../../hooks/use-load.js";
+import { useSession } from "../../hooks/use-session.js";
+import { useUi } from "../../hooks/use-ui.js";
+import type { MessageKey, Values } from "../../i18n/lookup.js";
+import { href } from "../../route.js";
+import { AccountAlertsSection } from "./account-alerts.js";
+import { AccountUsageSection } from "./account-usage.js";
+import { KeysTable } from "./keys-table.js";
+
+export function AccountView({ accountId }: { accountId: string }) {
+  const { t, rub } = useUi();
+  const { me } = useSession();
+  const loaded = useLoad(() => loadAccount(accountId), accountId);
+  const [revoking, setRevoking] = useState<Key | null>(null);
+  const [notice, setNotice] = useState<{ key: MessageKey; values: Values } | null>(null);
+  const data = loaded.data;
+  const title = t("account.title", { id: accountId });
+
+  return (
+    <>
+      {me.role === "admin" && (
+        <p class="crumbs">
+          <a href={href({ name: "operator" })}>← {t("nav.accounts")}</a>
+        </p>
+      )}
+      <div class="title-row">
+        <PageTitle title={title} />
+        <RefreshButton loaded={loaded} />
+      </div>
+      <LoadProblem loaded={loaded} />
+      {data && (
+        <>
+          <section class="card balance-card" aria-labelledby="balance-heading">
+            <h2 id="balance-heading">{t("account.balance")}</h2>
+            <p class={data.account.balance < 0 ? "balance negative" : "balance"} data-testid="balance">
+              {rub(data.account.balance)}
+            </p>
+            <p class="muted">
+              {data.account.name !== data.account.id && <>{data.account.name} · </>}
+              <TimeMessage message="account.created" name="date" iso={data.account.created_at} />
+              {data.account.token && <> · {t("account.token", { hint: data.account.token.hint })}</>}
+            </p>
+          </section>
+
+          <section aria-labelledby="keys-heading">
+            <div class="section-head">
+              <h2 id="keys-heading">{t("account.keys")}</h2>
+              <a class="button" href={href({ name: "newKey", accountId })}>
+                {t("account.newKey")}
+              </a>
+            </div>
+            {notice && <Status>{t(notice.key, notice.values)}</Status>}
+            {data.keys.length === 0 ? (
+              <p class="muted">{t("account.noKeys")}</p>
+            ) : (
+              <KeysTable
+                keys={data.keys}
+                accountId={accountId}
+                onRevoke={setRevoking}
+                onChanged={loaded.reload}
+              />
+            )}
+          </section>
+
+          <AccountUsageSection accountId={accountId} />
+
+          <AccountAlertsSection accountId={accountId} />
+
+          <section aria-labelledby="audit-heading">
+            <h2 id="audit-heading">{t("account.audit")}</h2>
+            <p class="muted">{t("account.auditIntro")}</p>
+            <AuditTable entries={data.audit} showAccount={false} />
+          </section>
+        </>
+      )}
+      {revoking && (
+        <RevokeDialog
+          k={revoking}
+          onCancel={() => setRevoking(null)}
+          onDone={(key) => {
+            setRevoking(null);
+            setNotice({ key: "revoke.done", values: { name: key.name } });
+            loaded.reload();
+          }}
+        />
+      )}
+    </>
+  );
+}
+
+function loadAccount(accountId: string) {
+  return Promise.all([api.account(accountId), api.keys(accountId), api.accountAudit(accountId, 50)]).then(
+    ([account, keys, audit]) => ({ account, keys, audit: audit.entries }),
+  );
+}

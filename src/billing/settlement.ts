@@ -1,0 +1,85 @@
+// A request's settlement, from the request itself: one function for every request the gateway admitted. The
+// charging policy (charge.ts) weighs the facts the exchange gathered and its verdict is written on the request
+// (where the log line and the metrics read it); the settlement carries that charge and the request's entry
+// for the key's recent-requests list to the settle script. A release — a request that ends before it could be
+// metered, or whose charge could not be worked out — is the same function with the charge left at nothing.
+
+import type { Config } from "../config/schema.js";
+import type { PeriodCalendar } from "../core/periods.js";
+import type { GatewayRequest } from "../core/request.js";
+import { recentRequestJson } from "../store/request-log-store.js";
+import type { Settlement } from "../store/settle-script.js";
+import { type Charge, charge, type OveragePolicy } from "./charge.js";
+import { estimatedCompletionTokens } from "./estimate.js";
+
+/** What settling a request depends on besides the request: the configuration's rules and the calendar. */
+export interface SettlementRules {
+  calendar: PeriodCalendar;
+  estimate: Config["estimate"];
+  overage: OveragePolicy;
+  /** requestLog.maxBodyBytes: the bodies the key's recent-requests list keeps, when the key logs them. */
+  logBodyBytes: number;
+}
+
+/**
+ * The request's settlement: its charge — by the policy, or nothing for a `release` — written on the request
+ * and carried to the settle script with the request's recent-requests entry. The request has ended
+ * (GatewayRequest.end): its times are what the settlement records.
+ */
+export function settlementOf(request: GatewayRequest, rules: SettlementRules, release = false): Settlement {
+  const billed = release || request.usageClass === null ? null : chargeOf(request, rules);
+  request.promptTokens = billed === null ? 0 : billed.tokens.promptTokens;
+  request.completionTokens = billed === null ? 0 : billed.tokens.completionTokens;
+  request.cost = billed === null ? 0 : billed.cost;
+  request.estimated = billed === null ? false : billed.estimated;
+  request.usageRejected = billed === null ? null : billed.rejected;
+  request.overage = billed === null ? 0 : billed.overage;
+  const { entry, withBodies } = recentRequestJson(request, rules.logBodyBytes);
+  const { calendar } = rules;
+  const ended = request.endedAt;
+  return {
+    ref: request.ref as NonNullable<GatewayRequest["ref"]>,
+    keyName: request.keyName,
+    reservationId: request.reservationId as string,
+    logEntry: entry,
+    logEntryWithBodies: withBodies,
+    cost: request.cost,
+    promptTokens: request.promptTokens,
+    completionTokens: request.completionTokens,
+    failed: request.status >= 400 || request.outcome !== "completed",
+    estimated: request.estimated,
+    latencyMs: request.latencyMs,
+    periods: calendar.at(ended),
+    day: calendar.dayOf(ended),
+    now: ended,
+    model: request.model,
+    leaseHold: request.leaseHold,
+  };
+}
+
+/** The facts of the request, weighed by the charging policy. */
+function chargeOf(request: GatewayRequest, rules: SettlementRules): Charge {
+  const { outcome, upstreamStatus } = request;
+  return charge({
+    usageClass: request.usageClass as NonNullable<GatewayRequest["usageClass"]>,
+    processed:
+      request.forwardedAt > 0 &&
+      outcome !== "upstream_unavailable" &&
+      outcome !== "upstream_timeout" &&
+      !(outcome === "shutdown" && upstreamStatus === 0),
+    complete: outcome === "completed",
+    status: upstreamStatus,
+    reported: request.usage,
+    estimate: {
+      promptTokens: request.promptEstimate,
+      completionTokens: request.metered
+        ? estimatedCompletionTokens(request.responseBytes, request.events, rules.estimate)
+        : 0,
+    },
+    maxCompletionTokens: request.maxCompletionTokens,
+    maxPromptTokens: request.maxPromptTokens,
+    price: request.price as NonNullable<GatewayRequest["price"]>,
+    reserved: request.reserved,
+    overage: rules.overage,
+  });
+}

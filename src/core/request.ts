@@ -1,0 +1,193 @@
+// One request on the public port, from its arrival to its settlement, as one object with one lifecycle: the
+// forwarder creates it (proxy/forwarder.ts), admission fills in how it was let in (billing/request-billing.ts),
+// the exchange how it went (proxy/exchange.ts), the charging policy what it cost (billing/settlement.ts), and
+// the observer reads it for the log line and the metrics (observability/). What is written elsewhere is
+// derived from it by one small pure function each: the settlement (billing/settlement.ts), the key's
+// recent-requests entry (store/request-log-store.ts), the log line (observability/log-line.ts). A request the
+// gateway refuses itself, or that Node's HTTP parser refuses, is one too, with most fields left empty.
+//
+// Every field is set in the constructor, so that all requests share one shape (V8 keeps one hidden class, and
+// the request path stays monomorphic); the groups below are in the order the request meets them.
+
+import type { OutgoingHttpHeaders } from "node:http";
+import type { EndpointClass, UsageClass } from "./endpoint-classes.js";
+import type { ErrorCode, ErrorFormat } from "./errors.js";
+import type { KeyRef } from "./key-ref.js";
+import type { Micros } from "./money.js";
+import type { RecordOutcome } from "./outcome.js";
+import type { ModelPrice } from "./price.js";
+import type { RejectReason, UsageReport } from "./usage.js";
+
+/** A body's first `limit` bytes as text. */
+export type BodyText = (limit: number) => string;
+
+/** The request's and the response's bodies, when the key's log_bodies allowed capturing them. */
+export interface RequestBodies {
+  request: BodyText;
+  response: BodyText;
+}
+
+/** What a shutdown drain's end aborts: a forwarded request's exchange (proxy/exchange.ts). */
+export interface Abortable {
+  abortForShutdown(): void;
+}
+
+/**
+ * The part of a replica's admission lease a request holds (billing/leases.ts), as its settlement names it to the
+ * settle script. `share` is read when the settlement is sent: 0 once the lease has been given up.
+ */
+export interface LeaseHold {
+  readonly leaseId: string;
+  /** What the request took from the lease (µ₽). */
+  readonly hold: Micros;
+  /** The settlement's own marker (exactly-once), unique within the replica. */
+  readonly marker: string;
+  /** The share of what is free the hold may go back into the lease with; 0 when the lease is given up. */
+  readonly share: number;
+}
+
+/** What to take out of a stream the gateway asked for usage (see proxy/sse-meter.ts). */
+export interface StripMode {
+  /** The upstream reports usage on every chunk (continuous_usage_stats), not only on the last. */
+  everyChunk: boolean;
+}
+
+/** How a request was let in: on the replica's admission lease, or by a reservation of its own. */
+export type Admission = "lease" | "reserve";
+
+const NO_USAGE: UsageReport = Object.freeze({});
+
+export class GatewayRequest {
+  // The listener. requestId, method and path are null only for a request Node's parser refused.
+
+  readonly requestId: string | null;
+  readonly method: string | null;
+  readonly path: string | null;
+  /** When the request arrived (performance.now(), ms). */
+  readonly arrivedAt: number;
+
+  // The forwarder: the key, what the request asks for, and how it is forwarded.
+
+  /** The key of the credential, once authenticated. */
+  ref: KeyRef | null = null;
+  /** The key's name, known once the request is admitted. */
+  keyName: string | null = null;
+  model: string | null = null;
+  endpointClass: EndpointClass | null = null;
+  /** How the request's usage is metered; null for a free request, which is never charged. */
+  usageClass: UsageClass | null = null;
+  price: ModelPrice | null = null;
+  errorFormat: ErrorFormat = "openai";
+  /** The body as the client sent it (for the logs, when the key logs bodies). */
+  received: Buffer | null = null;
+  /** The body as forwarded (with an output cap or stream_options added). */
+  body: Buffer | null = null;
+  /** What to take out of the stream because the gateway asked it for usage; null when it did not. */
+  strip: StripMode | null = null;
+  /** Filter a model list down to these models (GET /v1/models of a key with a model list). */
+  filterModels: readonly string[] | null = null;
+  /** The key's rate-limit headers for the client's response, when it has per-minute limits. */
+  rateLimitHeaders: OutgoingHttpHeaders | null = null;
+  /** Prompt tokens implied by the request, should the upstream report none. */
+  promptEstimate = 0;
+  /** The most completion tokens a credible report may claim (cap × choices; null when unknown). */
+  maxCompletionTokens: number | null = null;
+  /** The most prompt tokens a credible report may claim. */
+  maxPromptTokens = 0;
+
+  // Admission (billing/request-billing.ts).
+
+  admission: Admission | null = null;
+  /** The reservation's id; also named by the settlement of a request admitted on a lease. */
+  reservationId: string | null = null;
+  /** What was reserved (µ₽; 0 for a free request). */
+  reserved: Micros = 0;
+  /** When the reservation was made (wall clock, ms): the reservation keeper extends it from then. */
+  reservedAt = 0;
+  /** Admitted on the replica's admission lease: what it holds of it. */
+  leaseHold: LeaseHold | null = null;
+  /** Whether the key logs bodies (log_bodies). */
+  logBodies = false;
+  /** The key's max_parallel, for the per-key in-flight gauge (null without one). */
+  maxParallel: number | null = null;
+
+  // The exchange (proxy/exchange.ts).
+
+  /** The exchange while it runs: aborted at the end of a shutdown drain, its reservation kept alive. */
+  exchange: Abortable | null = null;
+  forwardedAt = 0;
+  firstByteAt = 0;
+  /** The upstream's status; 0 while (or when) it has not answered. */
+  upstreamStatus = 0;
+  /** The status the client received (499 when it went away before a response started). */
+  status = 0;
+  outcome: RecordOutcome = "completed";
+  /** The error table's code the gateway answered with itself (a refusal, a 502 or 504), else null. */
+  code: ErrorCode | null = null;
+  /** The usage the upstream reported, as the meter read it (unchecked). */
+  usage: UsageReport = NO_USAGE;
+  /** Bytes of the response, as received. */
+  responseBytes = 0;
+  /** Events of a streamed response (SSE data events, NDJSON lines); null for other responses. */
+  events: number | null = null;
+  /** Whether there was a response to meter. */
+  metered = false;
+  bodies: RequestBodies | null = null;
+
+  // The charge (billing/settlement.ts).
+
+  promptTokens = 0;
+  completionTokens = 0;
+  cost: Micros = 0;
+  /** Whether any count was estimated rather than reported. */
+  estimated = false;
+  /** Why the upstream's report was not believed, when it was not. */
+  usageRejected: RejectReason | null = null;
+  /** What a credible report cost beyond the reservation (µ₽). */
+  overage: Micros = 0;
+
+  // The end.
+
+  /** Wall-clock time the request ended (ms). */
+  endedAt = 0;
+  latencyMs = 0;
+  upstreamTtfbMs: number | null = null;
+  /** Time from arrival to forwarding (or to the refusal). */
+  gatewayMs = 0;
+
+  constructor(requestId: string | null, method: string | null, path: string | null, arrivedAt: number) {
+    this.requestId = requestId;
+    this.method = method;
+    this.path = path;
+    this.arrivedAt = arrivedAt;
+  }
+
+  get accountId(): string | null {
+    return this.ref === null ? null : this.ref.accountId;
+  }
+
+  get keyId(): string | null {
+    return this.ref === null ? null : this.ref.keyId;
+  }
+
+  /**
+   * The request is over, forwarded or not: its times, from the wall clock (`endedAt`) and the monotonic one
+   * (`at`, performance.now()).
+   */
+  end(endedAt: number, at: number): void {
+    this.endedAt = endedAt;
+    this.latencyMs = at - this.arrivedAt;
+    this.upstreamTtfbMs = this.firstByteAt > 0 ? this.firstByteAt - this.forwardedAt : null;
+    this.gatewayMs = (this.forwardedAt || at) - this.arrivedAt;
+  }
+
+  /** The gateway answered with an error of its table instead of forwarding the request (or any further). */
+  refuse(refusal: { status: number; code: ErrorCode }, endedAt: number, at: number): void {
+    this.status = refusal.status;
+    this.outcome = "refused";
+    this.code = refusal.code;
+    this.endedAt = endedAt;
+    this.gatewayMs = at - this.arrivedAt;
+    this.latencyMs = this.gatewayMs;
+  }
+}

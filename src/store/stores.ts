@@ -1,0 +1,92 @@
+// Every store over one Redis connection under one prefix, with the billing calendar and a clock that tests can
+// set: what the services, the admin API and the gateway's request path read and write through. Opened once
+// per process — by the gateway (with its Redis timings observed), by each CLI session, by the demo — and
+// handed to whoever needs it (each part takes the stores it uses).
+
+import { PeriodCalendar } from "../core/periods.js";
+import { AccountStore } from "./account-store.js";
+import { AlertSettingsStore } from "./alert-settings-store.js";
+import { ApiTokenStore } from "./api-token-store.js";
+import { AuditStore } from "./audit-store.js";
+import type { BillingSettings } from "./billing-connection.js";
+import { BillingStore } from "./billing-store.js";
+import { DEFAULT_EVENT_SETTINGS, type EventSettings, EventStore } from "./event-store.js";
+import { InvitationStore } from "./invitation-store.js";
+import { KeyStore } from "./key-store.js";
+import { OneTimeStore } from "./one-time-store.js";
+import type { RedisClient } from "./redis.js";
+import { RedisKeys } from "./redis-keys.js";
+import { RequestLogStore } from "./request-log-store.js";
+import { SessionStore } from "./session-store.js";
+import { SignInAttemptsStore } from "./sign-in-attempts-store.js";
+import type { RedisObserver } from "./timing.js";
+import { UsageStore } from "./usage-store.js";
+import { UserStore } from "./user-store.js";
+
+export interface Stores {
+  redisKeys: RedisKeys;
+  accounts: AccountStore;
+  keys: KeyStore;
+  billing: BillingStore;
+  audit: AuditStore;
+  usage: UsageStore;
+  requestLog: RequestLogStore;
+  events: EventStore;
+  alertSettings: AlertSettingsStore;
+  /** People, their sessions, API tokens, invitations, one-time links and sign-ins (src/identity). */
+  users: UserStore;
+  sessions: SessionStore;
+  apiTokens: ApiTokenStore;
+  invitations: InvitationStore;
+  links: OneTimeStore;
+  oidcStates: OneTimeStore;
+  signInAttempts: SignInAttemptsStore;
+  calendar: PeriodCalendar;
+  now: () => number;
+}
+
+export interface StoresOptions {
+  prefix: string;
+  timezone: string;
+  now?: () => number;
+  /** What the billing scripts keep (the configuration's; the defaults serve the CLI, which settles nothing). */
+  billing?: BillingSettings;
+  /** Told how long the request path's Redis operations take (the metrics). */
+  observe?: RedisObserver;
+  /** How long events are kept and the default budget thresholds (the configuration's alerts section). */
+  events?: EventSettings;
+}
+
+/** The defaults of config/default.yaml, for processes that never settle a request (the CLI). */
+const DEFAULT_BILLING: BillingSettings = {
+  usageRetentionDays: 400,
+  lateSettlementSeconds: 86_400,
+  requestLogMaxPerKey: 1000,
+  requestLogRetentionDays: 30,
+};
+
+export function openStores(redis: RedisClient, options: StoresOptions): Stores {
+  const redisKeys = new RedisKeys(options.prefix);
+  const now = options.now ?? Date.now;
+  const events = new EventStore(redis, redisKeys, options.events ?? DEFAULT_EVENT_SETTINGS, now);
+  return {
+    redisKeys,
+    accounts: new AccountStore(redis, redisKeys),
+    keys: new KeyStore(redis, redisKeys, events, options.observe),
+    billing: new BillingStore(redis, redisKeys, options.billing ?? DEFAULT_BILLING, events, options.observe),
+    audit: new AuditStore(redis, redisKeys),
+    usage: new UsageStore(redis, redisKeys),
+    requestLog: new RequestLogStore(redis, redisKeys),
+    events,
+    alertSettings: new AlertSettingsStore(redis, redisKeys),
+    users: new UserStore(redis, redisKeys),
+    sessions: new SessionStore(redis, redisKeys),
+    apiTokens: new ApiTokenStore(redis, redisKeys),
+    invitations: new InvitationStore(redis, redisKeys),
+    links: new OneTimeStore(redis, (hash) => redisKeys.oneTimeLink(hash)),
+    oidcStates: new OneTimeStore(redis, (hash) => redisKeys.oidcState(hash)),
+    signInAttempts: new SignInAttemptsStore(redis, redisKeys),
+    calendar: new PeriodCalendar(options.timezone),
+    now,
+  };
+}

@@ -1,0 +1,17 @@
+// The clock-free measure of "at once": settled before the event loop's next turn, or not.
+
+import { describe, expect, it } from "vitest";
+import { settlesAtOnce } from "./at-once.js";
+
+describe("settlesAtOnce", () => {
+  it("holds for a promise settled now or after a few microtasks, either way", async () => {
+    expect(await settlesAtOnce(Promise.resolve(1))).toBe(true);
+    expect(await settlesAtOnce(Promise.reject(new Error("no")))).toBe(true);
+    expect(await settlesAtOnce(Promise.resolve().then(() => Promise.resolve(2)))).toBe(true);
+  });
+
+  it("fails for a promise that waits for a timer or an event", async () => {
+    expect(await settlesAtOnce(new Promise((resolve) => setTimeout(resolve, 0)))).toBe(false);
+    expect(await settlesAtOnce(new Promise(() => {}))).toBe(false);
+  });
+});
