@@ -17,6 +17,7 @@ export const ENV_SETTINGS: readonly EnvSetting[] = [
   { variable: "TUNNEL_PORT", path: ["listen", "port"], kind: "number" },
   { variable: "TUNNEL_UPSTREAM_URL", path: ["upstream", "url"], kind: "string" },
   { variable: "TUNNEL_UPSTREAM_API_KEY", path: ["upstream", "apiKey"], kind: "string" },
+  { variable: "TUNNEL_UPSTREAM_MAX_IN_FLIGHT", path: ["upstream", "maxInFlight"], kind: "number" },
   { variable: "TUNNEL_REDIS_URL", path: ["redis", "url"], kind: "string" },
   { variable: "TUNNEL_REDIS_PREFIX", path: ["redis", "prefix"], kind: "string" },
   { variable: "TUNNEL_REDIS_USERNAME", path: ["redis", "username"], kind: "string" },

@@ -290,6 +290,28 @@ export const configSchema = z.strictObject({
       // server is closing at that instant would fail with 502.
       keepAliveIdleMs: z.number().int().positive().default(4000),
       injectStreamUsage: z.boolean().default(true),
+      // Fair sharing (docs/fair-sharing.md): unset, every admitted request is forwarded at once.
+      maxInFlight: z.number().int().positive().max(100_000).optional(),
+      sharedInFlight: z.boolean().default(false),
+      priorityField: z
+        .string()
+        .regex(
+          /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/,
+          "must be a field name such as priority, or a dotted path such as nvext.priority",
+        )
+        .optional(),
+      priorityOrder: z.enum(["lowerFirst", "higherFirst"]).default("lowerFirst"),
+    })
+    .refine((upstream) => !upstream.sharedInFlight || upstream.maxInFlight !== undefined, {
+      error: "sharedInFlight needs maxInFlight: the limit the replicas share",
+      path: ["sharedInFlight"],
+    })
+    .prefault({}),
+  queue: z
+    .strictObject({
+      maxWaitMs: z.number().int().positive().max(3_600_000).default(30_000),
+      maxRequests: z.number().int().positive().max(1_000_000).default(10_000),
+      maxRequestsPerAccount: z.number().int().positive().max(1_000_000).default(1000),
     })
     .prefault({}),
   tls: z
@@ -372,6 +394,7 @@ export const configSchema = z.strictObject({
       perKey: z.boolean().default(true),
       maxKeySeries: z.number().int().min(0).default(1000),
       maxModelSeries: z.number().int().min(1).default(100),
+      maxAccountSeries: z.number().int().min(0).default(1000),
     })
     .prefault({}),
   admin: z

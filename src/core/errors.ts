@@ -158,6 +158,12 @@ export const ERRORS = {
     type: "rate_limit_error",
     message: "This key has as many requests in flight as it may. Retry when one has finished.",
   },
+  server_busy: {
+    status: 429,
+    type: "rate_limit_error",
+    message:
+      "The model server is busy and this request could not get its turn in time. Retry after the time in Retry-After.",
+  },
   // Management (CLI and admin API)
   account_not_found: {
     status: 404,

@@ -111,9 +111,24 @@ export class GatewayRequest {
   /** The key's max_parallel, for the per-key in-flight gauge (null without one). */
   maxParallel: number | null = null;
 
+  // The wait for a place at the model server (proxy/upstream-gate.ts), only where upstream.maxInFlight is set.
+
+  /** When it asked for a place at the model server (performance.now(), ms); 0 where there is no limit. */
+  queuedAt = 0;
+  /**
+   * When it stopped waiting (performance.now(), ms): given a place — at once, or after waiting its turn in the
+   * fair queue — or taken out of the queue (its client left, its wait ran out, a shutdown); 0 until then.
+   */
+  dequeuedAt = 0;
+  /** It holds one of the model server's places (upstream.maxInFlight), given back when it ends. */
+  holdsSlot = false;
+
   // The exchange (proxy/exchange.ts).
 
-  /** The exchange while it runs: aborted at the end of a shutdown drain, its reservation kept alive. */
+  /**
+   * The exchange while it runs, from the moment the request is admitted (its wait in the fair queue included):
+   * aborted at the end of a shutdown drain, its reservation kept alive.
+   */
   exchange: Abortable | null = null;
   forwardedAt = 0;
   firstByteAt = 0;
@@ -152,7 +167,7 @@ export class GatewayRequest {
   endedAt = 0;
   latencyMs = 0;
   upstreamTtfbMs: number | null = null;
-  /** Time from arrival to forwarding (or to the refusal). */
+  /** Time from arrival to forwarding (or to the refusal), less the wait in the fair queue. */
   gatewayMs = 0;
 
   constructor(requestId: string | null, method: string | null, path: string | null, arrivedAt: number) {
@@ -170,6 +185,11 @@ export class GatewayRequest {
     return this.ref === null ? null : this.ref.keyId;
   }
 
+  /** How long it waited in the fair queue for a place at the model server (ms); 0 if it never waited. */
+  get queueMs(): number {
+    return this.dequeuedAt > this.queuedAt && this.queuedAt > 0 ? this.dequeuedAt - this.queuedAt : 0;
+  }
+
   /**
    * The request is over, forwarded or not: its times, from the wall clock (`endedAt`) and the monotonic one
    * (`at`, performance.now()).
@@ -178,7 +198,8 @@ export class GatewayRequest {
     this.endedAt = endedAt;
     this.latencyMs = at - this.arrivedAt;
     this.upstreamTtfbMs = this.firstByteAt > 0 ? this.firstByteAt - this.forwardedAt : null;
-    this.gatewayMs = (this.forwardedAt || at) - this.arrivedAt;
+    // What the gateway itself adds: the wait for the model server is the queue's, reported as queueMs.
+    this.gatewayMs = (this.forwardedAt || at) - this.arrivedAt - this.queueMs;
   }
 
   /** The gateway answered with an error of its table instead of forwarding the request (or any further). */

@@ -28,6 +28,28 @@ describe("configSchema", () => {
     expect(issues({ requestLog: { retentionDays: 1.5 } })).toHaveLength(1);
   });
 
+  it("leaves the limit on the model server off by default, and shares it across replicas only once it is set", () => {
+    const defaults = configSchema.parse({});
+    expect(defaults.upstream.maxInFlight).toBeUndefined();
+    expect(defaults.upstream.priorityField).toBeUndefined();
+    expect(defaults.queue).toEqual({ maxWaitMs: 30_000, maxRequests: 10_000, maxRequestsPerAccount: 1000 });
+    expect(issues({ upstream: { sharedInFlight: true } })).toEqual([
+      "upstream.sharedInFlight: sharedInFlight needs maxInFlight: the limit the replicas share",
+    ]);
+    expect(issues({ upstream: { sharedInFlight: true, maxInFlight: 8 } })).toEqual([]);
+    expect(issues({ upstream: { maxInFlight: 0 } })).toHaveLength(1);
+  });
+
+  it("takes a priority field by name or dotted path, never text that is not one", () => {
+    expect(issues({ upstream: { priorityField: "priority" } })).toEqual([]);
+    expect(issues({ upstream: { priorityField: "nvext.priority" } })).toEqual([]);
+    for (const priorityField of ["", "a..b", "pri ority", "1st"]) {
+      expect(issues({ upstream: { priorityField } }), priorityField).toEqual([
+        "upstream.priorityField: must be a field name such as priority, or a dotted path such as nvext.priority",
+      ]);
+    }
+  });
+
   it("refuses credentials in upstream.url, which would be logged and never sent", () => {
     expect(issues({ upstream: { url: "https://user:secret@models.internal:8000" } })).toEqual([
       "upstream.url: must not contain credentials; put the model server's key in upstream.apiKey (TUNNEL_UPSTREAM_API_KEY)",

@@ -236,7 +236,8 @@ describe("FairQueue properties", () => {
           let excess = Number.NEGATIVE_INFINITY;
           for (let t = 0; t < turns; t++) {
             const item = queue.dequeue() as Item;
-            served[Number(item.account.slice(1))]++;
+            const index = Number(item.account.slice(1));
+            served[index] = (served[index] as number) + 1;
             for (let i = 0; i < weights.length; i++) {
               for (let j = i + 1; j < weights.length; j++) {
                 const wi = weights[i] as number;
