@@ -32,6 +32,7 @@ import { Metrics } from "./observability/metrics.js";
 import { metricsHandler } from "./observability/metrics-server.js";
 import { createObserver } from "./observability/observer.js";
 import { EndpointTable } from "./proxy/endpoints.js";
+import { createFairSharing } from "./proxy/fair-sharing.js";
 import { createForwarder } from "./proxy/forwarder.js";
 import { RequestTracker } from "./proxy/request-tracker.js";
 import { probeUpstream } from "./proxy/upstream-probe.js";
@@ -121,17 +122,22 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let draining = false;
 
   const tracker = new RequestTracker();
+  let gate: ReturnType<typeof createFairSharing>["gate"] = null;
   let settlements: SettlementQueue | undefined;
   let alerts: DeliveryWorker | undefined;
   const metrics: GatewayMetrics = config.metrics.enabled
-    ? new Metrics(config.metrics, {
-        inFlight: () => tracker.size,
-        runningKeys: () => tracker.keys(),
-        settlementsPending: () => settlements?.waitingForRetry ?? 0,
-        redisUp: () => redis.status === "ready",
-        now,
-        oldestUndeliveredAge: () => alerts?.oldestUndeliveredAgeSeconds() ?? Promise.resolve(0),
-      })
+    ? new Metrics(
+        { ...config.metrics, maxInFlight: config.upstream.maxInFlight },
+        {
+          inFlight: () => tracker.size,
+          runningKeys: () => tracker.keys(),
+          settlementsPending: () => settlements?.waitingForRetry ?? 0,
+          redisUp: () => redis.status === "ready",
+          now,
+          oldestUndeliveredAge: () => alerts?.oldestUndeliveredAgeSeconds() ?? Promise.resolve(0),
+          queue: () => gate,
+        },
+      )
     : NO_METRICS;
   const observer = createObserver(logger, metrics, {
     logBodies: config.logging.bodies ? config.logging.maxBodyBytes : null,
@@ -171,6 +177,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   );
   keeper.start();
 
+  const fairSharing = createFairSharing(config, { stores, now, logger });
+  gate = fairSharing.gate;
   const authenticator = new Authenticator(stores.keys, { acceptXApiKey: config.auth.acceptXApiKey });
   const billing = new RequestBilling({
     store: stores.billing,
@@ -197,6 +205,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     observer,
     logger,
     now,
+    gate: fairSharing.gate,
+    sharing: fairSharing.sharing,
   });
   const transport = new TransportSecurity(config.security);
   const handler = createPublicHandler(
@@ -239,6 +249,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     ]);
   } catch (error) {
     keeper.stop();
+    gate?.close();
     void leases?.stop(0);
     settlements.close();
     proxy.close();
@@ -325,6 +336,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       if (unsettled > 0) logger.error({ unsettled }, "settlements could not be written before exiting");
       settlements.close();
       proxy.close();
+      gate?.close();
       for (const other of [metricsServer, adminServer]) {
         other?.close();
         other?.closeAllConnections();

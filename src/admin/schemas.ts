@@ -40,6 +40,25 @@ export const CreateAccountBody = z
 
 export const TopUpBody = z.strictObject({ amount }).meta({ id: "TopUp" });
 
+const optionalWhole = (description: string) => z.number().nullable().optional().meta({ description });
+
+export const AccountSharingBody = z
+  .strictObject({
+    weight: optionalWhole("1 to 1000; omit to keep, null for the default (1)"),
+    priority: optionalWhole("-1000 to 1000, lower first; omit to keep, null for none"),
+    max_wait_ms: optionalWhole("1 to 3600000; omit to keep, null for queue.maxWaitMs"),
+  })
+  .meta({ id: "AccountSharingChange" });
+
+export const KeySharingBody = z
+  .strictObject({
+    priority: optionalWhole(
+      "-1000 to 1000, lower first, from the account's priority on; omit to keep, null for the account's",
+    ),
+    max_wait_ms: optionalWhole("1 to 3600000; omit to keep, null for the account's"),
+  })
+  .meta({ id: "KeySharingChange" });
+
 export const CreateKeyBody = z
   .strictObject({
     name: z.string(),
@@ -117,6 +136,25 @@ export const AuditQuery = z.strictObject({
     .meta({ description: "How many, newest first (default 100, at most 1000)" }),
 });
 
+export const AccountSharing = z
+  .object({
+    weight: z
+      .number()
+      .meta({ description: "Its share of a full model server against weight-1 accounts (1 to 1000)" }),
+    priority: z
+      .number()
+      .nullable()
+      .meta({ description: "The priority its requests carry to the model server, lower first; null: none" }),
+    max_wait_ms: z
+      .number()
+      .nullable()
+      .meta({ description: "The longest its requests wait for their turn; null: queue.maxWaitMs" }),
+  })
+  .meta({
+    id: "AccountSharing",
+    description: "How the account shares a full model server (docs/fair-sharing.md)",
+  });
+
 export const Account = z
   .object({
     id: z.string(),
@@ -128,6 +166,7 @@ export const Account = z
       .object({ hint: z.string() })
       .nullable()
       .meta({ description: "The account's dashboard token (its last characters), or null" }),
+    sharing: AccountSharing,
   })
   .meta({ id: "Account" });
 
@@ -179,6 +218,12 @@ export const RequestLogEntry = z
     usage_estimated: z.boolean(),
     latency_ms: z.number(),
     upstream_ttfb_ms: z.number().nullable(),
+    queue_ms: z
+      .number()
+      .optional()
+      .meta({
+        description: "How long it waited for a place at the model server; only with upstream.maxInFlight set",
+      }),
     request_body: z.string().optional().meta({ description: "Only while the key's log_bodies is on" }),
     response_body: z.string().optional(),
   })

@@ -48,6 +48,15 @@ export interface MetricsProbes {
   now(): number;
   /** Age (seconds) of the oldest alert event not yet delivered; read from Redis at scrape time. */
   oldestUndeliveredAge?(): Promise<number>;
+  /** The gate to the model server (proxy/upstream-gate.ts), or null without upstream.maxInFlight. */
+  queue?(): QueueProbe | null;
+}
+
+/** What the metrics read of the gate to the model server at scrape time. */
+export interface QueueProbe {
+  /** Requests holding a place at the model server. */
+  readonly inUse: number;
+  waitingAccounts(): Iterable<[accountId: string, waiting: number]>;
 }
 
 /** What the per-key in-flight gauge reads of a running request (its key is known once it is admitted). */
@@ -60,6 +69,10 @@ export interface MetricsOptions {
   maxKeySeries: number;
   /** Most distinct model names with series of their own. */
   maxModelSeries: number;
+  /** Most accounts with fair-queue series of their own (1000 by default). */
+  maxAccountSeries?: number;
+  /** upstream.maxInFlight, for its gauge; unset without a limit. */
+  maxInFlight?: number;
   /** Also export Node's process and event-loop metrics. */
   defaultMetrics?: boolean;
 }

@@ -1,6 +1,7 @@
 // The fields of a request's log line (pino), derived from the request (core/request.ts) by one pure function:
 // a refusal's line carries the request, the key and the code; a finished request's its tokens, cost and times
-// (and its bodies only where logging.bodies allows them).
+// (and its bodies only where logging.bodies allows them); where upstream.maxInFlight is set, either carries
+// its wait for the model server (queue_ms).
 
 import { rublesForJson } from "../core/money.js";
 import type { GatewayRequest } from "../core/request.js";
@@ -18,6 +19,7 @@ export function logFields(request: GatewayRequest, bodyLimit: number | null): Re
       status: request.status,
       code: request.code,
       gateway_ms: round(request.gatewayMs),
+      ...(request.queuedAt > 0 && { queue_ms: round(request.queueMs) }),
     };
   }
   const fields: Record<string, unknown> = {
@@ -41,6 +43,7 @@ export function logFields(request: GatewayRequest, bodyLimit: number | null): Re
   fields.latency_ms = round(request.latencyMs);
   fields.upstream_ttfb_ms = request.upstreamTtfbMs === null ? null : round(request.upstreamTtfbMs);
   fields.gateway_ms = round(request.gatewayMs);
+  if (request.queuedAt > 0) fields.queue_ms = round(request.queueMs);
   if (request.bodies && bodyLimit !== null) {
     fields.request_body = request.bodies.request(bodyLimit);
     fields.response_body = request.bodies.response(bodyLimit);

@@ -16,6 +16,8 @@ export const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 
 export const TTFB_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 export const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1];
 export const REDIS_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5];
+/** Waits in the fair queue: from none (a request given its place at once) to queue.maxWaitMs and beyond. */
+export const QUEUE_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 /** Coarser buckets for the per-key histogram: its series count is multiplied by the number of keys. */
 export const KEY_DURATION_BUCKETS = [0.1, 0.5, 1, 5, 30, 120];
 
@@ -176,6 +178,29 @@ export const METRICS = {
     type: "counter",
     help: "Webhook delivery attempts by result: delivered, retried (failed, to be tried again), failed (given up).",
     labels: ["result"],
+  },
+  upstreamInFlight: {
+    name: "upstream_in_flight",
+    type: "gauge",
+    help: "Requests holding one of the model server's places on this replica (only with upstream.maxInFlight set).",
+  },
+  upstreamMaxInFlight: {
+    name: "upstream_max_in_flight",
+    type: "gauge",
+    help: "upstream.maxInFlight: the most requests the model server is given at once (by all replicas together with upstream.sharedInFlight).",
+  },
+  queueRequests: {
+    name: "queue_requests",
+    type: "gauge",
+    help: 'Requests waiting in this replica\'s fair queue for a place at the model server, per account (accounts beyond metrics.maxAccountSeries fold into account="other").',
+    labels: ["account"],
+  },
+  queueWait: {
+    name: "queue_wait_seconds",
+    type: "histogram",
+    help: 'How long requests waited in the fair queue for a place at the model server, per account: 0 for one given its place at once, refused ones (server_busy) included (accounts beyond metrics.maxAccountSeries fold into account="other").',
+    labels: ["account"],
+    buckets: QUEUE_BUCKETS,
   },
   alertOldestUndelivered: {
     name: "alert_oldest_undelivered_age_seconds",

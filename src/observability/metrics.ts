@@ -25,6 +25,7 @@ import type { GatewayMetrics, MetricsOptions, MetricsProbes, RunningKey } from "
 import { KeyBudgets } from "./key-budgets.js";
 import { METRICS, type MetricKey } from "./metric-definitions.js";
 import { type Built, buildMetrics } from "./metric-registry.js";
+import { QueueSeries } from "./queue-metrics.js";
 import { OTHER, SeriesCap } from "./series-cap.js";
 
 export type UpstreamFailure = "refused" | "reset" | "timeout" | "5xx";
@@ -73,6 +74,7 @@ export class Metrics implements GatewayMetrics {
   private readonly overhead: HistogramSeries;
   /** Forwarded requests by how they were admitted (both series exist from the start). */
   private readonly admissions: Record<"lease" | "reserve", CounterSeries>;
+  private readonly queue: QueueSeries;
 
   constructor(
     private readonly options: MetricsOptions,
@@ -82,7 +84,10 @@ export class Metrics implements GatewayMetrics {
     this.keys = new SeriesCap(options.maxKeySeries);
     this.budgets = new KeyBudgets(probes.now);
     const budgets = this.budgets;
+    let queue: QueueSeries | undefined;
     const collect: Partial<Record<MetricKey, (gauge: Gauge<string>) => void | Promise<void>>> = {
+      upstreamInFlight: (gauge) => gauge.set(probes.queue?.()?.inUse ?? 0),
+      queueRequests: (gauge) => queue?.collectWaiting(gauge, probes.queue?.() ?? null),
       redisUp: (gauge) => gauge.set(probes.redisUp() ? 1 : 0),
       settlementsPending: (gauge) => gauge.set(probes.settlementsPending()),
       inFlight: (gauge) => gauge.set(probes.inFlight()),
@@ -96,6 +101,9 @@ export class Metrics implements GatewayMetrics {
       },
     };
     this.m = buildMetrics(this.registry, collect);
+    queue = new QueueSeries(this.m, options.maxAccountSeries ?? 1000);
+    this.queue = queue;
+    if (options.maxInFlight !== undefined) this.m.upstreamMaxInFlight.set(options.maxInFlight);
     this.overhead = histogramSeries(this.m.overhead, {}, METRICS.overhead.buckets);
 
     // Every code, reason and failure kind exists from the start, so rate() and absent() work before the first.
@@ -131,6 +139,7 @@ export class Metrics implements GatewayMetrics {
     const s = this.series;
     cached(s.requests, `${model}\n${status}`, () => counterSeries(this.m.requests, { model, status })).inc();
     if (record.code !== null) this.m.refusals.labels(record.code).inc();
+    this.queue.request(record);
     if (record.outcome === "refused") return;
     if (record.admission !== null) this.admissions[record.admission].inc();
     this.finished(record, model);

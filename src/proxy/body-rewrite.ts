@@ -1,7 +1,8 @@
 // The request body as forwarded. Most bodies go as the client sent them. A generation whose body sets no
 // cap in the field the endpoint's servers read gets one — the reservation's cap — so that it cannot run
 // to the model's context length, far past what was reserved; and a stream the gateway wants exact usage
-// for gets stream_options.include_usage. Members are spliced into the client's bytes (json-scan.ts), never
+// for gets stream_options.include_usage; where the model server reads a priority (upstream.priorityField), the
+// request carries its key's or account's. Members are spliced into the client's bytes (json-scan.ts), never
 // re-serialized: numbers, escapes and keys the client wrote reach the model server as they were.
 
 import type { FieldPath } from "./endpoints.js";
@@ -44,18 +45,21 @@ function newObject(path: readonly string[], value: string): string {
 }
 
 /**
- * The edits for a body: the cap target when the body leaves it unset, and include_usage for a stream that
- * does not ask for its usage itself.
+ * The edits for a body: the cap target when the body leaves it unset, include_usage for a stream that does
+ * not ask for its usage itself, and the request's priority at the model server where one is written
+ * (upstream.priorityField), replacing any the client set.
  */
 export function bodyEdits(
   capTarget: FieldPath | null,
   capTargetSet: boolean,
   cap: number,
   askUsage: boolean,
+  priority: FieldEdit | null = null,
 ): FieldEdit[] {
   const edits: FieldEdit[] = [];
   if (capTarget !== null && !capTargetSet) edits.push({ path: capTarget, value: String(cap) });
   // Other stream options the client chose stay; a stream_options that is not an object is replaced.
   if (askUsage) edits.push({ path: ["stream_options", "include_usage"], value: "true" });
+  if (priority !== null) edits.push(priority);
   return edits;
 }

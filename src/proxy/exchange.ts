@@ -14,6 +14,7 @@ import type { Logger } from "pino";
 import { GatewayError } from "../core/errors.js";
 import type { Outcome, RecordOutcome } from "../core/outcome.js";
 import type { GatewayRequest } from "../core/request.js";
+import type { RequestSharing } from "../core/sharing.js";
 import { sendError } from "../http/respond.js";
 import { BodyCapture } from "./body-capture.js";
 import { bodySource } from "./body-source.js";
@@ -31,6 +32,7 @@ import {
 import { clientResponseHeaders } from "./headers.js";
 import { HeldModelList } from "./model-list.js";
 import { type MeterLimits, ResponseMeter } from "./response-meter.js";
+import type { UpstreamGate, Wait, Waiter } from "./upstream-gate.js";
 
 /** What every exchange is given: built once by the forwarder, shared by all of them. */
 export interface ExchangeDeps {
@@ -44,7 +46,7 @@ export interface ExchangeDeps {
   end(request: GatewayRequest): void;
 }
 
-export class Exchange implements ExchangeEvents {
+export class Exchange implements ExchangeEvents, Waiter {
   private upstreamRequest: ClientRequest | undefined;
   private upstreamResponse: IncomingMessage | undefined;
   private meter: ResponseMeter | null = null;
@@ -53,21 +55,29 @@ export class Exchange implements ExchangeEvents {
   private held: HeldModelList | null = null;
   private readonly capture: BodyCapture | null;
   private done = false;
+  private proxy: ProxyServer | null = null;
+  /** The gate to the model server, where upstream.maxInFlight is set; and the request's wait there. */
+  private gate: UpstreamGate | null = null;
+  private wait: Wait | null = null;
 
   constructor(
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
-    private readonly request: GatewayRequest,
+    readonly request: GatewayRequest,
     private readonly deps: ExchangeDeps,
   ) {
     this.capture = request.logBodies ? new BodyCapture(deps.captureBytes) : null;
   }
 
-  start(proxy: ProxyServer): void {
+  /**
+   * Forwards the request — at once, or, given the gate to a model server with a limit, when its turn in the
+   * fair queue comes (upstream-gate.ts), with the key's settings there (`sharing`).
+   */
+  start(proxy: ProxyServer, gate: UpstreamGate | null = null, sharing: RequestSharing | null = null): void {
     const { request } = this;
-    // While the exchange runs, the request's reservation is kept alive (a free one too: it holds a request in
-    // flight against the key's max_parallel, which its expiry would give back too early), and a shutdown
-    // drain's end aborts it.
+    // While the exchange runs — waiting for its turn too — the request's reservation is kept alive (a free one
+    // too: it holds a request in flight against the key's max_parallel, which its expiry would give back too
+    // early), and a shutdown drain's end aborts it.
     request.exchange = this;
     tag(this.req, this);
     tag(this.res, this);
@@ -78,9 +88,48 @@ export class Exchange implements ExchangeEvents {
       void this.finish();
       return;
     }
+    this.proxy = proxy;
+    if (gate !== null) {
+      this.gate = gate;
+      const entered = gate.enter(this, sharing as RequestSharing);
+      if (entered === "refused") return;
+      if (entered !== "forward") {
+        this.wait = entered;
+        return;
+      }
+    }
+    this.forward();
+  }
+
+  /** Its turn at the model server has come: forward it. */
+  forward(): void {
+    this.wait = null;
+    // The client left in this very turn: its close event ends the request and gives the place back.
+    if (this.res.destroyed) return;
+    const { request } = this;
     request.forwardedAt = performance.now();
     this.timer = setTimeout(onUpstreamTimeout, this.deps.timeoutMs, this);
-    proxy.web(this.req, this.res, { buffer: bodySource(request.body as Buffer) }, onProxyError);
+    (this.proxy as ProxyServer).web(
+      this.req,
+      this.res,
+      { buffer: bodySource(request.body as Buffer) },
+      onProxyError,
+    );
+  }
+
+  /** It may not wait for the model server (any longer): answered with the error, never forwarded, never charged. */
+  refuse(error: GatewayError): void {
+    this.wait = null;
+    if (this.done) return;
+    this.request.outcome = "refused";
+    this.answer(error);
+  }
+
+  /** Out of the fair queue, if it waits there. */
+  private stopWaiting(): void {
+    if (this.wait === null) return;
+    this.gate?.leave(this.wait);
+    this.wait = null;
   }
 
   onUpstreamRequest(request: ClientRequest): void {
@@ -167,6 +216,7 @@ export class Exchange implements ExchangeEvents {
   /** The drain is over: stop the upstream, end the client's response, bill what was produced. */
   abortForShutdown(): void {
     if (this.done) return;
+    this.stopWaiting();
     this.request.outcome = "shutdown";
     this.upstreamRequest?.destroy();
     if (this.request.upstreamStatus === 0 && !this.res.headersSent) {
@@ -183,6 +233,8 @@ export class Exchange implements ExchangeEvents {
   }
 
   onClientClose(): void {
+    // A client that leaves while waiting frees its place in the queue at once.
+    this.stopWaiting();
     const { request } = this;
     if (!this.res.writableFinished || request.outcome === "shutdown") {
       if (request.outcome === "completed") request.outcome = "client_aborted";

@@ -17,10 +17,11 @@ import { asGatewayError, GatewayError } from "../core/errors.js";
 import type { ModelCheck } from "../core/model-check.js";
 import type { ModelPrice } from "../core/price.js";
 import { GatewayRequest, type StripMode } from "../core/request.js";
+import type { RequestSharing } from "../core/sharing.js";
 import { checkDeclaredLength, readBody } from "../http/body.js";
 import { errorFormatOf, sendError } from "../http/respond.js";
 import type { RequestObserver } from "../observability/observer.js";
-import { bodyEdits, withFields } from "./body-rewrite.js";
+import { bodyEdits, type FieldEdit, withFields } from "./body-rewrite.js";
 import { type Endpoint, type EndpointTable, type FieldPath, pathNotAllowed } from "./endpoints.js";
 import { Exchange, type ExchangeDeps } from "./exchange.js";
 import { prepareUpstreamHeaders } from "./headers.js";
@@ -29,6 +30,8 @@ import { rateLimitHeaders } from "./rate-limit-headers.js";
 import { endRequest } from "./request-end.js";
 import { inspectRequest, type RequestFacts, valueAt } from "./request-facts.js";
 import type { RequestTracker } from "./request-tracker.js";
+import type { SharingCache } from "./sharing-cache.js";
+import type { UpstreamGate } from "./upstream-gate.js";
 import { createUpstreamProxy } from "./upstream-proxy.js";
 
 /** Handles a request that the gateway does not answer itself (the public listener's everything-else). */
@@ -46,7 +49,10 @@ export type Forwarder = (
 
 export interface ForwardingProxy {
   forward: Forwarder;
-  /** Stops forwarding new requests (they get 503 and go to another replica); those in flight go on. */
+  /**
+   * Stops forwarding new requests (they get 503 and go to another replica); those in flight go on, and those
+   * waiting for the model server are answered 503 at once.
+   */
   stopForwarding(): void;
   close(): void;
 }
@@ -67,6 +73,12 @@ export interface ForwarderDeps {
   logger: Logger;
   /** Wall clock (ms). */
   now(): number;
+  /**
+   * Fair sharing (docs/fair-sharing.md): the gate to a model server with a limit (upstream.maxInFlight), and
+   * the keys' settings, read where the gate or a priority field (upstream.priorityField) needs them.
+   */
+  gate?: UpstreamGate | null;
+  sharing?: Pick<SharingCache, "get"> | null;
 }
 
 /** What a stream the gateway asked for usage has taken out of it (see StripMode). */
@@ -90,6 +102,9 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
   const upstream = createUpstreamProxy(config.upstream);
   const upstreamAuthorization = config.upstream.apiKey ? `Bearer ${config.upstream.apiKey}` : undefined;
   const forExchanges = exchangeDeps(deps);
+  const gate = deps.gate ?? null;
+  const sharingCache = deps.sharing ?? null;
+  const priority = priorityWriter(config.upstream);
   let forwarding = true;
 
   async function forward(
@@ -129,6 +144,9 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
       const worst = usageClass
         ? worstCase(usageClass, facts.prompt, cap, facts.choices, price, config.estimate)
         : NOTHING;
+      // The key's fair-sharing settings, read (on a miss) alongside its admission rather than after it. Only a
+      // request the model server runs is queued or given a priority.
+      const sharing = usageClass !== null && sharingCache !== null ? sharingCache.get(credential.ref) : null;
       // On the lease without a promise; else reserved in Redis.
       const admitted =
         deps.billing.admitOnLease(request, credential.hash, check, worst) ??
@@ -142,7 +160,17 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
           facts.json !== null &&
           facts.stream &&
           !facts.asksForUsage;
-        const forwarded = forwardedBody(body, facts, endpoint, usageClass === "generation", cap, askUsage);
+        const shared = sharing instanceof Promise ? await sharing : sharing;
+        const priorityEdit = priority === null || shared === null ? null : priority(shared);
+        const forwarded = forwardedBody(
+          body,
+          facts,
+          endpoint,
+          usageClass === "generation",
+          cap,
+          askUsage,
+          priorityEdit,
+        );
         const filterModels = method === "GET" && path === "/v1/models" ? admitted.allowedModels : null;
         prepareUpstreamHeaders(req, {
           requestId,
@@ -161,7 +189,11 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
           usageClass === "generation" ? cap * facts.choices : usageClass === "input-only" ? 0 : null;
         request.maxPromptTokens = price.contextTokens ?? config.billing.maxPromptTokens;
         request.rateLimitHeaders = rateLimitHeaders(admitted.rpm, admitted.tpm);
-        new Exchange(req, res, request, forExchanges).start(upstream.proxy);
+        new Exchange(req, res, request, forExchanges).start(
+          upstream.proxy,
+          usageClass === null ? null : gate,
+          shared,
+        );
       } catch (error) {
         deps.billing.release(request, "internal_error", 500);
         throw error;
@@ -177,6 +209,7 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
       void forward(req, res, requestId, arrivedAt, path, secure),
     stopForwarding: () => {
       forwarding = false;
+      gate?.drain();
     },
     close: () => upstream.close(),
   };
@@ -217,12 +250,29 @@ function forwardedBody(
   generation: boolean,
   cap: number,
   askUsage: boolean,
+  priority: FieldEdit | null,
 ): Buffer {
   if (facts.json === null) return body;
   const target = generation ? capTargetOf(endpoint, facts.json.value) : null;
   const targetSet = target !== null && facts.capsSet.some((path) => path.join(".") === target.join("."));
-  const edits = bodyEdits(target, targetSet, cap, askUsage);
+  const edits = bodyEdits(target, targetSet, cap, askUsage, priority);
   return edits.length === 0 ? body : withFields(body, facts.json.scan, edits);
+}
+
+/**
+ * Where upstream.priorityField is set: the edit that writes a request's priority into that field, replacing
+ * whatever the client sent (a client may not choose its own priority). The gateway's priorities are lower
+ * first; a higherFirst server (SGLang's default) gets them negated. Without a priority of its key or account,
+ * a request carries the servers' default, 0.
+ */
+function priorityWriter(
+  upstream: ForwarderDeps["config"]["upstream"],
+): ((sharing: RequestSharing) => FieldEdit) | null {
+  const field = upstream.priorityField;
+  if (field === undefined) return null;
+  const path = field.split(".");
+  const sign = upstream.priorityOrder === "higherFirst" ? -1 : 1;
+  return (sharing) => ({ path, value: String(sign * (sharing.priority ?? 0) || 0) });
 }
 
 /** The first of the endpoint's cap targets whose enclosing object the body has, else the first. */

@@ -49,6 +49,7 @@ async function request(req: IncomingMessage, res: ServerResponse, ctx: LocalRout
     currency: CURRENCY,
     usage_estimated: entry.usage_estimated,
     latency_ms: entry.latency_ms,
+    queue_ms: entry.queue_ms ?? 0,
   });
 }
 

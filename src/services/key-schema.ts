@@ -26,6 +26,21 @@ export const Budget = z
   .object({ period, initial: z.number(), spent: z.number(), remaining: z.number(), reset_at: isoTime })
   .meta({ id: "Budget" });
 
+export const KeySharing = z
+  .object({
+    priority: z.number().nullable().meta({
+      description:
+        "The priority its requests carry to the model server, lower first; null: its account's. Never more urgent than its account's",
+    }),
+    max_wait_ms: z.number().nullable().meta({
+      description: "The longest its requests wait for their turn at a full model server; null: its account's",
+    }),
+  })
+  .meta({
+    id: "KeySharing",
+    description: "How the key's requests share a full model server (docs/fair-sharing.md)",
+  });
+
 export const Key = z
   .object({
     id: z.string(),
@@ -53,6 +68,7 @@ export const Key = z
       .nullable()
       .meta({ description: "Budget alert thresholds in percent; null: the gateway's defaults; []: none" }),
     currency: z.literal("RUB"),
+    sharing: KeySharing,
   })
   .meta({ id: "Key" });
 

@@ -112,6 +112,7 @@ export class KeyService {
       previousHash: null,
       previousUntil: null,
       alertAt,
+      sharing: { priority: null, maxWaitMs: null },
     };
     const audit = auditEntry(
       actor,

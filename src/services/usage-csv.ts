@@ -35,6 +35,7 @@ export const REQUESTS_CSV_COLUMNS = [
   "usage_estimated",
   "latency_ms",
   "upstream_ttfb_ms",
+  "queue_ms",
 ] as const;
 
 /** What the model column says for the requests of models beyond the usage hash's cap. */
@@ -102,6 +103,7 @@ export function requestsCsv(rows: readonly { key: KeyRecord; entry: RequestLogEn
       entry.usage_estimated,
       entry.latency_ms,
       entry.upstream_ttfb_ms,
+      entry.queue_ms ?? null,
     ]);
   }
   return out;

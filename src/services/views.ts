@@ -73,6 +73,15 @@ export interface AccountView {
   balance: number;
   currency: typeof CURRENCY;
   created_at: string;
+  /** How it shares a full model server (docs/fair-sharing.md). */
+  sharing: AccountSharingView;
+}
+
+/** An account's fair-sharing settings: its weight (1 by default), and null where it has none. */
+export interface AccountSharingView {
+  weight: number;
+  priority: number | null;
+  max_wait_ms: number | null;
 }
 
 /**
@@ -118,6 +127,7 @@ export function completeKeyView(key: KeyRecord, now: number, calendar: PeriodCal
     limits: limitsView(key),
     alert_at: key.alertAt,
     currency: CURRENCY,
+    sharing: { priority: key.sharing.priority, max_wait_ms: key.sharing.maxWaitMs },
   };
 }
 
@@ -141,6 +151,11 @@ export function accountView(account: AccountRecord): AccountView {
     balance: rublesForJson(account.balance),
     currency: CURRENCY,
     created_at: iso(account.createdAt),
+    sharing: {
+      weight: account.weight ?? 1,
+      priority: account.priority ?? null,
+      max_wait_ms: account.maxWaitMs ?? null,
+    },
   };
 }
 

@@ -55,6 +55,8 @@ export const ACCOUNT_AUDIT_ACTIONS = [
   "invitation.revoke",
   "token.create",
   "token.revoke",
+  "account.sharing.update",
+  "key.sharing.update",
 ] as const;
 
 export const USER_AUDIT_ACTIONS = [

@@ -15,6 +15,12 @@ export interface AccountRecord {
   tokenHint?: string;
   /** The balance below which balance.low is announced, if the account has one. */
   lowBalance?: Micros;
+  /** Its share of a full model server against other accounts' (docs/fair-sharing.md); 1 when unset. */
+  weight?: number;
+  /** The priority its requests carry to the model server, lower first, unless their key has its own. */
+  priority?: number;
+  /** The longest its requests wait for their turn (ms), when shorter than queue.maxWaitMs. */
+  maxWaitMs?: number;
 }
 
 export interface KeyRecord {
@@ -47,6 +53,16 @@ export interface KeyRecord {
   previousUntil: number | null;
   /** Budget alert thresholds in percent: null for the configured defaults, [] for none. */
   alertAt: number[] | null;
+  /** How its requests share a full model server within its account (docs/fair-sharing.md). */
+  sharing: KeySharing;
+}
+
+/** A key's own fair-sharing settings; null where its account's (or the configuration's) apply. */
+export interface KeySharing {
+  /** The priority its requests carry to the model server, lower first; at most as urgent as its account's. */
+  priority: number | null;
+  /** The longest its requests wait for their turn (ms). */
+  maxWaitMs: number | null;
 }
 
 /** A key's optional limits; null where it has none. */
@@ -72,6 +88,9 @@ export function parseAccount(hash: Hash): AccountRecord | null {
   if (hash.token_hash) account.tokenHash = hash.token_hash;
   if (hash.token_hint) account.tokenHint = hash.token_hint;
   if (hash.low_balance) account.lowBalance = int(hash.low_balance);
+  if (hash.weight) account.weight = int(hash.weight);
+  if (hash.priority) account.priority = int(hash.priority);
+  if (hash.max_wait_ms) account.maxWaitMs = int(hash.max_wait_ms);
   return account;
 }
 
@@ -101,6 +120,7 @@ export function parseKey(hash: Hash): KeyRecord | null {
     previousHash: hash.previous_hash ?? null,
     previousUntil: optionalInt(hash.previous_until),
     alertAt: hash.alert_at === undefined ? null : parseThresholds(hash.alert_at),
+    sharing: { priority: optionalInt(hash.priority), maxWaitMs: optionalInt(hash.max_wait_ms) },
   };
 }
 

@@ -232,4 +232,13 @@ export class RedisKeys {
     const tag = `${this.prefix}{f:${subject}}`;
     return { failures: `${tag}:failures`, lock: `${tag}:lock` };
   }
+
+  /**
+   * hash and zset of the model server's places shared by the replicas (upstream.sharedInFlight): replica id ->
+   * "<held> <demand>", and replica id -> when its count expires (ms), under a tag of their own
+   */
+  upstreamSlots(): { held: string; alive: string } {
+    const tag = `${this.prefix}{upstream}`;
+    return { held: `${tag}:slots`, alive: `${tag}:slots:alive` };
+  }
 }

@@ -24,6 +24,8 @@ export interface RequestLogEntry {
   usage_estimated: boolean;
   latency_ms: number;
   upstream_ttfb_ms: number | null;
+  /** How long it waited for a place at the model server (ms); only where upstream.maxInFlight is set. */
+  queue_ms?: number;
   /** Only while the key's log_bodies is on, cut to requestLog.maxBodyBytes. */
   request_body?: string;
   response_body?: string;
@@ -53,7 +55,7 @@ export function entryTime(time: number): string {
 
 /** The request as kept in the key's recent-requests list (without bodies). */
 export function recentRequest(request: GatewayRequest): RequestLogEntry {
-  return {
+  const entry: RequestLogEntry = {
     at: entryTime(request.endedAt),
     request_id: request.requestId ?? "",
     method: request.method ?? "",
@@ -68,6 +70,8 @@ export function recentRequest(request: GatewayRequest): RequestLogEntry {
     latency_ms: Math.round(request.latencyMs),
     upstream_ttfb_ms: request.upstreamTtfbMs === null ? null : Math.round(request.upstreamTtfbMs),
   };
+  if (request.queuedAt > 0) entry.queue_ms = Math.round(request.queueMs);
+  return entry;
 }
 
 /**

@@ -83,7 +83,10 @@ export type ScriptName =
   | "createApiToken"
   | "deleteApiToken"
   | "appendAudit"
-  | "setInvitation";
+  | "setInvitation"
+  | "setAccountSharing"
+  | "setKeySharing"
+  | "syncUpstreamSlots";
 
 type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 

@@ -18,8 +18,10 @@ import type { RedisClient } from "./redis.js";
 import { RedisKeys } from "./redis-keys.js";
 import { RequestLogStore } from "./request-log-store.js";
 import { SessionStore } from "./session-store.js";
+import { SharingStore } from "./sharing-store.js";
 import { SignInAttemptsStore } from "./sign-in-attempts-store.js";
 import type { RedisObserver } from "./timing.js";
+import { UpstreamSlotStore } from "./upstream-slots-store.js";
 import { UsageStore } from "./usage-store.js";
 import { UserStore } from "./user-store.js";
 
@@ -41,6 +43,9 @@ export interface Stores {
   links: OneTimeStore;
   oidcStates: OneTimeStore;
   signInAttempts: SignInAttemptsStore;
+  /** How accounts and keys share a full model server, and the server's places shared by replicas. */
+  sharing: SharingStore;
+  upstreamSlots: UpstreamSlotStore;
   calendar: PeriodCalendar;
   now: () => number;
 }
@@ -69,11 +74,18 @@ export function openStores(redis: RedisClient, options: StoresOptions): Stores {
   const redisKeys = new RedisKeys(options.prefix);
   const now = options.now ?? Date.now;
   const events = new EventStore(redis, redisKeys, options.events ?? DEFAULT_EVENT_SETTINGS, now);
+  const billing = new BillingStore(
+    redis,
+    redisKeys,
+    options.billing ?? DEFAULT_BILLING,
+    events,
+    options.observe,
+  );
   return {
     redisKeys,
     accounts: new AccountStore(redis, redisKeys),
     keys: new KeyStore(redis, redisKeys, events, options.observe),
-    billing: new BillingStore(redis, redisKeys, options.billing ?? DEFAULT_BILLING, events, options.observe),
+    billing,
     audit: new AuditStore(redis, redisKeys),
     usage: new UsageStore(redis, redisKeys),
     requestLog: new RequestLogStore(redis, redisKeys),
@@ -86,6 +98,8 @@ export function openStores(redis: RedisClient, options: StoresOptions): Stores {
     links: new OneTimeStore(redis, (hash) => redisKeys.oneTimeLink(hash)),
     oidcStates: new OneTimeStore(redis, (hash) => redisKeys.oidcState(hash)),
     signInAttempts: new SignInAttemptsStore(redis, redisKeys),
+    sharing: new SharingStore(redis, redisKeys, options.observe),
+    upstreamSlots: new UpstreamSlotStore(redis, redisKeys, billing.replicaId, options.observe),
     calendar: new PeriodCalendar(options.timezone),
     now,
   };

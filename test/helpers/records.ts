@@ -26,6 +26,7 @@ export function keyRecord(fields: Partial<KeyRecord> = {}): KeyRecord {
     previousHash: null,
     previousUntil: null,
     alertAt: null,
+    sharing: { priority: null, maxWaitMs: null },
     ...fields,
   };
 }

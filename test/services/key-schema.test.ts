@@ -39,11 +39,11 @@ describe("the key's views", () => {
     expect(Object.keys(ListedKey.shape)).toEqual([...LISTED_KEY_FIELDS]);
   });
 
-  it("keep the hint, the revocation time, the period and the alert thresholds from the key's client", () => {
+  it("keep the hint, the revocation time, the period, the alert thresholds and the fair-sharing settings from the key's client", () => {
     const ownersOnly = Object.keys(Key.shape).filter(
       (field) => !(CLIENT_KEY_FIELDS as readonly string[]).includes(field),
     );
-    expect(ownersOnly).toEqual(["hint", "revoked_at", "period", "alert_at"]);
+    expect(ownersOnly).toEqual(["hint", "revoked_at", "period", "alert_at", "sharing"]);
     expect(Object.keys(keyView(record, NOW, utc))).not.toContain("hint");
   });
 });

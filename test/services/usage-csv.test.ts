@@ -76,9 +76,16 @@ describe("requestsCsv", () => {
       latency_ms: 41,
       upstream_ttfb_ms: null,
     };
-    expect(requestsCsv([{ key: key("key_a", "=evil"), entry }]).split("\r\n")).toEqual([
-      "at,request_id,key_id,key_name,method,path,model,status,outcome,prompt_tokens,completion_tokens,cost_rub,usage_estimated,latency_ms,upstream_ttfb_ms",
-      "2026-11-21T09:00:00.000Z,req-1,key_a,'=evil,POST,/v1/chat/completions,,200,completed,10,2,0.000123,false,41,",
+    const queued = { ...entry, request_id: "req-2", queue_ms: 250 };
+    expect(
+      requestsCsv([
+        { key: key("key_a", "=evil"), entry },
+        { key: key("key_a", "=evil"), entry: queued },
+      ]).split("\r\n"),
+    ).toEqual([
+      "at,request_id,key_id,key_name,method,path,model,status,outcome,prompt_tokens,completion_tokens,cost_rub,usage_estimated,latency_ms,upstream_ttfb_ms,queue_ms",
+      "2026-11-21T09:00:00.000Z,req-1,key_a,'=evil,POST,/v1/chat/completions,,200,completed,10,2,0.000123,false,41,,",
+      "2026-11-21T09:00:00.000Z,req-2,key_a,'=evil,POST,/v1/chat/completions,,200,completed,10,2,0.000123,false,41,,250",
       "",
     ]);
   });

@@ -156,6 +156,7 @@ describe("accountView", () => {
       balance: 4987.65,
       currency: "RUB",
       created_at: "2026-11-01T08:00:00.000Z",
+      sharing: { weight: 1, priority: null, max_wait_ms: null },
     });
   });
 });

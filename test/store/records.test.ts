@@ -27,6 +27,8 @@ const KEY_HASH = {
   previous_hash: "c".repeat(64),
   previous_until: "1763723600000",
   alert_at: "50,80,100",
+  priority: "5",
+  max_wait_ms: "2000",
 };
 
 describe("parseAccount", () => {
@@ -48,6 +50,18 @@ describe("parseAccount", () => {
       tokenHash: "f00d",
       tokenHint: "wxyz",
     });
+  });
+
+  it("reads an account's fair-sharing settings, a negative priority included, and leaves out those it lacks", () => {
+    expect(parseAccount({ id: "acme", weight: "3", priority: "-2", max_wait_ms: "1500" })).toMatchObject({
+      weight: 3,
+      priority: -2,
+      maxWaitMs: 1500,
+    });
+    const plain = parseAccount({ id: "acme" });
+    expect(plain).not.toHaveProperty("weight");
+    expect(plain).not.toHaveProperty("priority");
+    expect(plain).not.toHaveProperty("maxWaitMs");
   });
 
   it("names an account by its id when it has no name, and leaves out a token it does not have", () => {
@@ -85,6 +99,7 @@ describe("parseKey", () => {
       previousHash: "c".repeat(64),
       previousUntil: 1_763_723_600_000,
       alertAt: [50, 80, 100],
+      sharing: { priority: 5, maxWaitMs: 2000 },
     });
   });
 
@@ -106,6 +121,7 @@ describe("parseKey", () => {
       previousHash: null,
       previousUntil: null,
       alertAt: null,
+      sharing: { priority: null, maxWaitMs: null },
     });
   });
 

@@ -53,6 +53,7 @@ function key(id: string, fields: Partial<Key>): Key {
     limits: { rpm: null, tpm: null, max_parallel: null },
     alert_at: null,
     currency: "RUB",
+    sharing: { priority: null, max_wait_ms: null },
     ...fields,
   };
 }

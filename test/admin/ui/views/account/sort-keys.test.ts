@@ -32,6 +32,7 @@ function key(id: string, fields: Partial<Key> = {}): Key {
     alert_at: null,
     period: "month",
     currency: "RUB",
+    sharing: { priority: null, max_wait_ms: null },
     ...fields,
   };
 }
