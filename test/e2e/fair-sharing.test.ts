@@ -41,7 +41,10 @@ describe("fair sharing of a full model server", () => {
     t = await startTestGateway({
       upstreamUrl: server.url,
       clock: new RealClock(),
-      config: { upstream: { maxInFlight: CAPACITY }, queue: { maxRequestsPerAccount: 5000, maxRequests: 10_000 } },
+      config: {
+        upstream: { maxInFlight: CAPACITY },
+        queue: { maxRequestsPerAccount: 5000, maxRequests: 10_000 },
+      },
     });
   });
   afterAll(async () => {
@@ -78,7 +81,11 @@ describe("fair sharing of a full model server", () => {
       const tenant = `quiet#${trickle.length}`;
       trickle.push(
         (async () => {
-          const res = await t.fetch("/v1/chat/completions", { method: "POST", key: quiet.value, body: chat(tenant) });
+          const res = await t.fetch("/v1/chat/completions", {
+            method: "POST",
+            key: quiet.value,
+            body: chat(tenant),
+          });
           const id = res.headers.get("x-request-id");
           await res.arrayBuffer();
           const line = t.logs.find((entry) => entry.request_id === id && entry.msg === "request");
@@ -129,4 +136,3 @@ describe("fair sharing of a full model server", () => {
     expect(jain([heavyCount / 3, lightCount / 1])).toBeGreaterThanOrEqual(0.95);
   });
 });
-

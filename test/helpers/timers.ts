@@ -27,7 +27,8 @@ export class ManualTimers {
       let due: Timer | undefined;
       for (const timer of this.pending) {
         if (timer.at > until) continue;
-        if (due === undefined || timer.at < due.at || (timer.at === due.at && timer.order < due.order)) due = timer;
+        if (due === undefined || timer.at < due.at || (timer.at === due.at && timer.order < due.order))
+          due = timer;
       }
       if (due === undefined) break;
       this.pending.delete(due);
