@@ -218,12 +218,9 @@ export const RequestLogEntry = z
     usage_estimated: z.boolean(),
     latency_ms: z.number(),
     upstream_ttfb_ms: z.number().nullable(),
-    queue_ms: z
-      .number()
-      .optional()
-      .meta({
-        description: "How long it waited for a place at the model server; only with upstream.maxInFlight set",
-      }),
+    queue_ms: z.number().optional().meta({
+      description: "How long it waited for a place at the model server; only with upstream.maxInFlight set",
+    }),
     request_body: z.string().optional().meta({ description: "Only while the key's log_bodies is on" }),
     response_body: z.string().optional(),
   })

@@ -355,7 +355,8 @@ describe("the priority written for the model server", () => {
         "{}",
       );
     expect((await send(key.value, body).done).status).toBe(200);
-    const forwarded = JSON.parse((stub.requests.at(-1)?.body as Buffer).toString("utf8"));
+    const last = stub.requests.at(-1) as { body: Buffer };
+    const forwarded = JSON.parse(last.body.toString("utf8"));
     await t.close();
     await stub.close();
     t = stub = undefined;

@@ -112,8 +112,9 @@ describe("places shared by replicas", () => {
 
     // Another replica, its clock past the reservations' expiry and the dead replica's count's.
     const clock = new TestClock(Date.now() + 16_000);
+    busy = await startBusyModelServer({ capacity: 1, serviceMs: 1 });
     const survivor = await startTestGateway({
-      upstreamUrl: (busy = await startBusyModelServer({ capacity: 1, serviceMs: 1 })).url,
+      upstreamUrl: busy.url,
       clock,
       config: {
         pricing: PRICING,

@@ -111,7 +111,9 @@ describe("UpstreamGate", () => {
     expect(third.refusal?.message).toContain("queue.maxRequestsPerAccount");
     enter("b");
     const full = enter("c");
-    expect(full.refusal?.message).toContain("3 requests already wait for it on this replica (queue.maxRequests)");
+    expect(full.refusal?.message).toContain(
+      "3 requests already wait for it on this replica (queue.maxRequests)",
+    );
     expect(gate.waiting).toBe(3);
   });
 
@@ -207,7 +209,8 @@ describe("UpstreamGate", () => {
     const { enter, gate, end, timers } = setUp(1, { maxRequests: count, maxRequestsPerAccount: count });
     const running = enter("first");
     const waiters: TestWaiter[] = [];
-    for (let i = 0; i < count; i++) waiters.push(new TestWaiter(`account-${i % 500}`, `key-${i % 7}`, [], gate));
+    for (let i = 0; i < count; i++)
+      waiters.push(new TestWaiter(`account-${i % 500}`, `key-${i % 7}`, [], gate));
     globalThis.gc?.();
     const before = process.memoryUsage().heapUsed;
     for (const waiter of waiters) waiter.entered = gate.enter(waiter, SHARING);
