@@ -12,6 +12,7 @@ import { EXIT_FAILURE, EXIT_USAGE, refuseRepeatedOptions, version } from "./cli/
 import { keysCommands } from "./cli/keys-commands.js";
 import { printFailure } from "./cli/output.js";
 import { serveCommand } from "./cli/serve-command.js";
+import { sharingCommands } from "./cli/sharing-commands.js";
 import { usageCommand } from "./cli/usage-command.js";
 import { usersCommands } from "./cli/users-commands.js";
 
@@ -24,6 +25,7 @@ function buildProgram(): Command {
   serveCommand(program);
   alertCommands(accountsCommands(program));
   keysCommands(program);
+  sharingCommands(program);
   usageCommand(program);
   usersCommands(program);
   refuseRepeatedOptions(program);

@@ -53,7 +53,16 @@ export function describeAccount(account: AccountView): string[] {
     `name     ${account.name}`,
     `balance  ${account.balance} ${account.currency}`,
     `created  ${account.created_at}`,
+    `sharing  ${sharingText(account.sharing)}`,
   ];
+}
+
+/** `weight 3, priority 1, max wait 5000 ms`, with only the weight when the account sets nothing else. */
+function sharingText(sharing: AccountView["sharing"]): string {
+  const parts = [`weight ${sharing.weight}`];
+  if (sharing.priority !== null) parts.push(`priority ${sharing.priority}`);
+  if (sharing.max_wait_ms !== null) parts.push(`max wait ${sharing.max_wait_ms} ms`);
+  return parts.join(", ");
 }
 
 /** Rows under a header row, columns padded to their widest cell; `right` columns are aligned right. */

@@ -40,7 +40,7 @@ describe("accounts create", () => {
   it("prints what it created as text, with a zero balance and the id as name by default", async () => {
     const run = await accounts("create", "acme");
     expect(run.stdout).toMatch(
-      /^Created account acme\.\naccount {2}acme\nname {5}acme\nbalance {2}0 RUB\ncreated {2}\S+\n$/,
+      /^Created account acme\.\naccount {2}acme\nname {5}acme\nbalance {2}0 RUB\ncreated {2}\S+\nsharing {2}weight 1\n$/,
     );
   });
 
