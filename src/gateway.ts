@@ -266,6 +266,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       clientAddress: (req) => transport.clientAddress(req),
       stores,
       balanceChanged: (accountId, balance) => metrics.balance(accountId, balance),
+      queue: fairSharing.probe,
       alerts: {
         allowHttp: config.alerts.allowHttp,
         operatorEndpoints: webhooks,

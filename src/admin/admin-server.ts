@@ -13,6 +13,7 @@ import { AccountService } from "../services/accounts.js";
 import { type AlertOptions, AlertService } from "../services/alerts.js";
 import { KeyService } from "../services/keys.js";
 import { OperatorOverviewService } from "../services/operator-overview.js";
+import { type QueueProbe, SharingService } from "../services/sharing.js";
 import type { Stores } from "../store/stores.js";
 import { openApiDocument } from "./openapi.js";
 import type { AdminServices } from "./route.js";
@@ -29,6 +30,8 @@ export interface AdminServerOptions {
   stores: Stores;
   /** An account's balance changed through the admin API (for the metrics' balance gauge). */
   balanceChanged?: (accountId: string, balance: number) => void;
+  /** The replica's gate to the model server (upstream.maxInFlight), for an account's queueing. */
+  queue?: QueueProbe | null;
   /** Alert settings: http:// webhooks allowed or not, the operator's webhooks, how test events are sent. */
   alerts: AlertOptions;
   logger: Logger;
@@ -56,6 +59,9 @@ export function adminHandler(options: AdminServerOptions): RequestListener {
     calendar: stores.calendar,
     now: stores.now,
     ...(options.balanceChanged && { balanceChanged: options.balanceChanged }),
+    sharing: new SharingService(stores),
+    queue: options.queue ?? null,
+    stores,
   };
   const router = createAdminRouter(
     ROUTES,

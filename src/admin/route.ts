@@ -14,7 +14,9 @@ import type { AccountService } from "../services/accounts.js";
 import type { AlertService } from "../services/alerts.js";
 import type { KeyService } from "../services/keys.js";
 import type { OperatorOverviewService } from "../services/operator-overview.js";
+import type { QueueProbe, SharingService } from "../services/sharing.js";
 import type { KeyRecord } from "../store/records.js";
+import type { Stores } from "../store/stores.js";
 import type { CookieNames } from "./cookies.js";
 
 export interface AdminServices {
@@ -28,6 +30,11 @@ export interface AdminServices {
   now: () => number;
   /** An account's balance changed through the admin API (for the metrics' balance gauge). */
   balanceChanged?: (accountId: string, balance: number) => void;
+  /** How accounts and keys share a full model server; the replica's gate to it, where it has a limit. */
+  sharing: SharingService;
+  queue?: QueueProbe | null;
+  /** What an account's queueing is read from. */
+  stores: Pick<Stores, "accounts" | "keys" | "requestLog">;
 }
 
 /** What a handler may know of, and say through, the HTTP exchange beyond its JSON. */

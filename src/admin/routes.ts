@@ -10,6 +10,7 @@ import { ME_ROUTES } from "./me-routes.js";
 import { MEMBER_ROUTES } from "./member-routes.js";
 import { OIDC_ROUTES } from "./oidc-routes.js";
 import type { Route } from "./route.js";
+import { SHARING_ROUTES } from "./sharing-routes.js";
 import { USAGE_ROUTES } from "./usage-routes.js";
 import { USER_ROUTES } from "./user-routes.js";
 
@@ -17,6 +18,7 @@ export const ROUTES: readonly Route[] = [
   ...ME_ROUTES,
   ...ACCOUNT_ROUTES,
   ...KEY_ROUTES,
+  ...SHARING_ROUTES,
   ...USAGE_ROUTES,
   ...ALERT_ROUTES,
   ...MEMBER_ROUTES,

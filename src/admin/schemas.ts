@@ -178,6 +178,39 @@ export const CreatedKey = Key.extend({
   key: z.string().meta({ description: "The key value: shown this once, never again" }),
 }).meta({ id: "CreatedKey" });
 
+export const AccountQueue = z
+  .object({
+    limit: z.number().nullable().meta({ description: "upstream.maxInFlight; null: no limit, nothing waits" }),
+    shared: z
+      .boolean()
+      .meta({ description: "Whether the replicas share the limit (upstream.sharedInFlight)" }),
+    replica: z
+      .object({
+        in_use: z.number(),
+        waiting: z.number(),
+        account_waiting: z.number(),
+        oldest_wait_ms: z.number(),
+      })
+      .nullable()
+      .meta({
+        description: "The replica that answers, now: its places in use, what waits, the account's part",
+      }),
+    recent: z
+      .object({
+        requests: z.number(),
+        waited: z.number(),
+        p50_queue_ms: z.number().nullable(),
+        p95_queue_ms: z.number().nullable(),
+        max_queue_ms: z.number().nullable(),
+        server_busy: z.number(),
+      })
+      .meta({
+        description:
+          "The latest requests of each of the account's keys that asked for a place at the model server, on any replica: how long they waited, how many were refused with server_busy",
+      }),
+  })
+  .meta({ id: "AccountQueue" });
+
 export const DailyUsage = z
   .object({
     date: z.string(),

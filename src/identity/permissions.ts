@@ -38,6 +38,12 @@ export const PERMISSIONS = {
   "account.read": { scope: "account", kind: "read", roles: ALL_ACCOUNT_ROLES, does: "see this account" },
   "accounts.create": { scope: "global", kind: "write", roles: ["operator"], does: "create an account" },
   "account.topup": { scope: "account", kind: "write", roles: ["operator"], does: "top up an account" },
+  "account.sharing": {
+    scope: "account",
+    kind: "write",
+    roles: ["operator"],
+    does: "change how this account shares a full model server",
+  },
   "audit.read": {
     scope: "account",
     kind: "read",

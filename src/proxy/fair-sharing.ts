@@ -13,6 +13,14 @@ import { LocalSlots, SharedSlots, type SlotPool } from "./upstream-slots.js";
 export interface FairSharing {
   gate: UpstreamGate | null;
   sharing: SharingCache | null;
+  /** What the admin API shows of the gate (services/sharing.ts's QueueProbe); null without a limit. */
+  probe: {
+    limit: number;
+    shared: boolean;
+    inUse(): number;
+    waiting(): number;
+    account(accountId: string): { waiting: number; oldestWaitMs: number };
+  } | null;
 }
 
 /** Repeated failures of one kind are logged once per this many ms. */
@@ -32,7 +40,7 @@ export function createFairSharing(
           now: deps.now,
           onError: warnEvery(deps.logger, "could not read keys' fair-sharing settings; the defaults apply"),
         });
-  if (maxInFlight === undefined) return { gate: null, sharing };
+  if (maxInFlight === undefined) return { gate: null, sharing, probe: null };
   let gate: UpstreamGate | null = null;
   const slots: SlotPool = sharedInFlight
     ? new SharedSlots({
@@ -43,8 +51,19 @@ export function createFairSharing(
         onError: warnEvery(deps.logger, "could not sync the model server's shared places with Redis"),
       })
     : new LocalSlots(maxInFlight);
-  gate = new UpstreamGate({ slots, bounds: config.queue });
-  return { gate, sharing };
+  const open = new UpstreamGate({ slots, bounds: config.queue });
+  gate = open;
+  return {
+    gate,
+    sharing,
+    probe: {
+      limit: maxInFlight,
+      shared: sharedInFlight,
+      inUse: () => open.inUse,
+      waiting: () => open.waiting,
+      account: (accountId) => open.accountState(accountId),
+    },
+  };
 }
 
 function warnEvery(logger: Logger, message: string): (error: unknown) => void {

@@ -1,6 +1,8 @@
 // How accounts and keys share a full model server (docs/fair-sharing.md), changed by the CLI and the admin API
 // alike: an account's weight, priority and longest wait (operators), a key's own priority and longest wait (the
-// account's owners and members too: a key may only be made less urgent than its account, or wait less).
+// account's owners and members too: a key may only be made less urgent than its account, or wait less); and an
+// account's queueing as the dashboard shows it — on the replica that answers, now, and in its keys' recent
+// requests, whichever replica served them.
 
 import { GatewayError } from "../core/errors.js";
 import { MAX_PRIORITY, validateMaxWaitMs, validatePriority, validateWeight } from "../core/sharing.js";
@@ -18,7 +20,37 @@ export interface SharingInput {
 }
 
 /** The stores SharingService reads and writes. */
-export type SharingStores = Pick<Stores, "accounts" | "keys" | "sharing" | "now">;
+export type SharingStores = Pick<Stores, "accounts" | "keys" | "sharing" | "requestLog" | "now">;
+
+/** The gate to the model server of the replica that answers (gateway.ts builds it; none without a limit). */
+export interface QueueProbe {
+  /** upstream.maxInFlight, and whether the replicas share it. */
+  limit: number;
+  shared: boolean;
+  inUse(): number;
+  waiting(): number;
+  account(accountId: string): { waiting: number; oldestWaitMs: number };
+}
+
+/** An account's queueing, as the admin API answers it. */
+export interface AccountQueueView {
+  limit: number | null;
+  shared: boolean;
+  /** The replica that answers, now; null without a limit. */
+  replica: { in_use: number; waiting: number; account_waiting: number; oldest_wait_ms: number } | null;
+  /** The latest requests of each of the account's keys that went through the queue, on any replica. */
+  recent: {
+    requests: number;
+    waited: number;
+    p50_queue_ms: number | null;
+    p95_queue_ms: number | null;
+    max_queue_ms: number | null;
+    server_busy: number;
+  };
+}
+
+/** How many of each key's latest requests the recent waits are read from. */
+export const RECENT_PER_KEY = 100;
 
 export class SharingService {
   constructor(private readonly stores: SharingStores) {}
@@ -68,6 +100,55 @@ export class SharingService {
     await this.stores.sharing.setKey(ref, changes, audit);
     return this.stores.keys.requireById(id);
   }
+}
+
+/**
+ * The account's queueing: on the answering replica now (`probe`, null where there is no limit), and in the
+ * latest RECENT_PER_KEY requests of each of its keys that asked for a place — how long they waited, and how
+ * many were refused with server_busy (a 429 the gateway gave after admitting them: the fair queue's).
+ */
+export async function accountQueue(
+  stores: Pick<Stores, "accounts" | "keys" | "requestLog">,
+  account: unknown,
+  probe: QueueProbe | null,
+): Promise<AccountQueueView> {
+  const accountId = validateAccountId(account);
+  await stores.accounts.require(accountId);
+  const keys = await stores.keys.list(accountId);
+  const lists = await Promise.all(
+    keys.map((key) => stores.requestLog.recent(accountId, key.id, RECENT_PER_KEY)),
+  );
+  const waits: number[] = [];
+  let busy = 0;
+  for (const entry of lists.flat()) {
+    if (entry.queue_ms === undefined) continue;
+    waits.push(entry.queue_ms);
+    if (entry.status === 429 && entry.outcome === "refused") busy++;
+  }
+  waits.sort((a, b) => a - b);
+  const at = (q: number) => (waits.length === 0 ? null : (waits[Math.ceil(q * waits.length) - 1] as number));
+  const state = probe?.account(accountId);
+  return {
+    limit: probe?.limit ?? null,
+    shared: probe?.shared ?? false,
+    replica:
+      probe === null || state === undefined
+        ? null
+        : {
+            in_use: probe.inUse(),
+            waiting: probe.waiting(),
+            account_waiting: state.waiting,
+            oldest_wait_ms: Math.round(state.oldestWaitMs),
+          },
+    recent: {
+      requests: waits.length,
+      waited: waits.filter((ms) => ms > 0).length,
+      p50_queue_ms: at(0.5),
+      p95_queue_ms: at(0.95),
+      max_queue_ms: waits.at(-1) ?? null,
+      server_busy: busy,
+    },
+  };
 }
 
 /** Sets (a validated whole number) or removes (null, or "none" from the CLI) an optional setting. */

@@ -12,6 +12,7 @@ import { AccountUsageService } from "../../src/services/account-usage.js";
 import { AlertService } from "../../src/services/alerts.js";
 import { KeyService } from "../../src/services/keys.js";
 import { OperatorOverviewService } from "../../src/services/operator-overview.js";
+import { SharingService } from "../../src/services/sharing.js";
 import { recentRequest } from "../../src/store/request-log-store.js";
 import { ACTOR } from "../helpers/actor.js";
 import { testIdentity } from "../helpers/identity.js";
@@ -46,6 +47,8 @@ beforeEach(async () => {
     calendar: store.calendar,
     now: store.clock.now,
     balanceChanged: (accountId, balance) => balances.push([accountId, balance]),
+    sharing: new SharingService(store.stores),
+    stores: store.stores,
   };
   await store.accountService.create({ id: "acme", name: "Acme", balance: "100" }, ACTOR);
   await store.accountService.create({ id: "other", balance: "50" }, ACTOR);
@@ -353,5 +356,69 @@ describe("operatorOverview", () => {
       ["other", 50, { requests: 2, cost: 0.25 }],
     ]);
     expect(routeOf("operatorOverview").action).toBe("overview.read");
+  });
+});
+
+describe("sharing a full model server", () => {
+  it("lets an operator set an account's weight, priority and wait, and a key its own, answering the new views", async () => {
+    const account = await call(
+      "setAccountSharing",
+      ADMIN,
+      { accountId: "acme" },
+      { body: { weight: 3, priority: 1, max_wait_ms: 4000 } },
+    );
+    expect(account.sharing).toEqual({ weight: 3, priority: 1, max_wait_ms: 4000 });
+    expect(routeOf("setAccountSharing").action).toBe("account.sharing");
+    const key = await newKey();
+    const view = await call(
+      "setKeySharing",
+      ACME,
+      { accountId: "acme", keyId: key.id },
+      { body: { priority: 2, max_wait_ms: null } },
+    );
+    expect(view.sharing).toEqual({ priority: 2, max_wait_ms: null });
+    await expect(
+      call("setKeySharing", ACME, { accountId: "other", keyId: key.id }, { body: { priority: 2 } }),
+    ).rejects.toMatchObject({ code: "key_not_found" });
+  });
+
+  it("tells an account's queueing: the answering replica's now, and its keys' recent waits on any replica", async () => {
+    const key = await newKey();
+    const entry = (queue_ms: number | undefined, status = 200, outcome = "completed") =>
+      JSON.stringify({ request_id: "r", status, outcome, ...(queue_ms !== undefined && { queue_ms }) });
+    await store.redis.lpush(
+      store.redisKeys.requestLog("acme", key.id),
+      entry(undefined),
+      entry(0),
+      entry(0),
+      entry(120),
+      entry(900),
+      entry(3000, 429, "refused"),
+    );
+    expect(await call("accountQueue", ACME, { accountId: "acme" })).toEqual({
+      limit: null,
+      shared: false,
+      replica: null,
+      recent: {
+        requests: 5,
+        waited: 3,
+        p50_queue_ms: 120,
+        p95_queue_ms: 3000,
+        max_queue_ms: 3000,
+        server_busy: 1,
+      },
+    });
+    services.queue = {
+      limit: 8,
+      shared: true,
+      inUse: () => 8,
+      waiting: () => 30,
+      account: (accountId) => ({ waiting: accountId === "acme" ? 4 : 0, oldestWaitMs: 250.4 }),
+    };
+    expect(await call("accountQueue", ACME, { accountId: "acme" })).toMatchObject({
+      limit: 8,
+      shared: true,
+      replica: { in_use: 8, waiting: 30, account_waiting: 4, oldest_wait_ms: 250 },
+    });
   });
 });
