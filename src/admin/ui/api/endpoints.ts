@@ -4,6 +4,8 @@ import { call, download, queryOf } from "./client.js";
 import type {
   Account,
   AccountAlerts,
+  AccountQueue,
+  AccountSharingBody,
   AccountUsage,
   AlertEvents,
   AuditLog,
@@ -41,6 +43,9 @@ export const api = {
     call<Account>("POST", "/admin/v1/accounts", { body }),
   account: (id: string) => call<Account>("GET", account(id)),
   topUp: (id: string, amount: string) => call<Account>("POST", `${account(id)}/topups`, { body: { amount } }),
+  accountQueue: (id: string) => call<AccountQueue>("GET", `${account(id)}/queue`),
+  setAccountSharing: (id: string, body: AccountSharingBody) =>
+    call<Account>("PUT", `${account(id)}/sharing`, { body }),
   accountAudit: (id: string, limit = 100) => call<AuditLog>("GET", `${account(id)}/audit?limit=${limit}`),
   audit: (limit = 100) => call<AuditLog>("GET", `/admin/v1/audit?limit=${limit}`),
   keys: (accountId: string) => call<Key[]>("GET", `${account(accountId)}/keys`),

@@ -7,7 +7,7 @@
 // list tells (the list is the newest entries only), the sentence says what the value was set to.
 
 import type { AuditEntry } from "../api/types.js";
-import { formatInstant, formatNumber, formatRubles } from "../i18n/format.js";
+import { formatInstant, formatMs, formatNumber, formatRubles } from "../i18n/format.js";
 import { type Lang, type MessageKey, translate, type Values } from "../i18n/lookup.js";
 
 /** A key's or an account's fields as far as the entries seen so far tell; absent where none has. */
@@ -37,7 +37,13 @@ const CHANGES: Record<string, (w: Words, value: unknown) => string> = {
   max_parallel: (w, value) => w.limit(value),
   alert_at: (w, value) => w.thresholds(value),
   low_balance: (w, value) => (value === null ? w.t("audit.v.noMark") : w.rub(value)),
+  weight: (w, value) => w.plain(value),
+  priority: (w, value) => (value === null ? w.t("audit.v.noPriority") : w.plain(value)),
+  max_wait_ms: (w, value) => (value === null ? w.t("audit.v.defaultWait") : w.ms(value)),
 };
+
+/** The fields of a change of how an account or a key shares a full model server. */
+const SHARING_FIELDS = ["weight", "priority", "max_wait_ms"] as const;
 
 /** What the sentences are made of, bound to a language and a time zone. */
 class Words {
@@ -96,6 +102,10 @@ class Words {
 
   num(value: number): string {
     return formatNumber(this.lang, value);
+  }
+
+  ms(value: unknown): string {
+    return typeof value === "number" ? formatMs(this.lang, value) : this.plain(value);
   }
 
   list(value: unknown): string {
@@ -238,6 +248,12 @@ function describe(w: Words, entry: AuditEntry, before: Known): string {
         ...others(w, d, ["origin", "events"]),
       ]);
     }
+    case "account.sharing.update":
+    case "key.sharing.update":
+      return sentences(w, [
+        ...SHARING_FIELDS.filter((field) => has(d, field)).map((field) => change(w, field, before, d[field])),
+        ...others(w, d, SHARING_FIELDS),
+      ]);
     case "account.webhook.remove":
       return sentences(w, [w.t("audit.webhookRemoved"), ...others(w, d, [])]);
     case "key.create":
@@ -270,6 +286,9 @@ function describe(w: Words, entry: AuditEntry, before: Known): string {
   }
 }
 
+/** A new account's sharing: weight 1, no priority of its own, the gateway's longest wait. */
+const DEFAULT_SHARING = { weight: 1, priority: null, max_wait_ms: null };
+
 /** Whose fields an entry changes: its key's, or else its account's. */
 const subject = (entry: AuditEntry) => (entry.key_id ? `key:${entry.key_id}` : `account:${entry.account_id}`);
 
@@ -290,7 +309,8 @@ export function auditSentences(lang: Lang, entries: readonly AuditEntry[], timeZ
     // A new key's alert thresholds are recorded only when they are not the defaults; a new account has no
     // low-balance mark.
     if (entry.action === "key.create" && !has(entry.details, "alert_at")) after.alert_at = null;
-    if (entry.action === "account.create") after.low_balance = null;
+    if (entry.action === "account.create") Object.assign(after, { low_balance: null, ...DEFAULT_SHARING });
+    if (entry.action === "key.create") Object.assign(after, { priority: null, max_wait_ms: null });
     known.set(id, after);
   }
   return result;

@@ -39,6 +39,22 @@ export function checkAmount(input: string, positive = true): Checked<string> {
   return ok(input.trim());
 }
 
+/**
+ * A whole number from `min` to `max` as the server reads it (core/sharing.ts's rules): digits with an optional
+ * minus sign; empty means none (null) where `optional`. `wrong` names the field's rule for the person.
+ */
+export function checkWhole(
+  input: string,
+  range: { min: number; max: number; optional: boolean },
+  wrong: MessageKey,
+): Checked<number | null> {
+  const text = input.trim();
+  if (text === "") return range.optional ? ok(null) : problem(wrong);
+  if (!/^-?\d+$/.test(text)) return problem(wrong);
+  const value = Number(text);
+  return value < range.min || value > range.max ? problem(wrong) : ok(value);
+}
+
 /** An optional budget: empty means none (null). */
 export function checkBudget(input: string): Checked<string | null> {
   return input.trim() === "" ? ok(null) : checkAmount(input, true);

@@ -241,6 +241,25 @@ describe("an account's entries", () => {
     ]);
   });
 
+  it("follow an account's and a key's sharing of the model server from their creation on", () => {
+    const entries = [
+      entry("account.create", { name: "acme", balance: "0" }),
+      entry("account.sharing.update", { weight: 3, priority: -1 }),
+      entry("account.sharing.update", { max_wait_ms: 5000, priority: null }),
+      created(),
+      entry("key.sharing.update", { priority: 4 }, "key_1"),
+    ];
+    const sentences = read("en", ...entries);
+    expect(sentences[1]).toBe(
+      "Weight changed from 1 to 3. Priority at the model server changed from none to -1.",
+    );
+    expect(sentences[2]).toBe(
+      "Priority at the model server changed from -1 to none. Longest wait changed from the default to 5,000 ms.",
+    );
+    expect(sentences[4]).toBe("Priority at the model server changed from none to 4.");
+    expect(read("ru", entry("account.sharing.update", { weight: 2 }))).toEqual(["Вес: 2."]);
+  });
+
   it("say where the webhook goes and for which events, and that it was removed", () => {
     const entries = [
       entry("account.webhook.set", { origin: "https://hooks.example.com", events: null }),

@@ -1,4 +1,5 @@
-// One account: its balance, its keys (sortable, revocable) and its audit log.
+// One account: its balance, its keys (sortable, revocable), its usage, its share of a full model server, its
+// alerts and its audit log.
 
 import { useState } from "preact/hooks";
 import { api } from "../../api/endpoints.js";
@@ -15,6 +16,7 @@ import { useUi } from "../../hooks/use-ui.js";
 import type { MessageKey, Values } from "../../i18n/lookup.js";
 import { href } from "../../route.js";
 import { AccountAlertsSection } from "./account-alerts.js";
+import { AccountSharingSection } from "./account-sharing.js";
 import { AccountUsageSection } from "./account-usage.js";
 import { KeysTable } from "./keys-table.js";
 
@@ -74,6 +76,11 @@ export function AccountView({ accountId }: { accountId: string }) {
           </section>
 
           <AccountUsageSection accountId={accountId} />
+
+          <AccountSharingSection
+            account={data.account}
+            onSaved={(account) => loaded.set({ ...data, account })}
+          />
 
           <AccountAlertsSection accountId={accountId} />
 

@@ -221,6 +221,9 @@ function RequestRow({ r, logBodies }: { r: RequestLogEntry; logBodies: boolean }
         <td class="num nowrap">{rub(r.cost)}</td>
         <td class="num nowrap">
           {ms(r.latency_ms)} / {ms(r.upstream_ttfb_ms)}
+          {r.queue_ms !== undefined && r.queue_ms > 0 && (
+            <div class="muted small">{t("req.queued", { ms: ms(r.queue_ms) })}</div>
+          )}
         </td>
         <td>
           {hasBodies ? (
