@@ -175,6 +175,12 @@ describe("the gateway configuration the ConfigMap renders", () => {
     );
     expect(renderFailure({ set: ["redis.external.url="] })).toContain("redis.external.url is required");
   });
+
+  it("refuses a model server's places shared across replicas in sidecar mode, where each pod has its own", () => {
+    expect(
+      renderFailure({ set: ["config.upstream.maxInFlight=8", "config.upstream.sharedInFlight=true"] }),
+    ).toContain("config.upstream.sharedInFlight is for one model server behind several gateway replicas");
+  });
 });
 
 describe("the chart's config values and the gateway's settings", () => {

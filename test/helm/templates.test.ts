@@ -369,6 +369,7 @@ describe("PrometheusRule and the rule file contract", () => {
     ["overhead_p99_seconds", "overheadP99Seconds", 0.005],
     ["settlements_pending", "settlementsPending", 1],
     ["webhook_delivery_age_seconds", "webhookDeliveryAgeSeconds", 3600],
+    ["queue_wait_p95_seconds", "queueWaitP95Seconds", 10],
   ];
 
   it("renders the thresholds group from prometheusRule.thresholds", () => {

@@ -27,6 +27,7 @@ const THRESHOLDS: Record<string, number> = {
   overhead_p99_seconds: 0.005,
   settlements_pending: 1,
   webhook_delivery_age_seconds: 3600,
+  queue_wait_p95_seconds: 10,
 };
 
 interface Rule {
