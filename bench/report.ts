@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { cpus, loadavg, release, totalmem, type } from "node:os";
 import type { FastPathFigures } from "./fast-paths.js";
 import type { InvalidationFigures } from "./invalidation.js";
+import type { SaturatedFigures } from "./saturated.js";
 
 export const GENERATED_START =
   "<!-- bench:start: written by npm run bench (bench/report.ts), do not edit -->";
@@ -62,6 +63,8 @@ export interface BenchReport {
   /** How soon the other replica stops admitting a revoked or disabled key on its lease. */
   invalidation?: InvalidationFigures;
   streams?: StreamsReport;
+  /** A full model server shared by a noisy and a quiet account, with fair sharing and without (saturated.ts). */
+  saturated?: SaturatedFigures;
   /** The fast paths into libraries' insides against the libraries' public ways, in-process (fast-paths.ts). */
   fastPaths?: FastPathFigures[];
 }
@@ -193,6 +196,7 @@ export function renderFigures(report: BenchReport): string {
       `${((report.metricsMicros / off.cpu) * 100).toFixed(1)} % of the gateway's CPU per request.`,
     ...(report.invalidation ? ["", ...invalidationLines(report.invalidation)] : []),
     ...(report.streams ? ["", renderStreams(report.streams)] : []),
+    ...(report.saturated ? ["", renderSaturated(report.saturated)] : []),
     ...(report.fastPaths ? ["", ...fastPathLines(report.fastPaths)] : []),
   ];
   return lines.join("\n");
@@ -243,6 +247,31 @@ export function renderStreams(report: StreamsReport): string {
     ...targetRows("scan", report.scan),
     ...targetRows("strip", report.strip),
     `| idle resident set after the warm-up, over the bare proxy's | ≤ +40 MiB | +${whole(idleAdded)} MiB | ${met(idleAdded <= 40)} |`,
+  ].join("\n");
+}
+
+/** The saturated scenario: each account's time to first byte with fair sharing and without. */
+export function renderSaturated(s: SaturatedFigures): string {
+  const row = (path: string, account: string, f: SaturatedFigures["fair"]["noisy"]) =>
+    `| ${path} | ${account} | ${ms(f.p50)} | ${ms(f.p99)} | ${whole(f.requests)} |`;
+  const quietAdded = s.fair.quiet.p99 - s.serviceMs;
+  return [
+    `Saturated: a model server that runs ${s.capacity} requests at once, each for ${s.serviceMs} ms, and queues the ` +
+      `rest first come, first served; a noisy account keeping ${s.noisyConcurrency} requests in flight (twenty ` +
+      `times its share of the places) and a quiet account sending one every ${s.quietIntervalMs} ms, for ` +
+      `${s.seconds} s, ${s.rounds} interleaved rounds; times to first byte, each account's pooled over the rounds. ` +
+      `Fair sharing: \`upstream.maxInFlight: ${s.capacity}\`; without, the server's own queue.`,
+    "",
+    "| path | account | time to first byte p50 | p99 | requests |",
+    "| --- | --- | --- | --- | --- |",
+    row("fair sharing", "quiet", s.fair.quiet),
+    row("fair sharing", "noisy", s.fair.noisy),
+    row("first come, first served", "quiet", s.firstCome.quiet),
+    row("first come, first served", "noisy", s.firstCome.noisy),
+    "",
+    "| the quiet account with fair sharing | target | this run | |",
+    "| --- | --- | --- | --- |",
+    `| p99 wait added to its service time | ≤ one service time (${s.serviceMs} ms) | ${signedMs(quietAdded)} | ${met(quietAdded <= s.serviceMs)} |`,
   ].join("\n");
 }
 

@@ -12,6 +12,9 @@
 //     each event's delay from the model server's write, and the proxy's resident set while they are open,
 //   - the invalidation bound: how soon after a revoke or a disable returns the other gateway (both share the
 //     Redis, as two replicas) stops admitting the key on its lease (invalidation.ts),
+//   - the saturated scenario (saturated.ts): a model server that runs 8 requests at once, a noisy account
+//     flooding it and a quiet one trickling, each account's time to first byte through a gateway with fair
+//     sharing and through one without,
 //   - and, once the servers have stopped, the CPU time metrics add to a request, and what each fast path into
 //     a library saves against the library's public way (fast-paths.ts), measured in-process.
 // Results are medians over the rounds. They are printed, and written into docs/benchmarks.md (between its
@@ -21,6 +24,8 @@
 // measured interleaved with the others, for an A/B comparison of two versions; its figures are printed
 // beside the gateway's, and the page is not written. BENCH_ONLY=streams runs the streams scenario alone
 // (printed, the page not written); BENCH_STREAMS, BENCH_CHUNKS and BENCH_CHUNK_MS set its shape.
+// BENCH_ONLY=saturated runs the saturated scenario alone (printed, the page not written);
+// BENCH_SATURATED_SECONDS and BENCH_SATURATED_ROUNDS set its length.
 
 import type { ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -41,12 +46,21 @@ import {
   describeMachine,
   type PathFigures,
   renderFigures,
+  renderSaturated,
   renderStreams,
   replaceGenerated,
   type StreamFigures,
   type StreamsReport,
 } from "./report.js";
-import { children, cpuMicros, createBenchKeys, forkServer, spawnGateway } from "./servers.js";
+import { measureSaturated, type SaturatedFigures, saturatedFigures } from "./saturated.js";
+import {
+  children,
+  cpuMicros,
+  createBenchKeys,
+  createSaturatedKeys,
+  forkServer,
+  spawnGateway,
+} from "./servers.js";
 import { measureStreams, rssMiB, type StreamRound, type StreamTarget } from "./streams.js";
 
 // Four rounds by default: with the order rotating, each path is measured once in each position.
@@ -55,7 +69,16 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? DEFAULTS.rounds);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? DEFAULTS.seconds);
 const BASELINE = process.env.BENCH_BASELINE;
 const STREAMS_ONLY = process.env.BENCH_ONLY === "streams";
-const WRITE_PAGE = process.env.BENCH_WRITE !== "0" && BASELINE === undefined && !STREAMS_ONLY;
+const SATURATED_ONLY = process.env.BENCH_ONLY === "saturated";
+const WRITE_PAGE =
+  process.env.BENCH_WRITE !== "0" && BASELINE === undefined && !STREAMS_ONLY && !SATURATED_ONLY;
+const SATURATED = {
+  capacity: 8,
+  serviceMs: 100,
+  seconds: Number(process.env.BENCH_SATURATED_SECONDS ?? 8),
+  quietIntervalMs: 50,
+};
+const SATURATED_ROUNDS = Number(process.env.BENCH_SATURATED_ROUNDS ?? 2);
 const STREAMS = {
   streams: Number(process.env.BENCH_STREAMS ?? 200),
   chunks: Number(process.env.BENCH_CHUNKS ?? 100),
@@ -86,6 +109,51 @@ const STREAM_BODY = JSON.stringify({
 
 const redis = await startRedisServer();
 children.push(redis.process);
+
+/**
+ * The saturated scenario: its own model server and two gateways (fair sharing on and off), started for it and
+ * stopped after it, measured in interleaved rounds.
+ */
+async function runSaturated(): Promise<SaturatedFigures> {
+  const [busyPort, fairPort, firstComePort] = [await freePort(), await freePort(), await freePort()];
+  const busy = await forkServer("busy-upstream.ts", [
+    String(busyPort),
+    String(SATURATED.capacity),
+    String(SATURATED.serviceMs),
+  ]);
+  const options = { redisUrl: redis.url, upstream: `http://127.0.0.1:${busyPort}`, metricsEnabled: true };
+  const fair = await spawnGateway({
+    ...options,
+    port: fairPort,
+    config: { upstream: { maxInFlight: SATURATED.capacity } },
+  });
+  const firstCome = await spawnGateway({ ...options, port: firstComePort });
+  const keys = await createSaturatedKeys(redis.url);
+  type Run = Awaited<ReturnType<typeof measureSaturated>>;
+  const runs = {
+    fair: [] as Run[],
+    firstCome: [] as Run[],
+  };
+  const paths = [
+    ["fair", `http://127.0.0.1:${fairPort}`],
+    ["firstCome", `http://127.0.0.1:${firstComePort}`],
+  ] as const;
+  for (let round = 1; round <= SATURATED_ROUNDS; round++) {
+    process.stderr.write(`saturated round ${round}/${SATURATED_ROUNDS}\n`);
+    for (const [name, url] of round % 2 === 0 ? [...paths].reverse() : paths) {
+      runs[name].push(await measureSaturated(url, keys, SATURATED));
+    }
+  }
+  for (const child of [busy, fair, firstCome]) child.kill("SIGTERM");
+  return saturatedFigures(SATURATED, SATURATED_ROUNDS, runs);
+}
+
+if (SATURATED_ONLY) {
+  console.log(`\n${renderSaturated(await runSaturated())}\n`);
+  for (const child of children) child.kill("SIGTERM");
+  await redis.stop();
+  process.exit(0);
+}
 const [upstreamPort, barePort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
 const upstream = `http://127.0.0.1:${upstreamPort}`;
 const upstreamProcess = await forkServer("upstream.ts", [String(upstreamPort)]);
@@ -236,6 +304,8 @@ if (STREAMS_ONLY) {
   process.exit(0);
 }
 
+const saturated = await runSaturated();
+
 // Memory: the gateway's peak resident set while 256 MiB stream through it.
 function peakRssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -301,6 +371,7 @@ const report: BenchReport = {
   rssAfter: after,
   invalidation,
   streams,
+  saturated,
   fastPaths: await measureFastPaths(SECONDS / 2),
 };
 const figures = renderFigures(report);

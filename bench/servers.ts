@@ -66,6 +66,8 @@ export interface GatewayOptions {
   /** More Node flags, before the script (a profiler hook). */
   nodeArgs?: string[];
   env?: Record<string, string>;
+  /** More of the gateway's settings, by section (upstream's are merged with the URL). */
+  config?: { upstream?: Record<string, unknown>; queue?: Record<string, unknown> };
 }
 
 /** Starts a gateway with its own configuration file, and waits until it is ready. */
@@ -76,7 +78,8 @@ export async function spawnGateway(options: GatewayOptions): Promise<ChildProces
     stringify({
       listen: { host: "127.0.0.1", port: options.port },
       metrics: { enabled: options.metricsEnabled, host: "127.0.0.1", port: 0 },
-      upstream: { url: options.upstream },
+      upstream: { url: options.upstream, ...options.config?.upstream },
+      ...(options.config?.queue && { queue: options.config.queue }),
       redis: { url: options.redisUrl, prefix: "bench:", allowNoPersistence: true },
       pricing: { default: { input: 1, output: 1 } },
     }),
@@ -110,6 +113,23 @@ export async function createBenchKeys(redisUrl: string): Promise<{ key: string; 
   );
   closeRedis(admin);
   return { key, limitedKey };
+}
+
+/** The saturated scenario's two accounts, each with a key: one that floods the model server, one that does not. */
+export async function createSaturatedKeys(redisUrl: string): Promise<{ noisy: string; quiet: string }> {
+  const admin = createRedis({ url: redisUrl }, "cli");
+  await connectRedis(admin, { url: redisUrl });
+  const context = openStores(admin, { prefix: "bench:", timezone: "UTC" });
+  const operator: Actor = { kind: "cli" };
+  const accounts = new AccountService(context);
+  const keys = new KeyService(context);
+  const made: Record<string, string> = {};
+  for (const id of ["noisy", "quiet"]) {
+    await accounts.create({ id, balance: "999999999" }, operator);
+    made[id] = (await keys.create({ accountId: id, name: id }, operator)).value;
+  }
+  closeRedis(admin);
+  return { noisy: made.noisy as string, quiet: made.quiet as string };
 }
 
 const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }));

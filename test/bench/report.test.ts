@@ -8,6 +8,7 @@ import {
   PROFILE_MARKERS,
   renderFigures,
   renderProfile,
+  renderSaturated,
   replaceGenerated,
 } from "../../bench/report.js";
 
@@ -54,6 +55,29 @@ describe("the benchmark report", () => {
     expect(renderFigures(report)).toContain(
       "| prom-client: the metric updates of one request | 0.45 µs | 4.96 µs | +90.9 % |",
     );
+  });
+
+  it("tabulates each account's time to first byte in the saturated scenario, with fair sharing and without", () => {
+    const account = (p50: number, p99: number, requests: number) => ({ p50, p99, requests });
+    const saturated = {
+      capacity: 8,
+      serviceMs: 100,
+      seconds: 8,
+      quietIntervalMs: 50,
+      rounds: 2,
+      noisyConcurrency: 80,
+      fair: { quiet: account(140, 195.5, 300), noisy: account(1240, 1490, 1500) },
+      firstCome: { quiet: account(1219.5, 1313.2, 290), noisy: account(1107, 1314, 1600) },
+    };
+    const text = renderSaturated(saturated);
+    expect(text).toContain("keeping 80 requests in flight");
+    expect(text).toContain("| fair sharing | quiet | 140.00 ms | 195.50 ms | 300 |");
+    expect(text).toContain("| first come, first served | quiet | 1219.50 ms | 1313.20 ms | 290 |");
+    expect(text).toContain(
+      "| p99 wait added to its service time | ≤ one service time (100 ms) | +95.50 ms | met |",
+    );
+    expect(renderFigures({ ...report, saturated })).toContain(text);
+    expect(renderFigures(report)).not.toContain("Saturated:");
   });
 
   it("compares the gateway with its targets and says which are met", () => {

@@ -36,8 +36,13 @@ export async function startBusyModelServer(options: {
   const waiting: (() => void)[] = [];
   let running = 0;
   let mostRunning = 0;
+  // A request counts as running from the moment it is let in, before its promise's continuation runs.
   const next = () => {
-    while (running < options.capacity && waiting.length > 0) (waiting.shift() as () => void)();
+    while (running < options.capacity && waiting.length > 0) {
+      running++;
+      mostRunning = Math.max(mostRunning, running);
+      (waiting.shift() as () => void)();
+    }
   };
   stub.handle(async (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
     if (req.method !== "POST") return false;
@@ -47,8 +52,6 @@ export async function startBusyModelServer(options: {
       waiting.push(resolve);
       next();
     });
-    running++;
-    mostRunning = Math.max(mostRunning, running);
     started.push({ tenant, arrivedAt, at: performance.now() });
     try {
       await new Promise((resolve) => setTimeout(resolve, options.serviceMs));
