@@ -75,4 +75,20 @@ describe("GatewayRequest", () => {
     unanswered.end(ENDED, 1004);
     expect(unanswered).toMatchObject({ latencyMs: 4, upstreamTtfbMs: null, gatewayMs: 4 });
   });
+
+  it("tells its wait for the model server, and leaves it out of the time the gateway adds", () => {
+    const waited = new GatewayRequest("req-1", "POST", "/v1/chat/completions", 1000);
+    expect(waited.queueMs).toBe(0);
+    waited.queuedAt = 1002;
+    // Still waiting: no wait to tell yet.
+    expect(waited.queueMs).toBe(0);
+    waited.dequeuedAt = 1052;
+    waited.forwardedAt = 1053;
+    waited.end(ENDED, 1100);
+    expect(waited).toMatchObject({ queueMs: 50, gatewayMs: 3, latencyMs: 100 });
+    const atOnce = new GatewayRequest("req-2", "POST", "/v1/chat/completions", 1000);
+    atOnce.queuedAt = 1002;
+    atOnce.dequeuedAt = 1002;
+    expect(atOnce.queueMs).toBe(0);
+  });
 });

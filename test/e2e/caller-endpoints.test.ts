@@ -105,6 +105,8 @@ describe("GET /v1/requests/{request_id}", () => {
         currency: "RUB",
         usage_estimated: false,
         latency_ms: expect.any(Number),
+        // Without upstream.maxInFlight nothing waits for the model server.
+        queue_ms: 0,
       });
       total += request.cost;
     }

@@ -188,7 +188,12 @@ describe("a request waiting for the model server", () => {
     server.releaseOne();
     expect((await next.done).status).toBe(200);
     expect(stub?.requests.filter((recorded) => recorded.method === "POST")).toHaveLength(3);
-    expect((await lineOf(next.done)).queue_ms).toBeGreaterThan(0);
+    const nextLine = await lineOf(next.done);
+    expect(nextLine.queue_ms).toBeGreaterThan(0);
+    await t.gateway.settled();
+    // The key's client reads the wait too, from the request's id.
+    const asked = await t.fetch(`/v1/requests/${nextLine.request_id}`, { key: key.value });
+    expect((await asked.json()).queue_ms).toBe(Math.round(nextLine.queue_ms));
     await reconcile({ acme: { opening: 1000_000_000, keys: [key.id] } });
   });
 

@@ -48,6 +48,21 @@ describe("logFields", () => {
     });
   });
 
+  it("adds the wait for the model server (queue_ms) to a line, refused or not, only where the request asked for a place", () => {
+    const waited = finished({ queuedAt: 10, dequeuedAt: 260.0004 });
+    expect(logFields(waited, null).queue_ms).toBe(250);
+    const busy = finished({
+      queuedAt: 10,
+      dequeuedAt: 30_010,
+      outcome: "refused",
+      status: 429,
+      code: "server_busy",
+    });
+    expect(logFields(busy, null)).toMatchObject({ code: "server_busy", queue_ms: 30_000 });
+    expect(logFields(finished(), null)).not.toHaveProperty("queue_ms");
+    expect(logFields(finished({ queuedAt: 10, dequeuedAt: 10 }), null).queue_ms).toBe(0);
+  });
+
   it("adds why a report was not believed and the overage only when there are some", () => {
     const fields = logFields(
       finished({ usageRejected: "completion_above_cap", overage: 1500, estimated: true }),

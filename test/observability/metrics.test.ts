@@ -173,6 +173,51 @@ describe("Metrics", () => {
     expect(text).toMatch(/tunnel_gateway_request_duration_seconds_count\{model="m"\} 2/);
   });
 
+  it("counts each request's wait for the model server per account, and what waits and runs at scrape time", async () => {
+    let waiting: [string, number][] = [
+      ["acme", 3],
+      ["beta", 1],
+    ];
+    const metrics = new Metrics(
+      {
+        perKey: true,
+        maxKeySeries: 10,
+        maxModelSeries: 10,
+        maxAccountSeries: 1,
+        maxInFlight: 8,
+        defaultMetrics: false,
+      },
+      { ...probes, queue: () => ({ inUse: 8, waitingAccounts: () => waiting }) },
+    );
+    metrics.request(finished({ queuedAt: 10, dequeuedAt: 2010 }));
+    metrics.request(finished({ queuedAt: 10, dequeuedAt: 10 }));
+    metrics.request(finished({}));
+    metrics.request(
+      finished({
+        accountId: "beta",
+        queuedAt: 1,
+        dequeuedAt: 30_001,
+        outcome: "refused",
+        status: 429,
+        code: "server_busy",
+      }),
+    );
+    let text = await metrics.registry.metrics();
+    // Only requests that asked for a place: one waited 2 s, one none; beta folds into "other" past the cap.
+    expect(text).toMatch(/^tunnel_gateway_queue_wait_seconds_count\{account="acme"\} 2$/m);
+    expect(text).toMatch(/^tunnel_gateway_queue_wait_seconds_bucket\{le="0.001",account="acme"\} 1$/m);
+    expect(text).toMatch(/^tunnel_gateway_queue_wait_seconds_sum\{account="other"\} 30$/m);
+    expect(text).toMatch(/^tunnel_gateway_refusals_total\{code="server_busy"\} 1$/m);
+    expect(text).toMatch(/^tunnel_gateway_queue_requests\{account="acme"\} 3$/m);
+    expect(text).toMatch(/^tunnel_gateway_queue_requests\{account="other"\} 1$/m);
+    expect(text).toMatch(/^tunnel_gateway_upstream_in_flight 8$/m);
+    expect(text).toMatch(/^tunnel_gateway_upstream_max_in_flight 8$/m);
+    // An account that no longer waits reads 0 rather than vanishing.
+    waiting = [];
+    text = await metrics.registry.metrics();
+    expect(text).toMatch(/^tunnel_gateway_queue_requests\{account="acme"\} 0$/m);
+  });
+
   it("has a no-op stand-in when metrics are off, with nothing to serve", () => {
     expect(NO_METRICS.registry).toBeNull();
     expect(() => NO_METRICS.request(finished({}))).not.toThrow();

@@ -50,6 +50,11 @@ describe("recentRequest", () => {
     });
   });
 
+  it("keeps a request's wait for the model server, in whole milliseconds, where it asked for a place", () => {
+    expect(recentRequest(finished({ queuedAt: 100, dequeuedAt: 1349.6 })).queue_ms).toBe(1250);
+    expect(recentRequest(finished())).not.toHaveProperty("queue_ms");
+  });
+
   it("writes what a request refused unparsed did not have as empty text", () => {
     const entry = recentRequest(
       requestWith({
