@@ -38,7 +38,8 @@ export interface RequestSharing {
 export function requestSharing(fields: SharingFields, configuredMaxWaitMs: number): RequestSharing {
   const { keyPriority, accountPriority } = fields;
   return {
-    weight: fields.weight ?? 1,
+    // A weight below 1 (never written by the scripts' callers) would starve the account: read as 1.
+    weight: fields.weight !== null && fields.weight >= 1 ? fields.weight : 1,
     priority: keyPriority === null ? accountPriority : Math.max(keyPriority, accountPriority ?? 0),
     maxWaitMs: Math.min(
       configuredMaxWaitMs,

@@ -39,7 +39,10 @@ export class RequestTracker {
     for (const request of this.running) if (request.admission !== null) yield request;
   }
 
-  /** The reservations of running requests (their exchange still runs), for the keeper. */
+  /**
+   * The reservations of running requests (their exchange still runs, its wait for a place at the model server
+   * included), for the keeper.
+   */
   *reservations(): Iterable<{ reservationId: string; accountId: string; reservedAt: number }> {
     for (const { exchange, reservationId, ref, reservedAt } of this.running) {
       if (exchange !== null && reservationId !== null && ref !== null) {

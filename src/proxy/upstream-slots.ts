@@ -121,7 +121,12 @@ export class SharedSlots implements SlotPool {
     }
   }
 
+  /** Stops syncing; a replica that stops gracefully gives what it holds back at once, not at the expiry. */
   close(): void {
+    if (this.held > this.inUse || this.queued > 0) {
+      this.queued = 0;
+      this.sync();
+    }
     this.closed = true;
     this.renew.cancel();
     this.poll?.cancel();

@@ -166,6 +166,27 @@ describe("SharedSlots", () => {
     slots.close();
   });
 
+  it("gives what it holds back at once when it closes, and syncs no more", async () => {
+    const { slots, syncs, timers } = sharedSlots((input) => ({
+      held: input.inUse + input.waiting,
+      part: 8,
+      total: 2,
+    }));
+    slots.waiting(2);
+    await settle();
+    slots.take();
+    slots.give();
+    slots.waiting(0);
+    await settle();
+    const before = syncs.length;
+    slots.close();
+    await settle();
+    expect(syncs.slice(before)).toEqual([expect.objectContaining({ inUse: 0, waiting: 0 })]);
+    timers.advance(SYNC_EVERY_MS * 3);
+    await settle();
+    expect(syncs.length).toBe(before + 1);
+  });
+
   it("reports a failed sync and keeps asking while requests wait", async () => {
     let fail = true;
     const { slots, syncs, errors, timers, freed } = sharedSlots((input) =>
