@@ -22,6 +22,7 @@ describe("adminAccountView", () => {
       balance: 1.5,
       currency: "RUB",
       created_at: "2026-11-01T08:00:00.000Z",
+      sharing: { weight: 1, priority: null, max_wait_ms: null },
       token: { hint: "wxyz" },
     });
     expect(JSON.stringify(view)).not.toContain("f00d");
@@ -55,6 +56,7 @@ describe("adminKeyView", () => {
       state: "revoked",
       period: "month",
       alert_at: null,
+      sharing: { priority: null, max_wait_ms: null },
     });
     expect(Object.keys(view)).toEqual([
       "id",
@@ -74,6 +76,7 @@ describe("adminKeyView", () => {
       "limits",
       "alert_at",
       "currency",
+      "sharing",
     ]);
   });
 

@@ -145,7 +145,11 @@ describe("descriptions", () => {
       "name     Acme Corp",
       "balance  4987.65 RUB",
       "created  2026-11-01T08:00:00.000Z",
+      "sharing  weight 1",
     ]);
+    expect(
+      describeAccount(accountView(accountRecord({ weight: 3, priority: -1, maxWaitMs: 5000 }))).at(-1),
+    ).toBe("sharing  weight 3, priority -1, max wait 5000 ms");
   });
 
   it("describe a key with its state, budget, limits, models and privacy, its hint and revocation when known", () => {

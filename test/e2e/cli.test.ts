@@ -79,6 +79,7 @@ describe("accounts", () => {
       balance: 4987.65,
       currency: "RUB",
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      sharing: { weight: 1, priority: null, max_wait_ms: null },
     });
     expect(await ok(["accounts", "topup", "acme", "12.35"], own)).toMatchObject({ balance: 5000 });
     expect(await ok(["accounts", "show", "acme"], own)).toEqual({ ...(created as object), balance: 5000 });

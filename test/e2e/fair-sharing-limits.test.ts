@@ -193,7 +193,7 @@ describe("a request waiting for the model server", () => {
     await t.gateway.settled();
     // The key's client reads the wait too, from the request's id.
     const asked = await t.fetch(`/v1/requests/${nextLine.request_id}`, { key: key.value });
-    expect((await asked.json()).queue_ms).toBe(Math.round(nextLine.queue_ms));
+    expect(((await asked.json()) as { queue_ms: number }).queue_ms).toBe(Math.round(nextLine.queue_ms));
     await reconcile({ acme: { opening: 1000_000_000, keys: [key.id] } });
   });
 

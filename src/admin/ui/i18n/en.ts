@@ -455,6 +455,7 @@ export const en = {
   "sharing.title": "Sharing the model server",
   "sharing.intro":
     "When the model server is full, requests wait in the gateway's fair queue: accounts take turns by weight, an account's keys in turn. Only with upstream.maxInFlight set.",
+  "sharing.refresh": "Load the queue again",
   "sharing.now": "Waiting now, on this replica",
   "sharing.noLimit":
     "No limit on the model server (upstream.maxInFlight is unset): every request is forwarded at once.",

@@ -7,7 +7,6 @@ import { MAX_PRIORITY, MAX_WAIT_MS, MAX_WEIGHT } from "../../../../core/sharing.
 import { api } from "../../api/endpoints.js";
 import type { Account, AccountQueue } from "../../api/types.js";
 import { ErrorNote, LoadProblem, Status } from "../../components/notes.js";
-import { RefreshButton } from "../../components/refresh-button.js";
 import { Field } from "../../forms/field.js";
 import { checkWhole } from "../../forms/validate.js";
 import { useAction } from "../../hooks/use-action.js";
@@ -32,7 +31,9 @@ export function AccountSharingSection({
     <section aria-labelledby="sharing-heading">
       <div class="section-head">
         <h2 id="sharing-heading">{t("sharing.title")}</h2>
-        <RefreshButton loaded={loaded} />
+        <button type="button" class="secondary" onClick={loaded.reload} aria-busy={loaded.loading}>
+          {t("sharing.refresh")}
+        </button>
       </div>
       <p class="muted">{t("sharing.intro")}</p>
       <LoadProblem loaded={loaded} />
