@@ -20,7 +20,7 @@ export function logFields(request: GatewayRequest, bodyLimit: number | null): Re
       code: request.code,
       gateway_ms: round(request.gatewayMs),
     };
-    if (request.trace !== null && request.trace.sampled) traced(refused, request.trace);
+    traced(refused, request.trace);
     return refused;
   }
   const fields: Record<string, unknown> = {
@@ -44,7 +44,7 @@ export function logFields(request: GatewayRequest, bodyLimit: number | null): Re
   fields.latency_ms = round(request.latencyMs);
   fields.upstream_ttfb_ms = request.upstreamTtfbMs === null ? null : round(request.upstreamTtfbMs);
   fields.gateway_ms = round(request.gatewayMs);
-  if (request.trace !== null && request.trace.sampled) traced(fields, request.trace);
+  traced(fields, request.trace);
   if (request.bodies && bodyLimit !== null) {
     fields.request_body = request.bodies.request(bodyLimit);
     fields.response_body = request.bodies.response(bodyLimit);
@@ -52,8 +52,9 @@ export function logFields(request: GatewayRequest, bodyLimit: number | null): Re
   return fields;
 }
 
-/** The ids that find the request's trace (OpenTelemetry's log correlation fields). */
-function traced(fields: Record<string, unknown>, trace: RequestTrace): void {
+/** The ids that find the request's trace, when it was recorded (OpenTelemetry's log correlation fields). */
+function traced(fields: Record<string, unknown>, trace: RequestTrace | null): void {
+  if (trace === null || !trace.sampled) return;
   fields.trace_id = trace.traceId;
   fields.span_id = trace.spanId;
 }

@@ -147,7 +147,10 @@ function exported(env: Env, signal: keyof typeof SIGNALS): SignalExport | null {
     return { protocol: otlp, url: checkedUrl(signalEndpoint, `OTEL_EXPORTER_OTLP_${name}_ENDPOINT`) };
   }
   if (otlp === "grpc") {
-    return { protocol: otlp, url: checkedUrl(endpoint ?? "http://localhost:4317", "OTEL_EXPORTER_OTLP_ENDPOINT") };
+    return {
+      protocol: otlp,
+      url: checkedUrl(endpoint ?? "http://localhost:4317", "OTEL_EXPORTER_OTLP_ENDPOINT"),
+    };
   }
   // OTLP/HTTP: the signal's path is appended to the shared endpoint, whatever path that has already.
   const base = endpoint ?? "http://localhost:4318";

@@ -45,9 +45,7 @@ export const GEN_AI_METRICS = {
     name: "gen_ai.client.token.usage",
     unit: "{token}",
     description: "Number of input and output tokens used.",
-    buckets: [
-      1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
-    ],
+    buckets: [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864],
   },
   operationDuration: {
     name: "gen_ai.client.operation.duration",

@@ -8,11 +8,14 @@
 // with explicit start and end times: no span object is kept open across the request's steps. Attributes are
 // the request's facts, never a key, a token or a body.
 
+import type { IncomingHttpHeaders } from "node:http";
+import { performance } from "node:perf_hooks";
 import {
   type Attributes,
   type Context,
   defaultTextMapGetter,
   defaultTextMapSetter,
+  type HrTime,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
@@ -20,9 +23,7 @@ import {
   type Tracer,
   trace,
 } from "@opentelemetry/api";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import type { IncomingHttpHeaders } from "node:http";
-import { performance } from "node:perf_hooks";
+import { hrTime, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { rublesForJson } from "../../core/money.js";
 import type { GatewayRequest, RequestTrace } from "../../core/request.js";
 import type { RequestTelemetry, Tracing } from "../telemetry.js";
@@ -61,7 +62,11 @@ class RequestSpans implements RequestTrace {
   }
 
   forwarding(headers: IncomingHttpHeaders, at: number): void {
-    const span = this.tracer.startSpan("upstream", { kind: SpanKind.CLIENT, startTime: at }, this.context);
+    const span = this.tracer.startSpan(
+      "upstream",
+      { kind: SpanKind.CLIENT, startTime: hrTime(at) },
+      this.context,
+    );
     this.upstream = span;
     if (this.propagator === null) return;
     this.propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);
@@ -85,8 +90,14 @@ export class RequestSpanSink implements Tracing, RequestTelemetry {
 
   begin(headers: IncomingHttpHeaders, arrivedAt: number): RequestTrace {
     const parent =
-      this.propagator === null ? ROOT_CONTEXT : this.propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
-    const server = this.tracer.startSpan("request", { kind: SpanKind.SERVER, startTime: arrivedAt }, parent);
+      this.propagator === null
+        ? ROOT_CONTEXT
+        : this.propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
+    const server = this.tracer.startSpan(
+      "request",
+      { kind: SpanKind.SERVER, startTime: hrTime(arrivedAt) },
+      parent,
+    );
     return new RequestSpans(this.tracer, this.propagator, server, trace.setSpan(parent, server));
   }
 
@@ -105,7 +116,7 @@ export class RequestSpanSink implements Tracing, RequestTelemetry {
   }
 
   private end(request: GatewayRequest, spans: RequestSpans, settled: boolean): void {
-    const endAt = request.arrivedAt + request.latencyMs;
+    const endAt = hrTime(request.arrivedAt + request.latencyMs);
     if (!spans.sampled) {
       // Nothing is recorded; the spans are ended all the same, as the API asks.
       spans.upstream?.end(endAt);
@@ -130,13 +141,13 @@ export class RequestSpanSink implements Tracing, RequestTelemetry {
   }
 
   /** The gateway's steps, from the times on the request: a step begun but not finished is where it was refused. */
-  private steps(request: GatewayRequest, spans: RequestSpans, endAt: number, settled: boolean): void {
+  private steps(request: GatewayRequest, spans: RequestSpans, endAt: HrTime, settled: boolean): void {
     const { arrivedAt, authenticatedAt, admittingAt, admittedAt } = request;
-    this.step(spans, STEP_SPANS.auth, arrivedAt, authenticatedAt, endAt, request, null);
+    this.step(spans, STEP_SPANS.auth, hrTime(arrivedAt), at(authenticatedAt), endAt, request, null);
     if (admittingAt > 0) {
       const attributes: Attributes = { [ATTR.reservedRub]: rublesForJson(request.reserved) };
       if (request.admission !== null) attributes[ATTR.admission] = request.admission;
-      this.step(spans, STEP_SPANS.admission, admittingAt, admittedAt, endAt, request, attributes);
+      this.step(spans, STEP_SPANS.admission, hrTime(admittingAt), at(admittedAt), endAt, request, attributes);
     }
     if (!settled || request.admission === null) return;
     // The settlement is worked out and handed to the settlement queue before the observer is called; the
@@ -147,15 +158,15 @@ export class RequestSpanSink implements Tracing, RequestTelemetry {
     };
     if (request.usageRejected !== null) attributes[ATTR.usageRejected] = request.usageRejected;
     if (request.overage > 0) attributes[ATTR.overageRub] = rublesForJson(request.overage);
-    this.step(spans, STEP_SPANS.settlement, endAt, performance.now(), endAt, request, attributes);
+    this.step(spans, STEP_SPANS.settlement, endAt, hrTime(performance.now()), endAt, request, attributes);
   }
 
   private step(
     spans: RequestSpans,
     name: string,
-    start: number,
-    end: number,
-    refusedAt: number,
+    start: HrTime,
+    end: HrTime | null,
+    refusedAt: HrTime,
     request: GatewayRequest,
     attributes: Attributes | null,
   ): void {
@@ -164,15 +175,15 @@ export class RequestSpanSink implements Tracing, RequestTelemetry {
       { kind: SpanKind.INTERNAL, startTime: start, attributes: attributes ?? undefined },
       spans.context,
     );
-    if (end === 0 && request.code !== null) {
+    if (end === null && request.code !== null) {
       span.setAttribute(ATTR.errorType, request.code);
       span.setStatus({ code: SpanStatusCode.ERROR, message: request.code });
     }
-    span.end(end === 0 ? refusedAt : end);
+    span.end(end ?? refusedAt);
   }
 
   /** The exchange with the model server, as the GenAI conventions describe an inference call. */
-  private exchange(request: GatewayRequest, span: Span, operation: string | null, endAt: number): void {
+  private exchange(request: GatewayRequest, span: Span, operation: string | null, endAt: HrTime): void {
     const { provider, server } = this.options;
     const attributes: Attributes = {
       [ATTR.provider]: provider,
@@ -190,7 +201,7 @@ export class RequestSpanSink implements Tracing, RequestTelemetry {
     }
     if (request.upstreamTtfbMs !== null) {
       attributes[ATTR.timeToFirstByte] = request.upstreamTtfbMs / 1000;
-      span.addEvent(FIRST_BYTE_EVENT, request.firstByteAt);
+      span.addEvent(FIRST_BYTE_EVENT, hrTime(request.firstByteAt));
     }
     span.updateName(operation === null ? "upstream" : `${operation} ${request.model ?? ""}`.trimEnd());
     span.setAttributes(attributes);
@@ -205,6 +216,15 @@ export class RequestSpanSink implements Tracing, RequestTelemetry {
     }
     span.end(endAt);
   }
+}
+
+/**
+ * A time of the request path (performance.now(), ms) as the spans' clock: every span's times from the one
+ * anchor, performance.timeOrigin, so that steps line up with the request's span to the nanosecond (given as
+ * numbers, the SDK would anchor each span anew, to Date.now()'s millisecond).
+ */
+function at(ms: number): HrTime | null {
+  return ms === 0 ? null : hrTime(ms);
 }
 
 /** `POST /v1/chat/completions` for the paths of the endpoint table; the method alone for any other path. */

@@ -6,8 +6,17 @@
 // globally but the SDK's diagnostics logger (to pino): the gateway uses its tracer and meter directly.
 
 import { type DiagLogger, DiagLogLevel, diag } from "@opentelemetry/api";
-import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
-import { MeterProvider, type PushMetricExporter, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
+import {
+  defaultResource,
+  detectResources,
+  envDetector,
+  resourceFromAttributes,
+} from "@opentelemetry/resources";
+import {
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type PushMetricExporter,
+} from "@opentelemetry/sdk-metrics";
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -21,8 +30,8 @@ import {
 import type { Logger } from "pino";
 import type { Telemetry, TelemetryOptions } from "../telemetry.js";
 import type { MetricSettings, TelemetrySettings, TraceSettings } from "../telemetry-settings.js";
-import { GenAiMetrics } from "./gen-ai-metrics.js";
 import { serverOf } from "./gen-ai.js";
+import { GenAiMetrics } from "./gen-ai-metrics.js";
 import { RequestSpanSink } from "./request-spans.js";
 
 const SCOPE = "tunnel-gateway";
