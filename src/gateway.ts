@@ -23,6 +23,7 @@ import { ReservationKeeper } from "./billing/reservation-keeper.js";
 import { SettlementQueue } from "./billing/settlement-queue.js";
 import type { Config } from "./config/schema.js";
 import type { GatewayError } from "./core/errors.js";
+import { version } from "./core/version.js";
 import { buildIdentity } from "./identity/identity.js";
 import { providerSecrets as oidcSecrets } from "./identity/oidc.js";
 import { identitySettings, signInConfigured } from "./identity/settings.js";
@@ -31,6 +32,7 @@ import { createLogger } from "./observability/logger.js";
 import { Metrics } from "./observability/metrics.js";
 import { metricsHandler } from "./observability/metrics-server.js";
 import { createObserver } from "./observability/observer.js";
+import { startTelemetry } from "./observability/telemetry.js";
 import { EndpointTable } from "./proxy/endpoints.js";
 import { createForwarder } from "./proxy/forwarder.js";
 import { RequestTracker } from "./proxy/request-tracker.js";
@@ -115,6 +117,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const webhooks = operatorEndpoints(config.alerts, options.env ?? process.env);
   // And the identity providers' client secrets.
   const providerSecrets = oidcSecrets(config.signIn.providers, options.env ?? process.env);
+  // OpenTelemetry, from the OTEL_* variables: started before anything else, as a value it cannot honour stops
+  // the start; while they configure nothing, no module of the SDK is loaded.
+  const telemetry = await startTelemetry(options.env ?? process.env, {
+    logger,
+    version: version(),
+    upstreamUrl: config.upstream.url,
+    provider: config.telemetry.genAiProvider,
+    maxModelSeries: config.metrics.maxModelSeries,
+  });
   // Connected once the listeners are bound (below); until it is connected and checked, requests get 503.
   const redis = createRedis(config.redis, "gateway");
   let redisChecked = () => false;
@@ -133,9 +144,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         oldestUndeliveredAge: () => alerts?.oldestUndeliveredAgeSeconds() ?? Promise.resolve(0),
       })
     : NO_METRICS;
-  const observer = createObserver(logger, metrics, {
-    logBodies: config.logging.bodies ? config.logging.maxBodyBytes : null,
-  });
+  const observer = createObserver(
+    logger,
+    metrics,
+    { logBodies: config.logging.bodies ? config.logging.maxBodyBytes : null },
+    telemetry,
+  );
   const stores = openStores(redis, {
     prefix: config.redis.prefix,
     timezone: config.billing.timezone,
@@ -195,6 +209,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     billing,
     tracker,
     observer,
+    tracing: telemetry.tracing,
     logger,
     now,
   });
@@ -243,6 +258,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     settlements.close();
     proxy.close();
     closeRedis(redis);
+    void telemetry.shutdown();
     throw error;
   }
   if (metricsServer && metrics.registry)
@@ -332,6 +348,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await worker.stop();
       startup.stop();
       closeRedis(redis);
+      // Last: the spans and metrics of the requests drained above go out before the process ends.
+      await telemetry.shutdown();
     },
     abortRunning() {
       tracker.abortAll();

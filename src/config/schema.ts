@@ -374,6 +374,12 @@ export const configSchema = z.strictObject({
       maxModelSeries: z.number().int().min(1).default(100),
     })
     .prefault({}),
+  /** OpenTelemetry: on and off, endpoints and sampling come from the standard OTEL_* variables. */
+  telemetry: z
+    .strictObject({
+      genAiProvider: z.string().trim().min(1).max(64).default("vllm"),
+    })
+    .prefault({}),
   admin: z
     .strictObject({
       host: host.default("127.0.0.1"),

@@ -114,6 +114,7 @@ export class Exchange implements ExchangeEvents {
   }
 
   onUpstreamData(response: IncomingMessage, chunk: Buffer): void {
+    if (this.request.firstChunkAt === 0) this.request.firstChunkAt = performance.now();
     const out = (this.meter as ResponseMeter).push(chunk);
     if (!this.held) this.send(response, out);
     else if (!this.held.hold(chunk)) this.releaseHeld(response);

@@ -20,6 +20,7 @@ import { GatewayRequest, type StripMode } from "../core/request.js";
 import { checkDeclaredLength, readBody } from "../http/body.js";
 import { errorFormatOf, sendError } from "../http/respond.js";
 import type { RequestObserver } from "../observability/observer.js";
+import type { Tracing } from "../observability/telemetry.js";
 import { bodyEdits, withFields } from "./body-rewrite.js";
 import { type Endpoint, type EndpointTable, type FieldPath, pathNotAllowed } from "./endpoints.js";
 import { Exchange, type ExchangeDeps } from "./exchange.js";
@@ -64,6 +65,8 @@ export interface ForwarderDeps {
   /** What is in flight (shutdown, the keeper and the gauge read it). */
   tracker: Pick<RequestTracker, "begin" | "end">;
   observer: Pick<RequestObserver, "finished" | "refused">;
+  /** Starts each request's trace while tracing is on; null (the client's trace headers untouched) while off. */
+  tracing?: Tracing | null;
   logger: Logger;
   /** Wall clock (ms). */
   now(): number;
@@ -90,6 +93,7 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
   const upstream = createUpstreamProxy(config.upstream);
   const upstreamAuthorization = config.upstream.apiKey ? `Bearer ${config.upstream.apiKey}` : undefined;
   const forExchanges = exchangeDeps(deps);
+  const tracing = deps.tracing ?? null;
   let forwarding = true;
 
   async function forward(
@@ -103,12 +107,14 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
     const method = req.method ?? "GET";
     const request = new GatewayRequest(requestId, method, path, arrivedAt);
     request.errorFormat = errorFormatOf(path);
+    if (tracing !== null) request.trace = tracing.begin(req.headers, arrivedAt);
     deps.tracker.begin(request);
     try {
       if (!forwarding)
         throw new GatewayError("service_unavailable", "The gateway is shutting down; retry the request.");
       const credential = await deps.authenticator.resolve(req.headers);
       request.ref = credential.ref;
+      request.authenticatedAt = performance.now();
       const endpoint = deps.endpoints.classify(method, path);
       if (endpoint.class === "management") throw pathNotAllowed(method, path);
       checkDeclaredLength(req, config.limits.maxBodyBytes);
@@ -130,9 +136,11 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
         ? worstCase(usageClass, facts.prompt, cap, facts.choices, price, config.estimate)
         : NOTHING;
       // On the lease without a promise; else reserved in Redis.
+      request.admittingAt = performance.now();
       const admitted =
         deps.billing.admitOnLease(request, credential.hash, check, worst) ??
         (await deps.billing.reserve(request, credential.hash, check, worst));
+      request.admittedAt = performance.now();
 
       // From here on the request is admitted: whatever fails before the exchange takes over releases it.
       try {
@@ -152,6 +160,8 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
           identityEncoding: askUsage || filterModels !== null,
           protocol: secure ? "https" : "http",
         });
+        // Tracing on: the model server's traceparent names the gateway's span of the exchange.
+        if (request.trace !== null) request.trace.forwarding(req.headers, performance.now());
         request.received = body;
         request.body = forwarded;
         request.strip = askUsage ? (facts.continuousUsage ? STRIP_EVERY_CHUNK : STRIP_LAST) : null;
