@@ -53,6 +53,8 @@ export interface BenchReport {
   bare: PathFigures;
   gateway: PathFigures;
   metricsOff: PathFigures;
+  /** The gateway with OpenTelemetry on, every request traced, exporting over OTLP/HTTP to a local sink. */
+  otelOn?: PathFigures;
   /** The gateway with a key that is never leased (it has limits): every request reserves in Redis. */
   perRequest?: PathFigures;
   /** CPU that metrics add to one request, measured in-process (µs). */
@@ -147,6 +149,9 @@ export function renderFigures(report: BenchReport): string {
     ["bare http-proxy-3 (reads and parses the body)", bare],
     ["tunnel-gateway", gw],
     ["tunnel-gateway, metrics off", off],
+    ...(report.otelOn
+      ? ([["tunnel-gateway, OpenTelemetry on, 100 % sampled", report.otelOn]] as [string, PathFigures][])
+      : []),
     ...(report.perRequest
       ? ([["tunnel-gateway, key never leased (reserves per request)", report.perRequest]] as [
           string,
@@ -194,6 +199,15 @@ export function renderFigures(report: BenchReport): string {
     `Metrics on against off, end to end: p50 ${signedMs(gw.p50 - off.p50)}, throughput ${((gw.rps / off.rps) * 100).toFixed(0)} %. ` +
       `In-process, the metrics calls of one request cost ${report.metricsMicros.toFixed(1)} µs of CPU, ` +
       `${((report.metricsMicros / off.cpu) * 100).toFixed(1)} % of the gateway's CPU per request.`,
+    ...(report.otelOn
+      ? [
+          "",
+          `OpenTelemetry on, every request traced and the GenAI metrics recorded, exported over OTLP/HTTP to a ` +
+            `local sink: ${signedPercent(((report.otelOn.cpu - gw.cpu) / gw.cpu) * 100)} CPU per request ` +
+            `(${whole(report.otelOn.cpu - gw.cpu)} µs), p50 ${signedMs(report.otelOn.p50 - gw.p50)}, throughput ` +
+            `${((report.otelOn.rps / gw.rps) * 100).toFixed(0)} % of the gateway's with it off.`,
+        ]
+      : []),
     ...(report.invalidation ? ["", ...invalidationLines(report.invalidation)] : []),
     ...(report.streams ? ["", renderStreams(report.streams)] : []),
     ...(report.saturated ? ["", renderSaturated(report.saturated)] : []),

@@ -163,6 +163,15 @@ const plainPort = await freePort();
 const gatewayOptions = { redisUrl: redis.url, upstream };
 const gateway = await spawnGateway({ ...gatewayOptions, port: gatewayPort, metricsEnabled: true });
 const plainGateway = await spawnGateway({ ...gatewayOptions, port: plainPort, metricsEnabled: false });
+// OpenTelemetry on, every request traced (always_on), exporting to a local sink over OTLP/HTTP.
+const [sinkPort, otelPort] = [await freePort(), await freePort()];
+await forkServer("otlp-sink.ts", [String(sinkPort)]);
+const otelGateway = await spawnGateway({
+  ...gatewayOptions,
+  port: otelPort,
+  metricsEnabled: true,
+  env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}`, OTEL_TRACES_SAMPLER: "always_on" },
+});
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
 const baselinePort = await freePort();
 const baseline = BASELINE
@@ -187,6 +196,12 @@ const targets: Array<Target & { server: ChildProcess }> = [
     url: `http://127.0.0.1:${plainPort}`,
     headers: { authorization: `Bearer ${key}` },
     server: plainGateway,
+  },
+  {
+    name: "gateway, OpenTelemetry on",
+    url: `http://127.0.0.1:${otelPort}`,
+    headers: { authorization: `Bearer ${key}` },
+    server: otelGateway,
   },
   ...(baseline
     ? [
@@ -365,6 +380,7 @@ const report: BenchReport = {
   bare: row("bare proxy"),
   gateway: row("gateway"),
   metricsOff: row("gateway, metrics off"),
+  otelOn: row("gateway, OpenTelemetry on"),
   perRequest: row("gateway, per request"),
   metricsMicros: metricsMicrosPerRequest(),
   rssBefore: before,

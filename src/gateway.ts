@@ -23,6 +23,7 @@ import { ReservationKeeper } from "./billing/reservation-keeper.js";
 import { SettlementQueue } from "./billing/settlement-queue.js";
 import type { Config } from "./config/schema.js";
 import type { GatewayError } from "./core/errors.js";
+import { version } from "./core/version.js";
 import { buildIdentity } from "./identity/identity.js";
 import { providerSecrets as oidcSecrets } from "./identity/oidc.js";
 import { identitySettings, signInConfigured } from "./identity/settings.js";
@@ -31,6 +32,7 @@ import { createLogger } from "./observability/logger.js";
 import { Metrics } from "./observability/metrics.js";
 import { metricsHandler } from "./observability/metrics-server.js";
 import { createObserver } from "./observability/observer.js";
+import { startTelemetry } from "./observability/telemetry.js";
 import { EndpointTable } from "./proxy/endpoints.js";
 import { createFairSharing } from "./proxy/fair-sharing.js";
 import { createForwarder } from "./proxy/forwarder.js";
@@ -116,6 +118,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const webhooks = operatorEndpoints(config.alerts, options.env ?? process.env);
   // And the identity providers' client secrets.
   const providerSecrets = oidcSecrets(config.signIn.providers, options.env ?? process.env);
+  // OpenTelemetry, from the OTEL_* variables: started before anything else, as a value it cannot honour stops
+  // the start; while they configure nothing, no module of the SDK is loaded.
+  const telemetry = await startTelemetry(options.env ?? process.env, {
+    logger,
+    version: version(),
+    upstreamUrl: config.upstream.url,
+    provider: config.telemetry.genAiProvider,
+    maxModelSeries: config.metrics.maxModelSeries,
+  });
   // Connected once the listeners are bound (below); until it is connected and checked, requests get 503.
   const redis = createRedis(config.redis, "gateway");
   let redisChecked = () => false;
@@ -139,9 +150,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         },
       )
     : NO_METRICS;
-  const observer = createObserver(logger, metrics, {
-    logBodies: config.logging.bodies ? config.logging.maxBodyBytes : null,
-  });
+  const observer = createObserver(
+    logger,
+    metrics,
+    { logBodies: config.logging.bodies ? config.logging.maxBodyBytes : null },
+    telemetry,
+  );
   const stores = openStores(redis, {
     prefix: config.redis.prefix,
     timezone: config.billing.timezone,
@@ -203,6 +217,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     billing,
     tracker,
     observer,
+    tracing: telemetry.tracing,
     logger,
     now,
     gate: fairSharing.gate,
@@ -254,6 +269,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     settlements.close();
     proxy.close();
     closeRedis(redis);
+    void telemetry.shutdown();
     throw error;
   }
   if (metricsServer && metrics.registry)
@@ -345,6 +361,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await worker.stop();
       startup.stop();
       closeRedis(redis);
+      // Last: the spans and metrics of the requests drained above go out before the process ends.
+      await telemetry.shutdown();
     },
     abortRunning() {
       tracker.abortAll();

@@ -25,14 +25,22 @@ export const AUTH_ROUTES: readonly Route[] = [
     action: "public",
     status: 200,
     response: P.Providers,
-    async handle({ services }) {
+    async handle({ services, principal, http }) {
+      const cookie = http.cookies.get(http.cookieNames.session);
       return {
+        session:
+          principal.credential.kind === "session"
+            ? "active"
+            : cookie !== undefined && cookie !== ""
+              ? "ended"
+              : "none",
         providers: services.identity.settings.providers.map((provider) => ({
           id: provider.id,
           name: provider.name,
           start_url: `/auth/oidc/${provider.id}/start`,
         })),
         password: services.identity.settings.localUsers,
+        min_password_length: services.identity.settings.minPasswordLength,
       };
     },
   },

@@ -89,6 +89,13 @@ export const Providers = z
       }),
     ),
     password: z.boolean().meta({ description: "Whether the e-mail and password form signs in" }),
+    min_password_length: z.number().meta({
+      description: "The fewest characters a new password may have (signIn.local.minPasswordLength)",
+    }),
+    session: z.enum(["active", "ended", "none"]).meta({
+      description:
+        "Whether this browser's session cookie names a live session (then GET /admin/v1/me says who), one that has ended, or none: the dashboard knows where to start without a refused request",
+    }),
   })
   .meta({ id: "Providers" });
 

@@ -1,7 +1,6 @@
 // What every command of the CLI shares: the common options, the exit codes, the actor its changes are
 // recorded as, and the refusals of a command line (usage errors, exit 2, found before anything is loaded).
 
-import { readFileSync } from "node:fs";
 import { type Command, CommanderError } from "commander";
 import type { Actor } from "../store/audit-store.js";
 
@@ -18,12 +17,7 @@ export function common(command: Command): Command {
 }
 
 /** The package's version, for --version. */
-export function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  };
-  return pkg.version;
-}
+export { version } from "../core/version.js";
 
 /**
  * Makes giving one setting twice a usage error on every command — `--budget 5 --no-budget`,

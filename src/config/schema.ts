@@ -397,6 +397,12 @@ export const configSchema = z.strictObject({
       maxAccountSeries: z.number().int().min(0).default(1000),
     })
     .prefault({}),
+  /** OpenTelemetry: on and off, endpoints and sampling come from the standard OTEL_* variables. */
+  telemetry: z
+    .strictObject({
+      genAiProvider: z.string().trim().min(1).max(64).default("vllm"),
+    })
+    .prefault({}),
   admin: z
     .strictObject({
       host: host.default("127.0.0.1"),

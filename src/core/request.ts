@@ -9,7 +9,7 @@
 // Every field is set in the constructor, so that all requests share one shape (V8 keeps one hidden class, and
 // the request path stays monomorphic); the groups below are in the order the request meets them.
 
-import type { OutgoingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
 import type { EndpointClass, UsageClass } from "./endpoint-classes.js";
 import type { ErrorCode, ErrorFormat } from "./errors.js";
 import type { KeyRef } from "./key-ref.js";
@@ -52,6 +52,26 @@ export interface StripMode {
   everyChunk: boolean;
 }
 
+/**
+ * The request's trace while tracing is on (observability/otel/request-trace.ts makes it; null on every request
+ * while tracing is off). Its spans are made from the request's own times when it ends, but for the span of the
+ * exchange with the model server, which must exist before forwarding so that the model server's spans can name
+ * it as their parent.
+ */
+export interface RequestTrace {
+  /** The trace's id (32 hex digits): the client's, when it sent a traceparent, else a new one. */
+  readonly traceId: string;
+  /** The id of the gateway's span of the request (16 hex digits). */
+  readonly spanId: string;
+  /** Whether the trace is recorded and exported (the sampler's decision). */
+  readonly sampled: boolean;
+  /**
+   * The exchange with the model server begins (`at`, performance.now()): its span starts, and the headers to
+   * send upstream name it in traceparent (and carry the client's tracestate on).
+   */
+  forwarding(headers: IncomingHttpHeaders, at: number): void;
+}
+
 /** How a request was let in: on the replica's admission lease, or by a reservation of its own. */
 export type Admission = "lease" | "reserve";
 
@@ -65,11 +85,15 @@ export class GatewayRequest {
   readonly path: string | null;
   /** When the request arrived (performance.now(), ms). */
   readonly arrivedAt: number;
+  /** Its trace, while tracing is on (observability/otel/); null otherwise. */
+  trace: RequestTrace | null = null;
 
   // The forwarder: the key, what the request asks for, and how it is forwarded.
 
   /** The key of the credential, once authenticated. */
   ref: KeyRef | null = null;
+  /** When the credential was resolved to its key (performance.now(), ms; 0 until then). */
+  authenticatedAt = 0;
   /** The key's name, known once the request is admitted. */
   keyName: string | null = null;
   model: string | null = null;
@@ -98,6 +122,9 @@ export class GatewayRequest {
   // Admission (billing/request-billing.ts).
 
   admission: Admission | null = null;
+  /** When admission began (the body read, its worst case known) and ended (performance.now(), ms; 0 until). */
+  admittingAt = 0;
+  admittedAt = 0;
   /** The reservation's id; also named by the settlement of a request admitted on a lease. */
   reservationId: string | null = null;
   /** What was reserved (µ₽; 0 for a free request). */
@@ -131,7 +158,10 @@ export class GatewayRequest {
    */
   exchange: Abortable | null = null;
   forwardedAt = 0;
+  /** When the model server's answer began: its status line and headers (performance.now(), ms). */
   firstByteAt = 0;
+  /** When the first bytes of its body came (a stream's first event, near enough its first token). */
+  firstChunkAt = 0;
   /** The upstream's status; 0 while (or when) it has not answered. */
   upstreamStatus = 0;
   /** The status the client received (499 when it went away before a response started). */

@@ -1,12 +1,14 @@
 // The one place finished and refused requests, and settlements, are reported: it writes their log lines and
-// counts them in the metrics, from the request itself (core/request.ts; its line is log-line.ts's). What it calls can throw (a
-// metric, a log write); it never lets that reach the request path, which has already answered.
+// counts them in the metrics, from the request itself (core/request.ts; its line is log-line.ts's), and hands
+// them to OpenTelemetry (telemetry.ts) when that is on. What it calls can throw (a metric, a log write); it
+// never lets that reach the request path, which has already answered.
 
 import type { Logger } from "pino";
 import type { GatewayRequest } from "../core/request.js";
 import type { Settled, Settlement } from "../store/settle-script.js";
 import type { GatewayMetrics } from "./gateway-metrics.js";
 import { logFields } from "./log-line.js";
+import { NO_TELEMETRY, type RequestTelemetry } from "./telemetry.js";
 
 export interface RequestObserver {
   /** A forwarded request ended (completed or not); its settlement has been handed over. */
@@ -33,6 +35,8 @@ export function createObserver(
   logger: Logger,
   metrics: GatewayMetrics,
   options: ObserverOptions,
+  /** OpenTelemetry's spans and GenAI metrics, from the same request (telemetry.ts); nothing while off. */
+  telemetry: RequestTelemetry = NO_TELEMETRY,
 ): RequestObserver & SettlementObserver {
   const failed = (what: string, error: unknown) => logger.error({ err: error }, `reporting ${what} failed`);
   // try/catch written out in each, not a helper taking a callback: these run once per request.
@@ -41,6 +45,7 @@ export function createObserver(
       try {
         logger.info(logFields(request, options.logBodies), "request");
         metrics.request(request);
+        telemetry.finished(request);
       } catch (error) {
         failed("a finished request", error);
       }
@@ -49,6 +54,7 @@ export function createObserver(
       try {
         logger.info(logFields(request, null), "request refused");
         metrics.request(request);
+        telemetry.refused(request);
       } catch (error) {
         failed("a refused request", error);
       }

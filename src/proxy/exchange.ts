@@ -108,6 +108,9 @@ export class Exchange implements ExchangeEvents, Waiter {
     if (this.res.destroyed) return;
     const { request } = this;
     request.forwardedAt = performance.now();
+    // Tracing on: the exchange's span starts now, after any wait for a place, and the model server's
+    // traceparent names it.
+    if (request.trace !== null) request.trace.forwarding(this.req.headers, request.forwardedAt);
     this.timer = setTimeout(onUpstreamTimeout, this.deps.timeoutMs, this);
     (this.proxy as ProxyServer).web(
       this.req,
@@ -163,6 +166,7 @@ export class Exchange implements ExchangeEvents, Waiter {
   }
 
   onUpstreamData(response: IncomingMessage, chunk: Buffer): void {
+    if (this.request.firstChunkAt === 0) this.request.firstChunkAt = performance.now();
     const out = (this.meter as ResponseMeter).push(chunk);
     if (!this.held) this.send(response, out);
     else if (!this.held.hold(chunk)) this.releaseHeld(response);

@@ -21,6 +21,7 @@ import type { RequestSharing } from "../core/sharing.js";
 import { checkDeclaredLength, readBody } from "../http/body.js";
 import { errorFormatOf, sendError } from "../http/respond.js";
 import type { RequestObserver } from "../observability/observer.js";
+import type { Tracing } from "../observability/telemetry.js";
 import { bodyEdits, type FieldEdit, withFields } from "./body-rewrite.js";
 import { type Endpoint, type EndpointTable, type FieldPath, pathNotAllowed } from "./endpoints.js";
 import { Exchange, type ExchangeDeps } from "./exchange.js";
@@ -70,6 +71,8 @@ export interface ForwarderDeps {
   /** What is in flight (shutdown, the keeper and the gauge read it). */
   tracker: Pick<RequestTracker, "begin" | "end">;
   observer: Pick<RequestObserver, "finished" | "refused">;
+  /** Starts each request's trace while tracing is on; null (the client's trace headers untouched) while off. */
+  tracing?: Tracing | null;
   logger: Logger;
   /** Wall clock (ms). */
   now(): number;
@@ -105,6 +108,7 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
   const gate = deps.gate ?? null;
   const sharingCache = deps.sharing ?? null;
   const priority = priorityWriter(config.upstream);
+  const tracing = deps.tracing ?? null;
   let forwarding = true;
 
   async function forward(
@@ -118,12 +122,14 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
     const method = req.method ?? "GET";
     const request = new GatewayRequest(requestId, method, path, arrivedAt);
     request.errorFormat = errorFormatOf(path);
+    if (tracing !== null) request.trace = tracing.begin(req.headers, arrivedAt);
     deps.tracker.begin(request);
     try {
       if (!forwarding)
         throw new GatewayError("service_unavailable", "The gateway is shutting down; retry the request.");
       const credential = await deps.authenticator.resolve(req.headers);
       request.ref = credential.ref;
+      request.authenticatedAt = performance.now();
       const endpoint = deps.endpoints.classify(method, path);
       if (endpoint.class === "management") throw pathNotAllowed(method, path);
       checkDeclaredLength(req, config.limits.maxBodyBytes);
@@ -148,9 +154,11 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
       // request the model server runs is queued or given a priority.
       const sharing = usageClass !== null && sharingCache !== null ? sharingCache.get(credential.ref) : null;
       // On the lease without a promise; else reserved in Redis.
+      request.admittingAt = performance.now();
       const admitted =
         deps.billing.admitOnLease(request, credential.hash, check, worst) ??
         (await deps.billing.reserve(request, credential.hash, check, worst));
+      request.admittedAt = performance.now();
 
       // From here on the request is admitted: whatever fails before the exchange takes over releases it.
       try {

@@ -284,6 +284,8 @@ describe("signing in with the identity provider", () => {
         { id: "down", name: "Unreachable", start_url: "/auth/oidc/down/start" },
       ],
       password: false,
+      min_password_length: 12,
+      session: "none",
     });
   });
 });

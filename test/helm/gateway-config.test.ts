@@ -38,9 +38,7 @@ const SET_BY_THE_CHART = [
  * Gateway settings the chart does not offer: its own Redis persists (appendonly yes), and a production chart
  * has no business switching off the gateway's refusal of a Redis that persists nothing.
  */
-// signIn (issue 22's people and providers) is offered by the chart in a step of its own: its values for
-// providers, with their secrets from a Kubernetes Secret.
-const NOT_OFFERED_BY_THE_CHART = ["redis.allowNoPersistence", "signIn"];
+const NOT_OFFERED_BY_THE_CHART = ["redis.allowNoPersistence"];
 
 /** Dotted paths of the leaf settings of a JSON schema (maps of free keys are leaves). */
 function settingPaths(schema: JsonSchema, path: string[] = []): string[] {
@@ -219,6 +217,65 @@ describe("the chart's config values and the gateway's settings", () => {
         "TUNNEL_REDIS_SENTINEL_PASSWORD",
       ]),
     );
+  });
+
+  it("pass each identity provider's client secret from its Secret as a variable or a file, never through config.yaml", () => {
+    const manifests = renderChart({ valuesFiles: [ci("sign-in-values.yaml")] });
+    const config = parseYaml(manifest(manifests, "ConfigMap", FULLNAME).data["config.yaml"]) as Values;
+    expect(parse(config).success).toBe(true);
+    expect(config.admin).toEqual({ host: "0.0.0.0", port: 8081, externalUrl: "https://gateway.example.com" });
+    const [keycloak, entra] = config.signIn.providers;
+    expect(keycloak.clientSecretEnv).toBe("OIDC_CLIENT_SECRET_KEYCLOAK");
+    expect(entra.clientSecretFile).toBe("/etc/tunnel-gateway/oidc/entra/client-secret");
+    const spec = manifest(manifests, "Deployment", FULLNAME).spec.template.spec;
+    const gateway = spec.containers.find((c: { name: string }) => c.name === "gateway");
+    expect(gateway.env).toContainEqual({
+      name: "OIDC_CLIENT_SECRET_KEYCLOAK",
+      valueFrom: { secretKeyRef: { name: "oidc-keycloak", key: "client-secret" } },
+    });
+    expect(gateway.volumeMounts).toContainEqual({
+      name: "oidc-entra",
+      mountPath: "/etc/tunnel-gateway/oidc/entra",
+      readOnly: true,
+    });
+    expect(spec.volumes).toContainEqual({
+      name: "oidc-entra",
+      secret: { secretName: "oidc-entra", items: [{ key: "client-secret", path: "client-secret" }] },
+    });
+    // People sign in: the legacy admin token is optional, and the chart's Secret need not hold one.
+    const adminToken = gateway.env.find((e: { name: string }) => e.name === "TUNNEL_ADMIN_TOKEN");
+    expect(adminToken.valueFrom.secretKeyRef.optional).toBe(true);
+    // The dashboard and /auth/ behind their own Ingress, with TLS, at the external URL's host.
+    const ingress = manifest(manifests, "Ingress", `${FULLNAME}-admin`);
+    expect(ingress.spec.tls).toEqual([{ secretName: "gateway-admin-tls", hosts: ["gateway.example.com"] }]);
+    expect(ingress.spec.rules[0].host).toBe("gateway.example.com");
+    expect(ingress.spec.rules[0].http.paths[0].backend.service).toEqual({
+      name: `${FULLNAME}-internal`,
+      port: { name: "admin" },
+    });
+  });
+
+  it("refuses a client secret for a provider it does not know, and an admin Ingress without the external URL", () => {
+    expect(
+      renderFailure({
+        set: [
+          "oidcClientSecrets[0].provider=ghost",
+          "oidcClientSecrets[0].secretName=s",
+          "oidcClientSecrets[0].key=k",
+          "oidcClientSecrets[0].mount=env",
+        ],
+      }),
+    ).toContain('oidcClientSecrets names the provider "ghost"');
+    expect(
+      renderFailure({
+        set: [
+          "admin.enabled=true",
+          "secrets.adminToken=admin-token-0123456789",
+          "admin.ingress.enabled=true",
+        ],
+      }),
+    ).toContain("admin.ingress.enabled needs admin.externalUrl");
+    expect(renderFailure({ set: ["admin.enabled=true"] })).toContain("admin.enabled needs a way to sign in");
   });
 
   it("keep config.yaml free of secrets", () => {

@@ -3,7 +3,15 @@
 
 import { describe, expect, it } from "vitest";
 import { CHART_DIR, ciScenarios, templates } from "./chart.js";
-import { FULLNAME, helm, type Manifest, manifest, renderChart } from "./helm.js";
+import {
+  FULLNAME,
+  helm,
+  type Manifest,
+  manifest,
+  type RenderOptions,
+  renderChart,
+  renderFailure,
+} from "./helm.js";
 import { schemaErrors } from "./kubernetes-schemas.js";
 
 const SCENARIOS: Array<[string, string[]]> = [
@@ -146,5 +154,40 @@ describe("the connection test of `helm test`", () => {
     expect(manifests.filter((m) => m.kind === "Pod")).toEqual([]);
     const policy = manifest(manifests, "NetworkPolicy", FULLNAME);
     expect(JSON.stringify(policy)).not.toContain('"app.kubernetes.io/component":"test"');
+  });
+});
+
+describe("opentelemetry", () => {
+  const gatewayEnv = (options: RenderOptions) => {
+    const deployment = manifest(renderChart(options), "Deployment", FULLNAME);
+    const containers = deployment.spec.template.spec.containers as {
+      name: string;
+      env: Record<string, any>[];
+    }[];
+    const gateway = containers.find((container) => container.name === "gateway") ?? containers[0];
+    return (gateway?.env ?? []).filter((entry) => String(entry.name).startsWith("OTEL_"));
+  };
+
+  it("sets no OTEL_* variable while off", () => {
+    expect(gatewayEnv({})).toEqual([]);
+  });
+
+  it("passes the endpoint, protocol, signals and sampler as the standard variables, the headers from the Secret", () => {
+    expect(gatewayEnv({ valuesFiles: [`${CHART_DIR}ci/observability-values.yaml`] })).toEqual([
+      { name: "OTEL_EXPORTER_OTLP_ENDPOINT", value: "http://otel-collector.observability:4318" },
+      { name: "OTEL_EXPORTER_OTLP_PROTOCOL", value: "http/protobuf" },
+      { name: "OTEL_TRACES_EXPORTER", value: "otlp" },
+      { name: "OTEL_METRICS_EXPORTER", value: "otlp" },
+      { name: "OTEL_TRACES_SAMPLER", value: "parentbased_traceidratio" },
+      { name: "OTEL_TRACES_SAMPLER_ARG", value: "0.1" },
+      {
+        name: "OTEL_EXPORTER_OTLP_HEADERS",
+        valueFrom: { secretKeyRef: { name: "otlp-credentials", key: "otlp-headers" } },
+      },
+    ]);
+  });
+
+  it("refuses to be enabled without an endpoint", () => {
+    expect(renderFailure({ set: ["opentelemetry.enabled=true"] })).toMatch(/endpoint/);
   });
 });

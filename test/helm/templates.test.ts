@@ -177,6 +177,7 @@ describe("optional resources", () => {
   it("are the ones the chart documents", () => {
     expect(optional.map((t) => t.name).sort()).toEqual(
       [
+        "admin-ingress.yaml",
         "grafana-dashboard.yaml",
         "horizontalpodautoscaler.yaml",
         "ingress.yaml",
@@ -429,6 +430,10 @@ describe("NOTES.txt", () => {
     expect(notes).toContain("{{ $cli }} accounts create acme");
     expect(notes).toContain("{{ $cli }} keys create --account acme");
     expect(notes).toMatch(/\{\{- if \.Values\.admin\.enabled \}\}\n\n3\. Open the admin dashboard/);
+    // How people sign in: the redirect URLs to register, the first operator, the admin token as the last resort.
+    expect(notes).toContain("/auth/oidc/{{ .id }}/callback");
+    expect(notes).toContain('{{ $cli }} users create --email ops@example.com --name "Ops" --operator');
+    expect(notes).toContain("Sign in with the admin token:");
   });
 });
 

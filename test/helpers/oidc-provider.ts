@@ -161,6 +161,11 @@ export async function startIdentityProvider(options: ProviderOptions): Promise<T
       });
       return;
     }
+    // Browsers ask every origin for its icon: answered, so that a browser test sees no failed request.
+    if (req.url === "/favicon.ico") {
+      res.writeHead(204).end();
+      return;
+    }
     if (req.url?.startsWith("/me")) userinfo++;
     callback(req, res);
   });

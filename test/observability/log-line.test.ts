@@ -88,4 +88,23 @@ describe("logFields", () => {
     const refused = Object.assign(finished({ bodies }), { outcome: "refused" as const });
     expect(logFields(refused, 8)).not.toHaveProperty("request_body");
   });
+
+  it("adds the trace's ids to a traced request's line, finished or refused, and not when it went unsampled", () => {
+    const trace = (sampled: boolean) => ({
+      traceId: "0af7651916cd43dd8448eb211c80319c",
+      spanId: "b7ad6b7169203331",
+      sampled,
+      forwarding() {},
+    });
+    const ids = { trace_id: "0af7651916cd43dd8448eb211c80319c", span_id: "b7ad6b7169203331" };
+    expect(logFields(Object.assign(finished(), { trace: trace(true) }), null)).toMatchObject(ids);
+    const refused = Object.assign(finished(), {
+      outcome: "refused" as const,
+      code: "invalid_api_key" as const,
+    });
+    expect(logFields(Object.assign(refused, { trace: trace(true) }), null)).toMatchObject(ids);
+    const unsampled = logFields(Object.assign(finished(), { trace: trace(false) }), null);
+    expect([unsampled.trace_id, unsampled.span_id]).toEqual([undefined, undefined]);
+    expect(Object.keys(logFields(finished(), null))).not.toContain("trace_id");
+  });
 });

@@ -123,3 +123,35 @@ describe("the keys table", () => {
     expect(ids(sortKeys(keys, "state", true))).toEqual(["c", "a", "b"]);
   });
 });
+
+describe("the people's routes", () => {
+  it("read the sign-in page's failure, the one-time links and the people's pages", () => {
+    expect(parseRoute("#/sign-in?error=user_disabled&provider=corp")).toEqual({
+      name: "signIn",
+      error: "user_disabled",
+      provider: "corp",
+    });
+    expect(parseRoute("#/sign-in")).toEqual({ name: "signIn" });
+    expect(parseRoute("#/invite/abc-DEF_1")).toEqual({ name: "invite", token: "abc-DEF_1" });
+    expect(parseRoute("#/invite")).toEqual({ name: "invite", token: null });
+    expect(parseRoute("#/set-password/tok")).toEqual({ name: "setPassword", token: "tok" });
+    expect(parseRoute("#/accounts/acme/members")).toEqual({ name: "members", accountId: "acme" });
+    expect(parseRoute("#/me")).toEqual({ name: "myAccount" });
+    expect(parseRoute("#/people")).toEqual({ name: "people" });
+    expect(parseRoute("#/invite/a/b")).toEqual({ name: "notFound" });
+  });
+
+  it("are written back to the same route", () => {
+    const routes: Route[] = [
+      { name: "signIn", error: "sign_in_failed", provider: "corp" },
+      { name: "signIn" },
+      { name: "invite", token: "abc" },
+      { name: "invite", token: null },
+      { name: "setPassword", token: "tok" },
+      { name: "members", accountId: "acme" },
+      { name: "myAccount" },
+      { name: "people" },
+    ];
+    for (const route of routes) expect(parseRoute(href(route))).toEqual(route);
+  });
+});

@@ -1,6 +1,8 @@
-// Every call the dashboard makes to the admin API, one function each, with the shapes it sends and receives.
+// Every call the dashboard makes to the admin API, one function each, with the shapes it sends and receives;
+// those about people (signing in, one's own account, members, users) are in people-endpoints.ts.
 
 import { call, download, queryOf } from "./client.js";
+import { peopleCalls } from "./people-endpoints.js";
 import type {
   Account,
   AccountAlerts,
@@ -38,6 +40,8 @@ const key = (accountId: string, keyId: string) => `${account(accountId)}/keys/${
 
 export const api = {
   me: (token?: string) => call<Me>("GET", "/admin/v1/me", token === undefined ? {} : { token }),
+  /** Who is signed in when the page opens: a 401 then means no one, not a session that ended. */
+  whoIsSignedIn: () => call<Me>("GET", "/admin/v1/me", { anonymous: true }),
   accounts: () => call<Account[]>("GET", "/admin/v1/accounts"),
   createAccount: (body: { id: string; name?: string; balance?: string }) =>
     call<Account>("POST", "/admin/v1/accounts", { body }),
@@ -83,4 +87,5 @@ export const api = {
   operatorAlerts: () => call<OperatorAlerts>("GET", "/admin/v1/alerts"),
   testOperatorWebhook: (webhookId: string) =>
     call<TestResult>("POST", `/admin/v1/alerts/webhooks/${enc(webhookId)}/test`),
+  ...peopleCalls,
 };

@@ -5,6 +5,7 @@ import type { z } from "zod";
 import { CLIENT_KEY_FIELDS, fieldSerializer } from "../../../services/key-fields.js";
 import type * as K from "../../../services/key-schema.js";
 import type * as A from "../../alert-schemas.js";
+import type * as P from "../../people-schemas.js";
 import type * as S from "../../schemas.js";
 import type * as U from "../../usage-schemas.js";
 
@@ -29,6 +30,21 @@ export type OperatorAlerts = z.infer<typeof A.OperatorAlerts>;
 export type AccountUsage = z.infer<typeof U.AccountUsage>;
 export type RequestPage = z.infer<typeof U.RequestPage>;
 export type Overview = z.infer<typeof U.Overview>;
+// People: signing in, one's own sessions and tokens, an account's members and invitations, every user.
+export type Providers = z.infer<typeof P.Providers>;
+export type SignedIn = z.infer<typeof P.SignedIn>;
+export type InvitationPreview = z.infer<typeof P.InvitationPreview>;
+export type AcceptedInvitation = z.infer<typeof P.AcceptedInvitation>;
+export type Session = z.infer<typeof P.Session>;
+export type ApiToken = z.infer<typeof P.ApiToken>;
+export type CreatedApiToken = z.infer<typeof P.CreatedApiToken>;
+export type CreateApiTokenBody = z.input<typeof P.CreateApiTokenBody>;
+export type Member = z.infer<typeof P.Member>;
+export type Invitation = z.infer<typeof P.Invitation>;
+export type CreatedInvitation = z.infer<typeof P.CreatedInvitation>;
+export type User = z.infer<typeof P.User>;
+export type UserAuditEntry = z.infer<typeof P.UserAuditEntry>;
+export type AccountRole = Member["role"];
 
 // What the dashboard sends: the request bodies as the server's schemas accept them (the forms send narrower
 // values, which fit).

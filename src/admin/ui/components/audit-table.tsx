@@ -1,24 +1,21 @@
-// The audit log as the account and operator pages show it: who, when, what, and each entry's details as
-// sentences in the page's language (audit-text.ts), with the values as recorded on demand.
+// The audit log as the account and operator pages show it: when, the entry as a sentence naming who did it
+// (audit-actor.ts), what, and its details as sentences in the page's language (audit-text.ts), with the
+// values as recorded on demand.
 
 import { useMemo } from "preact/hooks";
 import type { AuditEntry } from "../api/types.js";
+import { useProviderNames } from "../hooks/use-provider-names.js";
 import { useUi } from "../hooks/use-ui.js";
 import type { MessageKey } from "../i18n/lookup.js";
 import { href } from "../route.js";
+import { auditHeadline } from "./audit-actor.js";
 import { auditSentences, rawDetails } from "./audit-text.js";
 import { Time } from "./time.js";
-
-function actorText(actor: string, t: ReturnType<typeof useUi>["t"]): string {
-  if (actor === "admin") return t("audit.actor.admin");
-  if (actor === "cli") return t("audit.actor.cli");
-  if (actor.startsWith("account:")) return t("audit.actor.account", { id: actor.slice("account:".length) });
-  return actor;
-}
 
 /** The audit log: each entry's details as sentences, with the values as recorded on demand. */
 export function AuditTable({ entries, showAccount }: { entries: AuditEntry[]; showAccount: boolean }) {
   const { t, lang } = useUi();
+  const providers = useProviderNames();
   const texts = useMemo(() => auditSentences(lang, entries), [lang, entries]);
   if (entries.length === 0) return <p class="muted">{t("audit.empty")}</p>;
   return (
@@ -40,7 +37,7 @@ export function AuditTable({ entries, showAccount }: { entries: AuditEntry[]; sh
               <td class="nowrap">
                 <Time iso={entry.at} />
               </td>
-              <td>{actorText(entry.actor, t)}</td>
+              <td class="who-did">{auditHeadline(lang, entry, providers)}</td>
               <td data-action={entry.action}>{t(`audit.action.${entry.action}` as MessageKey)}</td>
               {showAccount && (
                 <td>

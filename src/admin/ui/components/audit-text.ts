@@ -281,6 +281,14 @@ function describe(w: Words, entry: AuditEntry, before: Known): string {
       return sentences(w, [w.t("audit.keyEnabled", { name }), ...others(w, d, ["name"])]);
     case "key.revoke":
       return sentences(w, [w.t("audit.keyRevoked", { name }), ...others(w, d, ["name"])]);
+    case "member.grant":
+    case "member.remove":
+    case "invitation.create":
+    case "invitation.accept":
+    case "invitation.revoke":
+    case "token.create":
+    case "token.revoke":
+      return sentences(w, [...peopleDetails(w, d), ...others(w, d, PEOPLE_FIELDS)]);
     default:
       return sentences(w, others(w, d, []));
   }
@@ -288,6 +296,28 @@ function describe(w: Words, entry: AuditEntry, before: Known): string {
 
 /** A new account's sharing: weight 1, no priority of its own, the gateway's longest wait. */
 const DEFAULT_SHARING = { weight: 1, priority: null, max_wait_ms: null };
+/** The fields of the people's entries that their headline (audit-actor.ts) says, or that are ids ("raw"). */
+const PEOPLE_FIELDS = [
+  "user_id",
+  "name",
+  "email",
+  "role",
+  "source",
+  "invitation_id",
+  "token_id",
+  "account_id",
+  "days",
+];
+
+/** Where a role came from, and how long a token lasts: what the headline of a people's entry leaves out. */
+function peopleDetails(w: Words, d: Record<string, unknown>): string[] {
+  const clauses: string[] = [];
+  if (d.source === "direct") clauses.push(w.t("audit.source.direct"));
+  else if (typeof d.source === "string" && d.source.startsWith("oidc:"))
+    clauses.push(w.t("audit.source.provider", { provider: d.source.slice("oidc:".length) }));
+  if (typeof d.days === "number") clauses.push(w.t("audit.tokenDays", { days: w.num(d.days) }));
+  return clauses;
+}
 
 /** Whose fields an entry changes: its key's, or else its account's. */
 const subject = (entry: AuditEntry) => (entry.key_id ? `key:${entry.key_id}` : `account:${entry.account_id}`);

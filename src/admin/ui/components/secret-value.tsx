@@ -1,11 +1,14 @@
-// A secret shown this once (a new key's value, a webhook's signing secret): the warning, the value selected
-// on focus, and a copy button.
+// A secret shown this once (a new key's value, an API token, an invitation's link): the warning, the value
+// selected on focus, and a copy button.
 
 import { useId, useRef, useState } from "preact/hooks";
 import { useUi } from "../hooks/use-ui.js";
 
-/** A key value shown this once: the warning, the value selected on focus, and a copy button. */
-export function SecretValue({ value }: { value: string }) {
+/**
+ * A value shown this once: the warning, the value selected on focus, and a copy button; a key's value unless
+ * `warning` and `label` say what else it is.
+ */
+export function SecretValue({ value, warning, label }: { value: string; warning?: string; label?: string }) {
   const { t } = useUi();
   const input = useRef<HTMLInputElement>(null);
   const [copy, setCopy] = useState<"copied" | "failed" | null>(null);
@@ -25,9 +28,9 @@ export function SecretValue({ value }: { value: string }) {
   return (
     <>
       <p class="note warning" role="alert">
-        {t("created.warning")}
+        {warning ?? t("created.warning")}
       </p>
-      <label for={id}>{t("created.value")}</label>
+      <label for={id}>{label ?? t("created.value")}</label>
       <div class="copy-row">
         <input
           id={id}

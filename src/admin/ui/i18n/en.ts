@@ -1,7 +1,9 @@
 // The dashboard's words in English. This dictionary is also the list of messages: its keys are the
 // MessageKey type, which every other language's dictionary must have exactly (ru.ts is typed with it, so a
 // missing or an extra message fails the type-check; test/admin/ui/i18n/lookup.test.ts checks it at run time
-// too, with the placeholders of each message).
+// too, with the placeholders of each message). The words about people are in en-people.ts, spread in here.
+
+import { enPeople } from "./en-people.js";
 
 export const en = {
   "app.name": "Tunnel Gateway",
@@ -305,7 +307,7 @@ export const en = {
   "op.next": "Next →",
 
   "audit.col.at": "Time",
-  "audit.col.actor": "Who",
+  "audit.col.actor": "Who did what",
   "audit.col.action": "What",
   "audit.col.account": "Account",
   "audit.col.key": "Key",
@@ -498,6 +500,7 @@ export const en = {
   "audit.f.max_wait_ms.set": "Longest wait set to {to}",
   "audit.v.noPriority": "none",
   "audit.v.defaultWait": "the default",
+  ...enPeople,
 } as const;
 
 /** The name of a message, in every language. */

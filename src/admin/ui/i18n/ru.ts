@@ -1,6 +1,7 @@
 // The dashboard's words in Russian: every message of en.ts, and only those (the Dictionary type says so).
 
 import type { Dictionary } from "./en.js";
+import { ruPeople } from "./ru-people.js";
 
 export const ru: Dictionary = {
   "app.name": "Tunnel Gateway",
@@ -307,7 +308,7 @@ export const ru: Dictionary = {
   "op.next": "Дальше →",
 
   "audit.col.at": "Время",
-  "audit.col.actor": "Кто",
+  "audit.col.actor": "Кто и что сделал",
   "audit.col.action": "Что",
   "audit.col.account": "Аккаунт",
   "audit.col.key": "Ключ",
@@ -500,4 +501,5 @@ export const ru: Dictionary = {
   "audit.f.max_wait_ms.set": "Наибольшее ожидание: {to}",
   "audit.v.noPriority": "нет",
   "audit.v.defaultWait": "по умолчанию",
+  ...ruPeople,
 };

@@ -4,7 +4,7 @@
 // fetch and sessionStorage are the test's own stand-ins, recording what the page sends.
 
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ApiError, onSessionEnded } from "../../../../src/admin/ui/api/client.js";
+import { ApiError, onSessionEnded, rememberCsrfToken } from "../../../../src/admin/ui/api/client.js";
 import { api } from "../../../../src/admin/ui/api/endpoints.js";
 import { forgetToken, storedToken, storeToken } from "../../../../src/admin/ui/api/token.js";
 
@@ -207,5 +207,37 @@ describe("the session", () => {
     });
     expect(storedToken()).toBeNull();
     expect(() => forgetToken()).not.toThrow();
+  });
+});
+
+describe("the session cookie", () => {
+  it("goes with every call when no token is stored, and state-changing calls carry the CSRF token", async () => {
+    rememberCsrfToken("csrf-of-the-session");
+    await api.me();
+    await api.revokeKey("acme", "key_a");
+    expect(sent.map((s) => [s.init.method, s.init.credentials, s.init.headers])).toEqual([
+      ["GET", "same-origin", { accept: "application/json" }],
+      ["POST", "same-origin", { accept: "application/json", "x-csrf-token": "csrf-of-the-session" }],
+    ]);
+  });
+
+  it("ends the session on a 401, but not on a sign-in's own refusal", async () => {
+    const ended: string[] = [];
+    onSessionEnded((error) => ended.push(error.code));
+    answer = () => json(401, { error: { code: "sign_in_failed", message: "wrong" } });
+    expect((await failure(api.signInWithPassword("a@example.com", "x"))).code).toBe("sign_in_failed");
+    expect(ended).toEqual([]);
+    answer = () => json(401, { error: { code: "session_expired", message: "ended" } });
+    await failure(api.keys("acme"));
+    expect(ended).toEqual(["session_expired"]);
+  });
+
+  it("reads the wait of a refusal from Retry-After", async () => {
+    answer = () =>
+      new Response(JSON.stringify({ error: { code: "too_many_attempts", message: "wait" } }), {
+        status: 429,
+        headers: { "retry-after": "120" },
+      });
+    expect((await failure(api.signInWithPassword("a@example.com", "x"))).retryAfter).toBe(120);
   });
 });

@@ -11,6 +11,7 @@ import { checkAmount } from "../../forms/validate.js";
 import { useAction } from "../../hooks/use-action.js";
 import { useLoad } from "../../hooks/use-load.js";
 import { useUi } from "../../hooks/use-ui.js";
+import { AlertsSummary } from "./alerts-summary.js";
 import { EventsTable } from "./events-table.js";
 
 function loadAlerts(accountId: string) {
@@ -20,7 +21,7 @@ function loadAlerts(accountId: string) {
   }));
 }
 
-export function AccountAlertsSection({ accountId }: { accountId: string }) {
+export function AccountAlertsSection({ accountId, canChange }: { accountId: string; canChange: boolean }) {
   const { t } = useUi();
   const loaded = useLoad(() => loadAlerts(accountId), `alerts/${accountId}`);
   const data = loaded.data;
@@ -32,10 +33,14 @@ export function AccountAlertsSection({ accountId }: { accountId: string }) {
       <LoadProblem loaded={loaded} />
       {data && (
         <>
-          <div class="two-columns">
-            <LowBalanceForm alerts={data.alerts} onSaved={setAlerts} />
-            <WebhookCard alerts={data.alerts} onChanged={loaded.reload} />
-          </div>
+          {canChange ? (
+            <div class="two-columns">
+              <LowBalanceForm alerts={data.alerts} onSaved={setAlerts} />
+              <WebhookCard alerts={data.alerts} onChanged={loaded.reload} />
+            </div>
+          ) : (
+            <AlertsSummary alerts={data.alerts} />
+          )}
           <div class="section-head">
             <h3>{t("events.title")}</h3>
             <button type="button" class="secondary" onClick={loaded.reload} aria-busy={loaded.loading}>

@@ -1,5 +1,6 @@
 // One account: its balance, its keys (sortable, revocable), its usage, its share of a full model server, its
-// alerts and its audit log.
+// alerts and its audit log; what the credential's role does not allow (creating keys, alerts, members) is not
+// offered.
 
 import { useState } from "preact/hooks";
 import { api } from "../../api/endpoints.js";
@@ -22,7 +23,8 @@ import { KeysTable } from "./keys-table.js";
 
 export function AccountView({ accountId }: { accountId: string }) {
   const { t, rub } = useUi();
-  const { me } = useSession();
+  const { can } = useSession();
+  const writesKeys = can("keys.write", accountId);
   const loaded = useLoad(() => loadAccount(accountId), accountId);
   const [revoking, setRevoking] = useState<Key | null>(null);
   const [notice, setNotice] = useState<{ key: MessageKey; values: Values } | null>(null);
@@ -31,13 +33,19 @@ export function AccountView({ accountId }: { accountId: string }) {
 
   return (
     <>
-      {me.role === "admin" && (
+      {can("overview.read") && (
         <p class="crumbs">
           <a href={href({ name: "operator" })}>← {t("nav.accounts")}</a>
         </p>
       )}
       <div class="title-row">
         <PageTitle title={title} />
+        <span class="spacer" />
+        {can("members.read", accountId) && (
+          <a class="button secondary" href={href({ name: "members", accountId })}>
+            {t("members.link")}
+          </a>
+        )}
         <RefreshButton loaded={loaded} />
       </div>
       <LoadProblem loaded={loaded} />
@@ -58,9 +66,11 @@ export function AccountView({ accountId }: { accountId: string }) {
           <section aria-labelledby="keys-heading">
             <div class="section-head">
               <h2 id="keys-heading">{t("account.keys")}</h2>
-              <a class="button" href={href({ name: "newKey", accountId })}>
-                {t("account.newKey")}
-              </a>
+              {writesKeys && (
+                <a class="button" href={href({ name: "newKey", accountId })}>
+                  {t("account.newKey")}
+                </a>
+              )}
             </div>
             {notice && <Status>{t(notice.key, notice.values)}</Status>}
             {data.keys.length === 0 ? (
@@ -69,8 +79,8 @@ export function AccountView({ accountId }: { accountId: string }) {
               <KeysTable
                 keys={data.keys}
                 accountId={accountId}
-                onRevoke={setRevoking}
-                onChanged={loaded.reload}
+                onRevoke={writesKeys ? setRevoking : undefined}
+                onChanged={writesKeys ? loaded.reload : undefined}
               />
             )}
           </section>
@@ -82,13 +92,17 @@ export function AccountView({ accountId }: { accountId: string }) {
             onSaved={(account) => loaded.set({ ...data, account })}
           />
 
-          <AccountAlertsSection accountId={accountId} />
+          {can("alerts.read", accountId) && (
+            <AccountAlertsSection accountId={accountId} canChange={can("alerts.write", accountId)} />
+          )}
 
-          <section aria-labelledby="audit-heading">
-            <h2 id="audit-heading">{t("account.audit")}</h2>
-            <p class="muted">{t("account.auditIntro")}</p>
-            <AuditTable entries={data.audit} showAccount={false} />
-          </section>
+          {can("audit.read", accountId) && (
+            <section aria-labelledby="audit-heading">
+              <h2 id="audit-heading">{t("account.audit")}</h2>
+              <p class="muted">{t("account.auditIntro")}</p>
+              <AuditTable entries={data.audit} showAccount={false} />
+            </section>
+          )}
         </>
       )}
       {revoking && (

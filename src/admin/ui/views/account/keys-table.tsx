@@ -69,7 +69,8 @@ export function KeysTable({
 }: {
   keys: Key[];
   accountId: string;
-  onRevoke(key: Key): void;
+  /** Called to revoke a key from its menu; without it (a role that may not), the menu offers no revoking. */
+  onRevoke?(key: Key): void;
   /** Called with a key disabled or enabled from its menu; without it, the menu offers neither. */
   onChanged?(key: Key): void;
 }) {
@@ -109,7 +110,7 @@ export function KeysTable({
         onSelect: () => setDisabled(k, disable),
       });
     }
-    if (live) items.push({ label: t("keys.revoke"), danger: true, onSelect: () => onRevoke(k) });
+    if (live && onRevoke) items.push({ label: t("keys.revoke"), danger: true, onSelect: () => onRevoke(k) });
     return items;
   };
 

@@ -9,7 +9,15 @@ import { Field } from "../../forms/field.js";
 import { useAction } from "../../hooks/use-action.js";
 import { useUi } from "../../hooks/use-ui.js";
 
-export function KeyAlerts({ k, onSaved }: { k: Key; onSaved(key: Key): void }) {
+export function KeyAlerts({
+  k,
+  onSaved,
+  canChange,
+}: {
+  k: Key;
+  onSaved(key: Key): void;
+  canChange: boolean;
+}) {
   const { t } = useUi();
   const [text, setText] = useState((k.alert_at ?? []).join(", "));
   const [touched, setTouched] = useState(false);
@@ -17,7 +25,7 @@ export function KeyAlerts({ k, onSaved }: { k: Key; onSaved(key: Key): void }) {
   const { busy, error, run, clearError } = useAction();
   const thresholds = readThresholdList(text);
   // As for the key's other settings: a rotating or disabled key can still be changed, a revoked or expired one not.
-  const active = k.state === "active" || k.state === "rotating" || k.state === "disabled";
+  const active = canChange && (k.state === "active" || k.state === "rotating" || k.state === "disabled");
 
   const save = (alertAt: number[] | null) =>
     run(async () => {

@@ -12,6 +12,7 @@ import { RevokeDialog } from "../../components/revoke-dialog.js";
 import { StateBadge } from "../../components/state-badge.js";
 import { useAction } from "../../hooks/use-action.js";
 import { useLoad } from "../../hooks/use-load.js";
+import { useSession } from "../../hooks/use-session.js";
 import { useUi } from "../../hooks/use-ui.js";
 import { href } from "../../route.js";
 import { EditKey } from "./edit-key.js";
@@ -30,6 +31,7 @@ function loadKey(accountId: string, keyId: string) {
 
 export function KeyView({ accountId, keyId }: { accountId: string; keyId: string }) {
   const { t } = useUi();
+  const writes = useSession().can("keys.write", accountId);
   const loaded = useLoad(() => loadKey(accountId, keyId), `${accountId}/${keyId}`);
   const [revoking, setRevoking] = useState(false);
   const [rotating, setRotating] = useState(false);
@@ -64,7 +66,7 @@ export function KeyView({ accountId, keyId }: { accountId: string; keyId: string
         {key && <StateBadge k={key} />}
         <span class="spacer" />
         <RefreshButton loaded={loaded} />
-        {live && (
+        {live && writes && (
           <>
             <button type="button" class="secondary" onClick={() => setRotating(true)}>
               {t("key.rotate")}
@@ -90,7 +92,7 @@ export function KeyView({ accountId, keyId }: { accountId: string; keyId: string
       {data && key && (
         <>
           <KeyFacts k={key} />
-          <KeyAlerts k={key} onSaved={replaceKey} />
+          <KeyAlerts k={key} onSaved={replaceKey} canChange={writes} />
           <section aria-labelledby="usage-heading">
             <h2 id="usage-heading">{t("key.usageTitle")}</h2>
             <UsageCharts days={data.days} />
@@ -112,14 +114,16 @@ export function KeyView({ accountId, keyId }: { accountId: string; keyId: string
                 {JSON.stringify(clientKeyView(key), null, 2)}
               </pre>
             </section>
-            <section aria-labelledby="edit-heading">
-              <h2 id="edit-heading">{t("key.edit")}</h2>
-              {live ? (
-                <EditKey k={key} onSaved={replaceKey} />
-              ) : (
-                <p class="muted">{t("key.inactive", { state: t(`keys.state.${key.state}`) })}</p>
-              )}
-            </section>
+            {writes && (
+              <section aria-labelledby="edit-heading">
+                <h2 id="edit-heading">{t("key.edit")}</h2>
+                {live ? (
+                  <EditKey k={key} onSaved={replaceKey} />
+                ) : (
+                  <p class="muted">{t("key.inactive", { state: t(`keys.state.${key.state}`) })}</p>
+                )}
+              </section>
+            )}
           </div>
         </>
       )}

@@ -1,4 +1,4 @@
-// The operator's view (admin token): the totals and a searchable page of accounts (operator-accounts.tsx), a
+// The operator's view (an operator role): the totals and a searchable page of accounts (operator-accounts.tsx), a
 // top-up form, a form for a new account, the operator's webhooks and the audit log of all accounts.
 
 import { api } from "../../api/endpoints.js";
@@ -7,6 +7,7 @@ import { LoadProblem } from "../../components/notes.js";
 import { PageTitle } from "../../components/page-title.js";
 import { RefreshButton } from "../../components/refresh-button.js";
 import { useLoad } from "../../hooks/use-load.js";
+import { useSession } from "../../hooks/use-session.js";
 import { useUi } from "../../hooks/use-ui.js";
 import { NewAccountForm } from "./new-account-form.js";
 import { OperatorAccounts } from "./operator-accounts.js";
@@ -22,6 +23,7 @@ function loadOperator() {
 
 export function OperatorView() {
   const { t } = useUi();
+  const { can } = useSession();
   const loaded = useLoad(loadOperator, "operator");
   const data = loaded.data;
   const title = t("op.title");
@@ -38,11 +40,13 @@ export function OperatorView() {
             <h2 id="accounts-heading">{t("op.accounts")}</h2>
             <OperatorAccounts round={loaded.round} />
           </section>
-          <div class="two-columns">
-            <TopUpForm accounts={data.accounts} onDone={loaded.reload} />
-            <NewAccountForm onDone={loaded.reload} />
-          </div>
-          <OperatorWebhooks />
+          {(can("account.topup") || can("accounts.create")) && (
+            <div class="two-columns">
+              {can("account.topup") && <TopUpForm accounts={data.accounts} onDone={loaded.reload} />}
+              {can("accounts.create") && <NewAccountForm onDone={loaded.reload} />}
+            </div>
+          )}
+          {can("operator-alerts.read") && <OperatorWebhooks canTest={can("operator-alerts.test")} />}
           <section aria-labelledby="audit-heading">
             <h2 id="audit-heading">{t("op.audit")}</h2>
             <AuditTable entries={data.audit} showAccount={true} />

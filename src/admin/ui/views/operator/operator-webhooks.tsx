@@ -8,7 +8,7 @@ import { useAction } from "../../hooks/use-action.js";
 import { useLoad } from "../../hooks/use-load.js";
 import { useUi } from "../../hooks/use-ui.js";
 
-export function OperatorWebhooks() {
+export function OperatorWebhooks({ canTest }: { canTest: boolean }) {
   const { t } = useUi();
   const loaded = useLoad<OperatorAlerts>(() => api.operatorAlerts(), "operator-alerts");
   const data = loaded.data;
@@ -33,7 +33,7 @@ export function OperatorWebhooks() {
               </thead>
               <tbody>
                 {data.webhooks.map((webhook) => (
-                  <OperatorWebhookRow key={webhook.id} webhook={webhook} />
+                  <OperatorWebhookRow key={webhook.id} webhook={webhook} canTest={canTest} />
                 ))}
               </tbody>
             </table>
@@ -43,7 +43,13 @@ export function OperatorWebhooks() {
   );
 }
 
-function OperatorWebhookRow({ webhook }: { webhook: OperatorAlerts["webhooks"][number] }) {
+function OperatorWebhookRow({
+  webhook,
+  canTest,
+}: {
+  webhook: OperatorAlerts["webhooks"][number];
+  canTest: boolean;
+}) {
   const { t } = useUi();
   const [tested, setTested] = useState<TestResult | null>(null);
   const { busy, error, run } = useAction();
@@ -57,19 +63,21 @@ function OperatorWebhookRow({ webhook }: { webhook: OperatorAlerts["webhooks"][n
       </td>
       <td>{webhook.events?.join(", ") ?? t("alerts.webhook.allEvents")}</td>
       <td>
-        <button
-          type="button"
-          class="small"
-          disabled={busy}
-          onClick={() =>
-            run(async () => {
-              setTested(null);
-              setTested(await api.testOperatorWebhook(webhook.id));
-            })
-          }
-        >
-          {busy ? t("alerts.webhook.testing") : t("alerts.webhook.test")}
-        </button>
+        {canTest && (
+          <button
+            type="button"
+            class="small"
+            disabled={busy}
+            onClick={() =>
+              run(async () => {
+                setTested(null);
+                setTested(await api.testOperatorWebhook(webhook.id));
+              })
+            }
+          >
+            {busy ? t("alerts.webhook.testing") : t("alerts.webhook.test")}
+          </button>
+        )}
         {tested && (
           <p class={tested.delivered ? "note success" : "note error"} role="status">
             {tested.delivered

@@ -1,0 +1,187 @@
+// The OpenTelemetry SDK, started from the settings the OTEL_* variables gave (telemetry-settings.ts); loaded
+// only by telemetry.ts's dynamic import, so only when a signal is on. Built from the SDK's pieces — a tracer
+// provider with a batch processor and the configured sampler, a meter provider with a periodic reader, the OTLP
+// exporter of the configured protocol — rather than sdk-node with auto-instrumentation: the gateway makes its
+// own spans from its request record, and patching http would cost every request. Nothing is registered
+// globally but the SDK's diagnostics logger (to pino): the gateway uses its tracer and meter directly.
+
+import { type DiagLogger, DiagLogLevel, diag } from "@opentelemetry/api";
+import {
+  defaultResource,
+  detectResources,
+  envDetector,
+  resourceFromAttributes,
+} from "@opentelemetry/resources";
+import {
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type PushMetricExporter,
+} from "@opentelemetry/sdk-metrics";
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  type Sampler,
+  type SpanExporter,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+} from "@opentelemetry/sdk-trace";
+import type { Logger } from "pino";
+import type { Telemetry, TelemetryOptions } from "../telemetry.js";
+import type { MetricSettings, TelemetrySettings, TraceSettings } from "../telemetry-settings.js";
+import { serverOf } from "./gen-ai.js";
+import { GenAiMetrics } from "./gen-ai-metrics.js";
+import { RequestSpanSink } from "./request-spans.js";
+
+const SCOPE = "tunnel-gateway";
+
+const LOG_LEVELS: Record<TelemetrySettings["logLevel"], DiagLogLevel> = {
+  none: DiagLogLevel.NONE,
+  error: DiagLogLevel.ERROR,
+  warn: DiagLogLevel.WARN,
+  info: DiagLogLevel.INFO,
+  debug: DiagLogLevel.DEBUG,
+  verbose: DiagLogLevel.VERBOSE,
+  all: DiagLogLevel.ALL,
+};
+/** The longest a shutdown waits for the last export: a collector that is away must not hold the exit. */
+const SHUTDOWN_MS = 5000;
+
+export async function startOpenTelemetry(
+  settings: TelemetrySettings,
+  options: TelemetryOptions,
+): Promise<Telemetry> {
+  diag.setLogger(diagnostics(options.logger), {
+    logLevel: LOG_LEVELS[settings.logLevel],
+    suppressOverrideMessage: true,
+  });
+  const resource = defaultResource()
+    .merge(resourceFromAttributes({ "service.name": SCOPE, "service.version": options.version }))
+    // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over ours.
+    .merge(detectResources({ detectors: [envDetector] }));
+  const server = serverOf(options.upstreamUrl);
+  const common = { provider: options.provider, server };
+
+  let tracerProvider: TracerProvider | null = null;
+  let spans: RequestSpanSink | null = null;
+  if (settings.traces !== null) {
+    const traces = settings.traces;
+    tracerProvider = new TracerProvider({
+      resource,
+      sampler: samplerOf(traces),
+      spanProcessors: [new BatchSpanProcessor({ exporter: await spanExporter(traces), ...traces.batch })],
+    });
+    spans = new RequestSpanSink(tracerProvider.getTracer(SCOPE, options.version), {
+      ...common,
+      propagate: traces.propagate,
+    });
+  }
+
+  let meterProvider: MeterProvider | null = null;
+  let metrics: GenAiMetrics | null = null;
+  if (settings.metrics !== null) {
+    const { intervalMillis, timeoutMillis } = settings.metrics;
+    meterProvider = new MeterProvider({
+      resource,
+      readers: [
+        new PeriodicExportingMetricReader({
+          exporter: await metricExporter(settings.metrics),
+          exportIntervalMillis: intervalMillis,
+          exportTimeoutMillis: Math.min(timeoutMillis, intervalMillis),
+        }),
+      ],
+    });
+    metrics = new GenAiMetrics(meterProvider.getMeter(SCOPE, options.version), {
+      ...common,
+      maxModelSeries: options.maxModelSeries,
+    });
+  }
+
+  options.logger.info(
+    {
+      traces: settings.traces && { protocol: settings.traces.protocol, sampler: settings.traces.sampler },
+      metrics: settings.metrics && { protocol: settings.metrics.protocol },
+    },
+    "OpenTelemetry export on",
+  );
+  return {
+    tracing: spans,
+    finished(request) {
+      spans?.finished(request);
+      metrics?.record(request);
+    },
+    refused(request) {
+      spans?.refused(request);
+    },
+    async shutdown() {
+      const stopping = Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown()]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([stopping, new Promise((resolve) => (timer = setTimeout(resolve, SHUTDOWN_MS)))]);
+      clearTimeout(timer);
+    },
+  };
+}
+
+function samplerOf(traces: TraceSettings): Sampler {
+  const ratio = () => new TraceIdRatioBasedSampler(traces.ratio);
+  switch (traces.sampler) {
+    case "always_on":
+      return new AlwaysOnSampler();
+    case "always_off":
+      return new AlwaysOffSampler();
+    case "traceidratio":
+      return ratio();
+    case "parentbased_always_off":
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case "parentbased_traceidratio":
+      return new ParentBasedSampler({ root: ratio() });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
+}
+
+/** The exporter of the configured protocol; its module loaded only when chosen (gRPC's is the heaviest). */
+async function spanExporter(traces: TraceSettings): Promise<SpanExporter> {
+  const config = { url: traces.url };
+  if (traces.protocol === "grpc") {
+    const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-grpc");
+    return new OTLPTraceExporter(config);
+  }
+  if (traces.protocol === "http/json") {
+    const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
+    return new OTLPTraceExporter(config);
+  }
+  const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-proto");
+  return new OTLPTraceExporter(config);
+}
+
+async function metricExporter(metrics: MetricSettings): Promise<PushMetricExporter> {
+  const config = { url: metrics.url };
+  if (metrics.protocol === "grpc") {
+    const { OTLPMetricExporter } = await import("@opentelemetry/exporter-metrics-otlp-grpc");
+    return new OTLPMetricExporter(config);
+  }
+  if (metrics.protocol === "http/json") {
+    const { OTLPMetricExporter } = await import("@opentelemetry/exporter-metrics-otlp-http");
+    return new OTLPMetricExporter(config);
+  }
+  const { OTLPMetricExporter } = await import("@opentelemetry/exporter-metrics-otlp-proto");
+  return new OTLPMetricExporter(config);
+}
+
+/** The SDK's own messages (an export that failed, a bad attribute) as log lines of the gateway's logger. */
+function diagnostics(logger: Logger): DiagLogger {
+  const log = logger.child({ component: "opentelemetry" });
+  const line =
+    (level: "error" | "warn" | "info" | "debug" | "trace") =>
+    (message: string, ...args: unknown[]) =>
+      log[level](args.length > 0 ? { args: args.map(String) } : {}, message);
+  return {
+    error: line("error"),
+    warn: line("warn"),
+    info: line("info"),
+    debug: line("debug"),
+    verbose: line("trace"),
+  };
+}

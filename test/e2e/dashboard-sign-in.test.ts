@@ -1,0 +1,270 @@
+// Signing in to the dashboard in a real browser (Debian's Chromium) against a real gateway and a real
+// OpenID provider (oidc-provider, test/helpers/oidc-provider.ts): the provider's button runs the whole
+// redirect flow and the person lands signed in with exactly the menus of the role the provider's groups map
+// to; a group removed at the provider removes the access at the next sign-in; a disabled person is refused
+// with a sentence they can act on; the password form refuses a wrong password readably, and a session that
+// ends under the person brings the sign-in page and then back to where they were; the legacy token still
+// signs in behind its disclosure; and a page of another origin cannot post on the person's session. Each
+// page passes the axe check; no console error is left unexplained.
+
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MESSAGES } from "../../src/admin/ui/i18n/lookup.js";
+import type { Identity } from "../../src/identity/identity.js";
+import { ACTOR } from "../helpers/actor.js";
+import { expectAccessible } from "../helpers/axe.js";
+import { launchChromium, watchedPage } from "../helpers/chromium.js";
+import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
+import { freePort, type Listening, listen } from "../helpers/http.js";
+import { testIdentity } from "../helpers/identity.js";
+import { startIdentityProvider, type TestIdentityProvider } from "../helpers/oidc-provider.js";
+
+const ROOT = join(import.meta.dirname, "../..");
+const SHOTS = join(ROOT, ".artifacts/screenshots");
+const SECRET = "corp-client-secret-0123456789";
+const ADMIN_TOKEN = "admin-token-0123456789";
+const PASSWORD = "a-password-long-enough-1";
+const en = MESSAGES.en;
+const ru = MESSAGES.ru;
+
+let idp: TestIdentityProvider;
+let t: TestGateway;
+let identity: Identity;
+let browser: Browser;
+let admin: string;
+let elsewhere: Listening;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, "dist/admin/ui/index.html")))
+    throw new Error("dist/admin/ui is missing: run `npm run build` (npm test does it for you)");
+  const port = await freePort();
+  admin = `http://127.0.0.1:${port}`;
+  idp = await startIdentityProvider({
+    clients: [
+      { clientId: "gateway", clientSecret: SECRET, redirectUris: [`${admin}/auth/oidc/corp/callback`] },
+    ],
+  });
+  t = await startTestGateway({
+    env: { CORP_SECRET: SECRET },
+    config: {
+      admin: { port, token: ADMIN_TOKEN },
+      signIn: {
+        local: { enabled: true },
+        providers: [
+          {
+            id: "corp",
+            name: "Corporate login",
+            issuer: idp.issuer,
+            clientId: "gateway",
+            clientSecretEnv: "CORP_SECRET",
+            scopes: ["openid", "email", "profile", "groups"],
+            rules: [
+              { groups: ["finance"], operator: "operator-viewer" },
+              { groups: ["team-acme"], account: "acme", role: "member" },
+            ],
+          },
+        ],
+      },
+    } as never,
+  });
+  identity = testIdentity(t.store);
+  await t.store.accountService.create({ id: "acme", name: "Acme", balance: "100" }, ACTOR);
+  // A page of another origin (same site: loopback, another port), for the cross-site post.
+  elsewhere = await listen((_req, res) => {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end("<!doctype html><html lang=en><title>Elsewhere</title><main><h1>Elsewhere</h1></main></html>");
+  });
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+  await idp?.close();
+  await elsewhere?.close();
+});
+
+/** A fresh browser (its own cookies, at the provider too) with its page watched for problems. */
+async function freshPage(locale = "en-US"): Promise<{ page: Page; problems: string[] }> {
+  const watched = await watchedPage(browser, { locale });
+  contexts.push(watched.context);
+  return { page: watched.page, problems: watched.problems };
+}
+
+/** Opens the dashboard, presses the provider's button and signs in at the provider's own page as `login`. */
+async function signInWithProvider(page: Page, login: string, path = "/"): Promise<void> {
+  await page.goto(`${admin}${path}`);
+  await page.getByRole("link", { name: "Sign in with Corporate login" }).click();
+  await page.waitForURL((url) => url.origin === idp.issuer);
+  await page.getByLabel("Login").fill(login);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL((url) => url.origin === admin);
+}
+
+/** What the header and the page offer, by the names people read. */
+async function offered(page: Page) {
+  const count = (name: string) => page.getByRole("link", { name, exact: true }).count();
+  return {
+    allAccounts: await count(en["nav.accounts"]),
+    people: await count(en["nav.people"]),
+    myAccount: await count(en["nav.me"]),
+    members: await count(en["members.link"]),
+    newKey: await count(en["account.newKey"]),
+  };
+}
+
+describe("signing in with the company's identity provider", () => {
+  it("creates the person and shows exactly the menus of the role their groups map to", async () => {
+    idp.setPerson("alice", {
+      email: "alice@corp.example",
+      email_verified: true,
+      name: "Alice Liddell",
+      groups: ["team-acme"],
+    });
+    const { page, problems } = await freshPage();
+    await page.goto(`${admin}/`);
+    await page.getByRole("heading", { level: 1, name: en["login.title"] }).waitFor();
+    // The password form, and the legacy token behind its disclosure.
+    expect(await page.getByLabel(en["signIn.email"], { exact: true }).count()).toBe(1);
+    expect(await page.getByLabel(en["login.token"]).isVisible()).toBe(false);
+    await page.screenshot({ path: join(SHOTS, "sign-in.png"), fullPage: true });
+    await expectAccessible(page, "sign-in page");
+
+    await signInWithProvider(page, "alice");
+    // A member of acme, by the group: the account's page, keys to make, no members, no operator's menus.
+    await page.getByRole("heading", { level: 1, name: "Account acme" }).waitFor();
+    expect(await page.getByTestId("who").innerText()).toContain("Alice Liddell");
+    expect(await offered(page)).toEqual({ allAccounts: 0, people: 0, myAccount: 1, members: 0, newKey: 1 });
+    await expectAccessible(page, "account page of a member");
+    const user = await identity.users.find("alice@corp.example");
+    expect(user.providers).toEqual(["corp"]);
+    expect(problems).toEqual([]);
+  });
+
+  it("gives an operator-viewer every account to read, and no form or button that changes one", async () => {
+    idp.setPerson("bob", {
+      email: "bob@corp.example",
+      email_verified: true,
+      name: "Bob",
+      groups: ["finance"],
+    });
+    const { page, problems } = await freshPage();
+    await signInWithProvider(page, "bob");
+    await page.getByRole("heading", { level: 1, name: en["op.title"] }).waitFor();
+    expect(await offered(page)).toMatchObject({ allAccounts: 1, people: 1, myAccount: 1 });
+    expect(await page.getByRole("heading", { name: en["op.topup"] }).count()).toBe(0);
+    expect(await page.getByRole("heading", { name: en["op.create"] }).count()).toBe(0);
+    await page.locator("table.accounts").getByRole("link", { name: "acme", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Account acme" }).waitFor();
+    expect(await offered(page)).toMatchObject({ members: 1, newKey: 0 });
+    await page.getByTestId("alerts-summary").waitFor();
+    expect(await page.getByRole("button", { name: en["alerts.webhook.set"] }).count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it("takes the access away at the next sign-in once the group is removed at the provider", async () => {
+    idp.setPerson("alice", {
+      email: "alice@corp.example",
+      email_verified: true,
+      name: "Alice Liddell",
+      groups: [],
+    });
+    const { page, problems } = await freshPage();
+    await signInWithProvider(page, "alice");
+    await page.getByRole("heading", { level: 1, name: en["nav.noAccess"] }).waitFor();
+    await expectAccessible(page, "no account yet");
+    await page.goto(`${admin}/#/accounts/acme`);
+    await page.getByRole("heading", { level: 1, name: en["nav.notAllowed"] }).waitFor();
+    expect(problems).toEqual([]);
+  });
+
+  it("refuses a disabled person with a sentence saying what to do, in their language", async () => {
+    const alice = await identity.users.find("alice@corp.example");
+    await identity.users.disable(alice.id, ACTOR);
+    const { page, problems } = await freshPage("ru-RU");
+    await page.goto(`${admin}/`);
+    await page.getByRole("link", { name: "Войти через Corporate login" }).click();
+    await page.waitForURL((url) => url.origin === idp.issuer);
+    await page.getByLabel("Login").fill("alice");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL((url) => url.origin === admin && url.hash.startsWith("#/sign-in"));
+    expect(new URL(page.url()).hash).toBe("#/sign-in?error=user_disabled&provider=corp");
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.innerText()).toBe(ru["signIn.problem.disabled"]);
+    await expectAccessible(page, "sign-in page with a provider's refusal");
+    expect(problems).toEqual([]);
+  });
+});
+
+describe("the password form and the session", () => {
+  it("refuses a wrong password readably, and after a session ends goes back to the same page", async () => {
+    const olga = await identity.users.create({ email: "olga@example.com", name: "Olga" }, ACTOR);
+    await identity.users.setPassword(olga.id, PASSWORD, ACTOR);
+    await identity.users.grant("acme", olga.id, "direct", "owner", ACTOR);
+    const { page, problems } = await freshPage();
+    await page.goto(`${admin}/#/accounts/acme/members`);
+    await page.getByLabel(en["signIn.email"], { exact: true }).fill("olga@example.com");
+    await page.getByLabel(en["signIn.passwordField"], { exact: true }).fill("not the password");
+    await page.getByRole("button", { name: en["login.submit"] }).click();
+    await expect.poll(() => page.getByRole("alert").innerText()).toBe(en["signIn.problem.wrongPassword"]);
+    await expectAccessible(page, "sign-in page with a wrong password");
+    await page.getByLabel(en["signIn.passwordField"], { exact: true }).fill(PASSWORD);
+    await page.getByLabel(en["signIn.passwordField"], { exact: true }).press("Enter");
+    // Straight to the page asked for.
+    await page.getByRole("heading", { level: 1, name: "Members of account acme" }).waitFor();
+
+    // The session ends under the person (revoked elsewhere): the next call brings the sign-in page, in place.
+    await identity.sessions.revokeAll(olga.id);
+    await page.getByRole("button", { name: en["common.refresh"] }).click();
+    await page.getByRole("status").filter({ hasText: en["login.expired"] }).waitFor();
+    expect(new URL(page.url()).hash).toBe("#/accounts/acme/members");
+    await page.getByLabel(en["signIn.email"], { exact: true }).fill("olga@example.com");
+    await page.getByLabel(en["signIn.passwordField"], { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: en["login.submit"] }).click();
+    await page.getByRole("heading", { level: 1, name: "Members of account acme" }).waitFor();
+    // The browser logged the refused sign-in and the refresh's two refused calls (members, invitations) as
+    // 401s; nothing else.
+    expect(problems.filter((line) => !/status of 401/.test(line))).toEqual([]);
+    expect(problems.filter((line) => /status of 401/.test(line)).length).toBe(3);
+
+    // A page of another origin posts on the person's session: the cookie goes along (same site), the
+    // gateway refuses it for its origin and missing CSRF token, and nothing is created.
+    await page.goto(`${elsewhere.url}/`);
+    await page.evaluate(`fetch(${JSON.stringify(`${admin}/admin/v1/accounts/acme/keys`)}, {
+      method: "POST", mode: "no-cors", credentials: "include",
+      headers: { "content-type": "text/plain" }, body: JSON.stringify({ name: "forged-by-fetch" }) })
+      .catch(() => "the browser hides the opaque answer")`);
+    await page.evaluate(`(() => {
+      const form = document.createElement("form");
+      form.method = "post";
+      form.enctype = "text/plain";
+      form.action = ${JSON.stringify(`${admin}/admin/v1/accounts/acme/keys`)};
+      const field = document.createElement("input");
+      field.name = '{"name":"forged-by-form","x":"';
+      field.value = '"}';
+      form.append(field);
+      document.body.append(form);
+      form.submit();
+    })()`);
+    await page.waitForURL((url) => url.origin === admin);
+    // csrf_refused, not admin_unauthorized: the session cookie was sent, and refused for where it came from.
+    expect(JSON.parse(await page.locator("body").innerText()).error.code).toBe("csrf_refused");
+    expect((await t.store.keys.list("acme")).map((k) => k.name)).toEqual([]);
+  });
+
+  it("still signs in with the legacy admin token, behind its disclosure", async () => {
+    const { page, problems } = await freshPage();
+    await page.goto(`${admin}/`);
+    await page.getByText(en["signIn.withToken"]).click();
+    await page.getByLabel(en["login.token"]).fill(ADMIN_TOKEN);
+    await page.getByLabel(en["login.token"]).press("Enter");
+    await page.getByRole("heading", { level: 1, name: en["op.title"] }).waitFor();
+    expect(await page.getByTestId("who").innerText()).toContain(en["role.admin"]);
+    expect(await offered(page)).toMatchObject({ allAccounts: 1, people: 1, myAccount: 0 });
+    expect(problems).toEqual([]);
+  });
+});
