@@ -91,6 +91,7 @@ function deed(
     case "key.disable":
     case "key.enable":
     case "key.revoke":
+    case "key.sharing.update":
       return { key: `audit.did.${line.action}`, values: { key } };
     case "member.grant":
       return { key: "audit.did.member.grant", values: { person, role: roleName(lang, d.role) } };
@@ -126,6 +127,7 @@ function deed(
     case "account.alerts.update":
     case "account.webhook.set":
     case "account.webhook.remove":
+    case "account.sharing.update":
       return { key: `audit.did.${line.action}`, values: {} };
     default:
       return { key: "audit.did.other", values: { action: line.action } };
