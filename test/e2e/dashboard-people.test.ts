@@ -176,7 +176,7 @@ describe("an invitation and my account", () => {
     await page.getByRole("button", { name: "End the session of Chrome on Android" }).click();
     await expect.poll(() => sessions.count()).toBe(2);
     // The phone's next call is refused: the sign-in page, saying why.
-    await phone.page.getByRole("button", { name: en["common.refresh"] }).click();
+    await phone.page.getByRole("button", { name: en["common.refresh"], exact: true }).click();
     await phone.page.getByRole("status").filter({ hasText: en["login.expired"] }).waitFor();
 
     await page.getByLabel(en["keys.col.name"], { exact: true }).fill("ci-deploy");

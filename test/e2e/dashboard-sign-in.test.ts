@@ -219,7 +219,7 @@ describe("the password form and the session", () => {
 
     // The session ends under the person (revoked elsewhere): the next call brings the sign-in page, in place.
     await identity.sessions.revokeAll(olga.id);
-    await page.getByRole("button", { name: en["common.refresh"] }).click();
+    await page.getByRole("button", { name: en["common.refresh"], exact: true }).click();
     await page.getByRole("status").filter({ hasText: en["login.expired"] }).waitFor();
     expect(new URL(page.url()).hash).toBe("#/accounts/acme/members");
     await page.getByLabel(en["signIn.email"], { exact: true }).fill("olga@example.com");

@@ -258,7 +258,7 @@ describe("the dashboard", () => {
     // The account view shows the spend /v1/key reports.
     await page.getByRole("link", { name: ru["created.done"] }).click();
     await page.getByRole("heading", { level: 1, name: "Аккаунт acme" }).waitFor();
-    await page.getByRole("button", { name: ru["common.refresh"] }).click();
+    await page.getByRole("button", { name: ru["common.refresh"], exact: true }).click();
     const row = page.locator(`tr[data-key-id="${charged.body.id}"]`);
     await expect.poll(() => text(row)).toContain(`${rubles("ru", spent)} из ${rubles("ru", 50)} в день`);
     const rowText = await text(row);
@@ -366,7 +366,7 @@ describe("the dashboard", () => {
     // A token that stops working mid-session (here: replaced by a new one) ends the session with a message.
     const replaced = (await t.store.accountService.createToken("acme", ACTOR)).token;
     secrets.push(replaced);
-    await page.getByRole("button", { name: en["common.refresh"] }).click();
+    await page.getByRole("button", { name: en["common.refresh"], exact: true }).click();
     await page.getByRole("heading", { level: 1, name: en["login.title"] }).waitFor();
     await page.getByText(en["login.expired"]).waitFor();
     expect(await page.evaluate<number>("sessionStorage.length")).toBe(0);
@@ -572,7 +572,7 @@ describe("the dashboard", () => {
   it("writes a budget change in the audit log as a sentence, in both languages", async () => {
     const [key] = (await t.store.keys.list("fits")).filter((k) => k.name === "staging-frontend-preview");
     await t.store.keyService.update(key?.id, { budget: "100", period: "month" }, ACTOR);
-    await page.getByRole("button", { name: en["common.refresh"] }).click();
+    await page.getByRole("button", { name: en["common.refresh"], exact: true }).click();
     const change = page.locator("table.audit tr", {
       has: page.locator('td[data-action="key.update"]'),
     });
