@@ -82,8 +82,9 @@ export class Exchange implements ExchangeEvents, Waiter {
     tag(this.req, this);
     tag(this.res, this);
     this.res.on("close", onClientClose);
-    if (this.res.destroyed) {
-      // The client left while the reservation was being made.
+    if (this.res.destroyed || !this.req.socket.writable) {
+      // The client left while the reservation was being made (or its connection was refused by the parser
+      // for bytes that followed the body: nothing could answer it).
       request.outcome = "client_aborted";
       void this.finish();
       return;
@@ -105,7 +106,7 @@ export class Exchange implements ExchangeEvents, Waiter {
   forward(): void {
     this.wait = null;
     // The client left in this very turn: its close event ends the request and gives the place back.
-    if (this.res.destroyed) return;
+    if (this.res.destroyed || !this.req.socket.writable) return;
     const { request } = this;
     request.forwardedAt = performance.now();
     // Tracing on: the exchange's span starts now, after any wait for a place, and the model server's

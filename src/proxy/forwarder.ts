@@ -18,7 +18,7 @@ import type { ModelCheck } from "../core/model-check.js";
 import type { ModelPrice } from "../core/price.js";
 import { GatewayRequest, type StripMode } from "../core/request.js";
 import type { RequestSharing } from "../core/sharing.js";
-import { checkDeclaredLength, readBody } from "../http/body.js";
+import { checkDeclaredLength, isNotWhole, notWhole, readBody } from "../http/body.js";
 import { errorFormatOf, sendError } from "../http/respond.js";
 import type { RequestObserver } from "../observability/observer.js";
 import type { Tracing } from "../observability/telemetry.js";
@@ -134,6 +134,9 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
       if (endpoint.class === "management") throw pathNotAllowed(method, path);
       checkDeclaredLength(req, config.limits.maxBodyBytes);
       const body = await readBody(req, config.limits.maxBodyBytes);
+      // Bytes after the declared length that are no HTTP made Node's parser refuse the connection (and end it)
+      // while the body was read: the body's length was a lie, and no answer to it could reach the client.
+      if (!req.socket.writable) throw notWhole(req, body.length, "bytes that are not HTTP followed it");
       const facts = await inspectRequest(body, req.headers["content-type"], endpoint, config.limits);
       const pathModel = method === "GET" ? modelOfPath(path) : null;
       const check: ModelCheck = pathModel !== null ? { kind: "named", model: pathModel } : facts.model;
@@ -207,7 +210,7 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
         throw error;
       }
     } catch (error) {
-      refuse(deps, res, error, request);
+      refuse(deps, req, res, error, request);
       deps.tracker.end(request);
     }
   }
@@ -224,13 +227,21 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
 }
 
 /** Answers a request the gateway will not forward with its error, and reports the refusal. */
-function refuse(deps: ForwarderDeps, res: ServerResponse, error: unknown, request: GatewayRequest): void {
-  if (res.destroyed) return; // the client is gone; there is no one to answer
+function refuse(
+  deps: ForwarderDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  error: unknown,
+  request: GatewayRequest,
+): void {
+  // The client is gone, or its connection was answered and ended by the parser: there is no one to answer.
+  if (res.destroyed || !req.socket.writable) return;
   const failure = asGatewayError(error);
   if (failure.status >= 500)
     deps.logger.error({ request_id: request.requestId, err: failure.cause ?? failure }, "request failed");
-  // After refusing a body half-way, close the connection rather than read the rest of it.
-  if (failure.code === "payload_too_large") res.shouldKeepAlive = false;
+  // After refusing a body half-way, or one that did not arrive whole, close the connection rather than read
+  // (or wait for) the rest of it.
+  if (failure.code === "payload_too_large" || isNotWhole(failure)) res.shouldKeepAlive = false;
   sendError(res, failure, { format: request.errorFormat });
   request.refuse(failure, deps.now(), performance.now());
   deps.observer.refused(request);

@@ -2,7 +2,9 @@
 // body, a multipart form as audio uploads send it, or a urlencoded form), the output caps and choices it
 // asks for — refused when they are not what every model server reads as a limit — whether it streams, and
 // how large its prompt can be (text by its bytes, media parts by count). A body whose model cannot be
-// determined is reported as such, so that a key with a model list can refuse it (fail closed).
+// determined is reported as such, so that a key with a model list can refuse it (fail closed). A body that is
+// not what its endpoint takes — JSON that does not parse, a multipart form that does not — is refused here,
+// before anything is reserved: no model server could read it, so it is never forwarded or charged.
 
 import { Readable } from "node:stream";
 import { Busboy, type BusboyInstance } from "@fastify/busboy";
@@ -62,6 +64,12 @@ export async function inspectRequest(
   const type = contentType?.toLowerCase() ?? "";
   if (type.startsWith("multipart/form-data")) {
     const form = await multipartForm(body, contentType as string);
+    if (form.problem !== null) {
+      throw new GatewayError(
+        "invalid_request",
+        `The request body is not a valid multipart form: ${form.problem}.`,
+      );
+    }
     // An uploaded file is audio (transcriptions, translations) sized like an audio part, not by its bytes.
     const prompt = { ...empty, textBytes: body.length - form.fileBytes, audio: form.files };
     return factsOf(form.fields, null, endpoint, limits, prompt);
@@ -79,9 +87,11 @@ export async function inspectRequest(
     );
   }
   let parsed: unknown;
+  const text = body.toString("utf8");
   try {
-    parsed = JSON.parse(body.toString("utf8"));
-  } catch {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    if (takesJson(endpoint, type)) throw notJson(error, text.length);
     return factsOf({}, null, endpoint, limits, empty, UNKNOWN);
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || !scan.isObject) {
@@ -90,6 +100,31 @@ export async function inspectRequest(
   const value = parsed as Record<string, unknown>;
   const prompt = endpoint.class === "generation" ? promptSize(value, body.length) : empty;
   return factsOf(value, { value, scan }, endpoint, limits, prompt);
+}
+
+/**
+ * Whether a body that does not parse as JSON is refused: on every endpoint of the table that reads JSON (all
+ * of generation, input-only and free do, whatever the content type says), and on any other whose content
+ * type says JSON. An unknown endpoint's body of another type is the model server's to read.
+ */
+function takesJson(endpoint: Endpoint, type: string): boolean {
+  return endpoint.class !== "other" || type.includes("json");
+}
+
+/**
+ * The refusal of a body JSON.parse refused. Its message is not passed on as it is: V8 quotes the start of the
+ * text in some of them, and a body may hold secrets that have no place in a log line.
+ */
+function notJson(error: unknown, length: number): GatewayError {
+  const message = error instanceof Error ? error.message : "";
+  const at = /at position (\d+)/.exec(message);
+  const detail =
+    message.startsWith("Unexpected end") || (at !== null && Number(at[1]) >= length)
+      ? "it ends before the JSON text does (was it cut short?)"
+      : at !== null
+        ? `the error is at character ${at[1]}`
+        : "it has an unexpected character";
+  return new GatewayError("invalid_request", `The request body is not valid JSON: ${detail}.`);
 }
 
 /** The facts of a body's fields: a JSON object's (with `json`), or a form's (`json` null, values as text). */
@@ -232,18 +267,26 @@ interface Form {
   fields: Record<string, string>;
   files: number;
   fileBytes: number;
+  /** What is wrong with the form, or null when it parsed to its end. */
+  problem: string | null;
 }
 
 function multipartForm(body: Buffer, contentType: string): Promise<Form> {
   return new Promise((resolve) => {
-    const form: Form = { fields: {}, files: 0, fileBytes: 0 };
+    const form: Form = { fields: {}, files: 0, fileBytes: 0, problem: null };
     let parser: BusboyInstance;
     try {
       parser = new Busboy({ headers: { "content-type": contentType }, limits: { fieldSize: 1024 } });
-    } catch {
+    } catch (error) {
+      form.problem = (error instanceof Error ? error.message : String(error)).toLowerCase();
       resolve(form);
       return;
     }
+    // A part cut short errs on the part's stream as well as on the parser: without a listener on each, the
+    // process would crash on an unhandled 'error'. The first problem is the one reported.
+    const failed = (error: Error) => {
+      form.problem ??= error.message.charAt(0).toLowerCase() + error.message.slice(1);
+    };
     parser.on("field", (name: string, value: string) => {
       if (FORM_FIELDS.has(name) && !(name in form.fields)) form.fields[name] = value;
     });
@@ -252,10 +295,13 @@ function multipartForm(body: Buffer, contentType: string): Promise<Form> {
       file.on("data", (chunk: Buffer) => {
         form.fileBytes += chunk.length;
       });
+      file.on("error", failed);
+    });
+    parser.on("error", (error: Error) => {
+      failed(error);
+      resolve(form);
     });
     parser.on("finish", () => resolve(form));
-    // A malformed form has no model we could trust: whatever was read so far stands, the rest is unknown.
-    parser.on("error", () => resolve(form));
     Readable.from([body]).pipe(parser);
   });
 }

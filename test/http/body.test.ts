@@ -3,6 +3,7 @@
 // client that leaves reported rather than waited for.
 
 import { type IncomingMessage, request } from "node:http";
+import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { GatewayError } from "../../src/core/errors.js";
 import { checkDeclaredLength, readBody, tooLarge } from "../../src/http/body.js";
@@ -82,18 +83,63 @@ describe("readBody", () => {
     const { url, outcomes } = await reader(1024);
     await send(url, [Buffer.from("partial")], true);
     await waitUntil(() => outcomes.length === 1, "the server to receive the request");
-    // Node reports the reset as the request's "aborted" error; a close without one is reported by readBody.
-    await expect(outcomes[0]).rejects.toThrow(
-      /^(aborted|client closed the connection while sending the body)$/,
-    );
+    // Node reports the reset as the request's "aborted" error, or closes it without one: either way the
+    // body is refused as not received whole, with how much of it came.
+    await expect(outcomes[0]).rejects.toMatchObject({
+      code: "invalid_request",
+      message: expect.stringMatching(
+        /^The request body was not received whole: the connection (failed|closed) after 7 bytes\. /,
+      ),
+    });
   });
 
   it("refuses at once a request already destroyed, whose events will never come", async () => {
     const read = readBody({ destroyed: true } as IncomingMessage, 10);
     expect(await settlesAtOnce(read)).toBe(true);
-    await expect(read).rejects.toThrow("client closed the connection before its body was read");
+    await expect(read).rejects.toMatchObject({
+      code: "invalid_request",
+      message: expect.stringMatching(
+        /^The request body was not received whole: the connection closed after 0/,
+      ),
+    });
+  });
+
+  it("refuses a body shorter than its Content-Length, whether the client half-closes or resets", async () => {
+    const { url, outcomes } = await reader(1024);
+    const { port } = new URL(url);
+    const head = "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n";
+    // Half-closed: the client sends 10 of 100 bytes and ends its side, still reading.
+    const halfClosed = await rawExchange(Number(port), `${head}0123456789`, "end");
+    await waitUntil(() => outcomes.length === 1, "the server to receive the request");
+    await expect(outcomes[0]).rejects.toMatchObject({
+      code: "invalid_request",
+      message: expect.stringContaining("after 10 bytes of the 100 its Content-Length declares"),
+    });
+    // Nothing but a refusal can reach the client: never a 200 for a body read in part.
+    expect(halfClosed).not.toMatch(/^HTTP\/1\.1 200/);
+    await rawExchange(Number(port), `${head}0123456789`, "reset");
+    await waitUntil(() => outcomes.length === 2, "the server to receive the second request");
+    await expect(outcomes[1]).rejects.toMatchObject({ code: "invalid_request" });
   });
 });
+
+/**
+ * Writes `bytes` on a raw connection, then ends the client's side ("end", still reading) or resets it
+ * ("reset"); returns what the server sent back before the connection closed.
+ */
+function rawExchange(port: number, bytes: string, then: "end" | "reset"): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    socket.on("data", (chunk) => (received += chunk));
+    socket.on("error", () => resolve(received));
+    socket.on("close", () => resolve(received));
+    socket.write(bytes, () => {
+      if (then === "end") socket.end();
+      else setImmediate(() => socket.resetAndDestroy());
+    });
+  });
+}
 
 describe("checkDeclaredLength", () => {
   const withLength = (length?: string) =>

@@ -147,9 +147,39 @@ describe("inspectRequest", () => {
 
   it("reports no body, and a body whose model cannot be determined", async () => {
     expect((await inspectRequest(Buffer.alloc(0), undefined, CHAT, LIMITS)).model).toEqual({ kind: "none" });
-    for (const body of ['{"messages":[]}', '{"model": 5}', '{"model": ""}', "[1,2]", "not json", '"m"']) {
+    for (const body of ['{"messages":[]}', '{"model": 5}', '{"model": ""}', "[1,2]", '"m"']) {
       expect((await inspect(body)).model).toEqual({ kind: "unknown" });
     }
+  });
+
+  it("refuses a body that is not valid JSON on an endpoint that takes JSON, naming the problem", async () => {
+    const cut = '{"model":"m","messages":[{"role":"user","content":"hel';
+    expect(await refusal(inspect(cut))).toBe(
+      "invalid_request: The request body is not valid JSON: it ends before the JSON text does (was it cut short?).",
+    );
+    expect(await refusal(inspect('{"model":"m"}x'))).toBe(
+      "invalid_request: The request body is not valid JSON: the error is at character 13.",
+    );
+    // V8's message quotes the body; the refusal does not, as a body may hold secrets.
+    const secret = await refusal(inspect("sk-tunnel-secret", "/v1/embeddings", "text/plain"));
+    expect(secret).toBe(
+      "invalid_request: The request body is not valid JSON: it has an unexpected character.",
+    );
+    for (const path of ["/v1/completions", "/api/chat", "/tokenize", "/v1/rerank"]) {
+      expect(await refusal(inspect("{", path))).toMatch(
+        /^invalid_request: The request body is not valid JSON/,
+      );
+    }
+  });
+
+  it("leaves an unknown endpoint's body alone unless its content type says JSON", async () => {
+    expect((await inspect("not json", "/v1/unknown", "application/octet-stream")).model).toEqual({
+      kind: "unknown",
+    });
+    expect(await refusal(inspect("not json", "/v1/unknown", "application/json"))).toMatch(
+      /^invalid_request: The request body is not valid JSON/,
+    );
+    expect(await refusal(inspect("{", "/v1/unknown", "application/vnd.api+json"))).toMatch(/not valid JSON/);
   });
 
   it("reads JSON whatever the content type says, as FastAPI-based servers do", async () => {
@@ -180,11 +210,20 @@ describe("inspectRequest", () => {
     });
   });
 
-  it("treats a broken multipart body as having no model", async () => {
-    for (const type of ["multipart/form-data; boundary=x", "multipart/form-data"]) {
-      expect((await inspectRequest(Buffer.from("garbage"), type, CHAT, LIMITS)).model).toEqual({
-        kind: "unknown",
-      });
+  it("refuses a multipart body that is not a valid form, a part cut short included", async () => {
+    const transcriptions = table.classify("POST", "/v1/audio/transcriptions");
+    const { body, type } = multipart({ model: "whisper-1" });
+    const cases: [Buffer, string][] = [
+      [Buffer.from("garbage"), "multipart/form-data; boundary=x"],
+      [Buffer.from("garbage"), "multipart/form-data"],
+      // Cut inside the file's content: the part's stream errs as well as the parser.
+      [body.subarray(0, body.length - 30), type],
+      [body.subarray(0, 60), type],
+    ];
+    for (const [bytes, contentType] of cases) {
+      expect(await refusal(inspectRequest(bytes, contentType, transcriptions, LIMITS))).toMatch(
+        /^invalid_request: The request body is not a valid multipart form: \S/,
+      );
     }
   });
 
