@@ -7,8 +7,16 @@
 //     shutdown before it answered): nothing was generated.
 //   - A usage report is checked before it is believed. A count that is not a non-negative safe integer,
 //     completion tokens above what the request could produce (the forwarded output cap × choices; none for
-//     an input-only endpoint), or prompt tokens above the configured bound, make the whole report faulty:
-//     the request is charged by estimate, and `rejected` says why.
+//     an input-only endpoint), prompt tokens above the configured bound, or more cached prompt tokens than
+//     prompt tokens, make the whole report faulty: the request is charged by estimate, and `rejected` says
+//     why.
+//   - Prompt tokens are priced by where they came from: those the server served from its cache at
+//     cachedInput, those it wrote to its cache at cacheWrite, the rest at input. OpenAI-style reports count
+//     cached tokens within prompt_tokens; Anthropic-style reports count input_tokens without the cache's
+//     (prompt = input + cache read + cache creation). Estimated prompt tokens are all at the input price.
+//   - The model's per-request fee is charged once with the tokens of every request the server took and
+//     answered without an error status (never for a refusal, nor a request the server never took); it
+//     counts in the reservation's worst case like the tokens.
 //   - An error status is charged for what the upstream credibly reported, and nothing else.
 //   - A complete response with a complete report is charged exactly what was reported. A report is complete
 //     with prompt and completion tokens, or, for an input-only endpoint, prompt tokens alone.
@@ -23,8 +31,8 @@
 import type { UsageClass } from "../core/endpoint-classes.js";
 import type { Micros } from "../core/money.js";
 import type { ModelPrice } from "../core/price.js";
-import type { RejectReason, TokenCounts, UsageReport } from "../core/usage.js";
-import { costOf } from "./pricing.js";
+import type { ChargedTokens, RejectReason, TokenCounts, UsageReport } from "../core/usage.js";
+import { costOf, withFee } from "./pricing.js";
 
 export type OveragePolicy = "absorb" | "charge";
 
@@ -54,7 +62,7 @@ export interface ChargeFacts {
 }
 
 export interface Charge {
-  tokens: TokenCounts;
+  tokens: ChargedTokens;
   /** What the request is charged (µ₽). */
   cost: Micros;
   /** Whether any count was estimated rather than reported. */
@@ -65,7 +73,7 @@ export interface Charge {
   overage: Micros;
 }
 
-const ZERO: TokenCounts = { promptTokens: 0, completionTokens: 0 };
+const ZERO: ChargedTokens = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0 };
 const NOTHING: Charge = { tokens: ZERO, cost: 0, estimated: false, rejected: null, overage: 0 };
 
 export function charge(facts: ChargeFacts): Charge {
@@ -73,35 +81,55 @@ export function charge(facts: ChargeFacts): Charge {
   const checked = checkReport(facts);
   const report = checked.rejected === null ? checked.counts : {};
   const rejected = checked.rejected;
+  // The parts of a prompt the server named, kept with the prompt they are part of.
+  const cache = (prompt: number | undefined) =>
+    prompt === undefined
+      ? { cachedTokens: 0, cacheWriteTokens: 0 }
+      : { cachedTokens: report.cached ?? 0, cacheWriteTokens: report.cacheWrite ?? 0 };
 
   if (facts.status >= 400) {
-    const tokens = { promptTokens: report.prompt ?? 0, completionTokens: report.completion ?? 0 };
-    return believed(facts, tokens, rejected);
+    const tokens = {
+      promptTokens: report.prompt ?? 0,
+      completionTokens: report.completion ?? 0,
+      ...cache(report.prompt),
+    };
+    return believed(facts, tokens, rejected, false);
   }
   const completion = facts.usageClass === "input-only" ? 0 : report.completion;
   if (facts.complete && report.prompt !== undefined && completion !== undefined) {
-    return believed(facts, { promptTokens: report.prompt, completionTokens: completion }, rejected);
+    const tokens = { promptTokens: report.prompt, completionTokens: completion, ...cache(report.prompt) };
+    return believed(facts, tokens, rejected, true);
   }
   // Estimated, keeping what was credibly reported. A prompt of no tokens is no report: Ollama sends zero
   // counts on every chunk until the last, so a stream cut short has reported only zeros.
   const reportedPrompt = report.prompt !== undefined && report.prompt > 0 ? report.prompt : undefined;
   const estimatedCompletion =
     facts.usageClass === "input-only" ? 0 : Math.min(facts.estimate.completionTokens, completionBound(facts));
-  const tokens: TokenCounts = {
+  const tokens: ChargedTokens = {
     promptTokens: reportedPrompt ?? facts.estimate.promptTokens,
     completionTokens: Math.max(completion ?? 0, estimatedCompletion),
+    ...cache(reportedPrompt),
   };
   // A stream cut off after its final report (a client that hung up just before [DONE]) was reported in full.
   if (reportedPrompt !== undefined && completion !== undefined && completion >= estimatedCompletion) {
-    return believed(facts, tokens, rejected);
+    return believed(facts, tokens, rejected, true);
   }
-  const cost = Math.min(costOf(tokens, facts.price), facts.reserved);
+  const cost = Math.min(withFee(costOf(tokens, facts.price), facts.price), facts.reserved);
   return { tokens, cost, estimated: true, rejected, overage: 0 };
 }
 
-/** A charge on credibly reported counts: the reservation caps it unless the operator charges overage. */
-function believed(facts: ChargeFacts, tokens: TokenCounts, rejected: RejectReason | null): Charge {
-  const full = costOf(tokens, facts.price);
+/**
+ * A charge on credibly reported counts (with the per-request fee when `fee`): the reservation caps it unless
+ * the operator charges overage.
+ */
+function believed(
+  facts: ChargeFacts,
+  tokens: ChargedTokens,
+  rejected: RejectReason | null,
+  fee: boolean,
+): Charge {
+  const tokensCost = costOf(tokens, facts.price);
+  const full = fee ? withFee(tokensCost, facts.price) : tokensCost;
   const overage = Math.max(0, full - facts.reserved);
   const cost = facts.overage === "charge" ? full : full - overage;
   return { tokens, cost, estimated: false, rejected, overage };
@@ -113,7 +141,7 @@ function completionBound(facts: ChargeFacts): number {
 }
 
 interface CheckedReport {
-  counts: { prompt?: number; completion?: number };
+  counts: { prompt?: number; completion?: number; cached?: number; cacheWrite?: number };
   rejected: RejectReason | null;
 }
 
@@ -124,6 +152,7 @@ function checkReport(facts: ChargeFacts): CheckedReport {
     reported.prompt,
     reported.completion,
     reported.total,
+    reported.cached,
     reported.cacheCreation,
     reported.cacheRead,
   ];
@@ -136,11 +165,17 @@ function checkReport(facts: ChargeFacts): CheckedReport {
     prompt = reported.total as number | undefined;
   }
   if (prompt !== undefined) {
-    prompt +=
-      ((reported.cacheCreation as number | undefined) ?? 0) +
-      ((reported.cacheRead as number | undefined) ?? 0);
+    const cacheRead = reported.cacheRead as number | undefined;
+    const cacheWrite = (reported.cacheCreation as number | undefined) ?? 0;
+    // Anthropic-style: input_tokens excludes what the cache served and what was written to it.
+    prompt += (cacheRead ?? 0) + cacheWrite;
     if (prompt > facts.maxPromptTokens) return { counts: {}, rejected: "prompt_above_limit" };
+    // A report in both styles is read in Anthropic's, whose cache counts are apart from the prompt's.
+    const cached = cacheRead ?? (reported.cached as number | undefined) ?? 0;
+    if (cached + cacheWrite > prompt) return { counts: {}, rejected: "cached_above_prompt" };
     counts.prompt = prompt;
+    counts.cached = cached;
+    counts.cacheWrite = cacheWrite;
   }
   const completion = reported.completion as number | undefined;
   if (completion !== undefined) {

@@ -6,7 +6,7 @@ import type { UsageClass } from "../core/endpoint-classes.js";
 import type { Micros } from "../core/money.js";
 import type { ModelPrice } from "../core/price.js";
 import type { TokenCounts } from "../core/usage.js";
-import { costOf } from "./pricing.js";
+import { costOf, withFee, worstPromptPrice } from "./pricing.js";
 
 /** The prompt as the worst case sizes it: text by its bytes, each media part at its model's maximum. */
 export interface PromptSize {
@@ -27,8 +27,10 @@ export const NOTHING: WorstCase = { promptTokens: 0, completionTokens: 0, choice
 
 /**
  * The most a request can cost. The prompt: every byte of text a token (estimate.reserveBytesPerToken: no
- * token of a byte-level tokenizer is shorter than a byte), every media part at its model's maximum. The
- * output: none for an input-only endpoint; otherwise `cap` (the cap forwarded) for each of `choices`.
+ * token of a byte-level tokenizer is shorter than a byte), every media part at its model's maximum, each at
+ * the highest of the prompt prices (input, cachedInput, cacheWrite: which part the server will serve from
+ * its cache is not known before it answers). The output: none for an input-only endpoint; otherwise `cap`
+ * (the cap forwarded) for each of `choices`. Plus the model's per-request fee.
  */
 export function worstCase(
   usageClass: UsageClass,
@@ -44,7 +46,10 @@ export function worstCase(
     promptTokens,
     completionTokens,
     choices,
-    amount: costOf({ promptTokens, completionTokens }, price),
+    amount: withFee(
+      costOf({ promptTokens, completionTokens }, { input: worstPromptPrice(price), output: price.output }),
+      price,
+    ),
   };
 }
 

@@ -73,8 +73,14 @@ const tokens = z.number().int().positive().max(2_147_483_647);
 const price = z.strictObject({
   /** Rubles per 1 million prompt tokens. */
   input: rubles,
-  /** Rubles per 1 million completion tokens. */
+  /** Rubles per 1 million completion tokens (reasoning tokens are completion tokens). */
   output: rubles,
+  /** Rubles per 1 million prompt tokens the model server served from its prefix cache; the input price if unset. */
+  cachedInput: rubles.optional(),
+  /** Rubles per 1 million prompt tokens a server reports writing to its cache (Anthropic-style); the input price if unset. */
+  cacheWrite: rubles.optional(),
+  /** Rubles charged once for every request the model server took; none if unset. */
+  perRequest: rubles.optional(),
   /** Output tokens assumed for the worst case when a request sets no max_tokens. */
   maxOutputTokens: tokens.optional(),
   /** The model's context length: output caps above it are refused, prompt reports above it not believed. */

@@ -1,9 +1,15 @@
 // Reading the token usage an upstream reports, in the shapes model servers use, without judging it (the
 // charging policy in billing/charge.ts checks it before believing it):
-//   OpenAI chat/completions/embeddings: {"usage": {"prompt_tokens", "completion_tokens", "total_tokens"}}
-//   OpenAI Responses:                   {"usage": {"input_tokens", "output_tokens"}}, in "response" in SSE
+//   OpenAI chat/completions/embeddings: {"usage": {"prompt_tokens", "completion_tokens", "total_tokens"}},
+//                                       cached prompt tokens (within prompt_tokens) in
+//                                       "prompt_tokens_details": {"cached_tokens"} — vLLM with
+//                                       --enable-prompt-tokens-details, SGLang with --enable-cache-report
+//                                       (only when some were cached), llama.cpp always
+//   OpenAI Responses:                   {"usage": {"input_tokens", "output_tokens"}}, in "response" in SSE;
+//                                       cached in "input_tokens_details": {"cached_tokens"}
 //   Anthropic messages:                 {"usage": {...}}, or in "message" (message_start) and "usage"
-//                                       (message_delta); cached prompt tokens counted apart
+//                                       (message_delta); cached prompt tokens counted apart from
+//                                       input_tokens (cache_read_input_tokens, cache_creation_input_tokens)
 //   rerank and score:                   {"usage": {"total_tokens"}} alone
 //   Ollama's native API:                {"prompt_eval_count", "eval_count"} on the final object
 //   TGI's native API:                   {"details": {"input_length", "generated_tokens"}} (with details on),
@@ -63,6 +69,20 @@ function readUsage(usage: unknown, into: UsageReport): boolean {
   take("total", "total_tokens");
   take("cacheCreation", "cache_creation_input_tokens");
   take("cacheRead", "cache_read_input_tokens");
+  // The details' other counts (audio, reasoning) are parts of prompt and completion tokens, charged as such.
+  const details = (u.prompt_tokens_details ?? u.input_tokens_details) as
+    | Record<string, unknown>
+    | null
+    | undefined;
+  if (
+    typeof details === "object" &&
+    details !== null &&
+    details.cached_tokens !== undefined &&
+    details.cached_tokens !== null
+  ) {
+    into.cached = details.cached_tokens;
+    found = true;
+  }
   return found;
 }
 

@@ -10,6 +10,9 @@ import { MAX_MICROS } from "../../src/core/money.js";
 const PRICE = {
   input: 1_000_000,
   output: 2_000_000,
+  cachedInput: 1_000_000,
+  cacheWrite: 1_000_000,
+  perRequest: 0,
   maxOutputTokens: 100,
   contextTokens: null,
   maxImageTokens: 10,
@@ -38,8 +41,10 @@ const exact = (
   promptTokens: number,
   completionTokens: number,
   cost = promptTokens + 2 * completionTokens,
+  cachedTokens = 0,
+  cacheWriteTokens = 0,
 ) => ({
-  tokens: { promptTokens, completionTokens },
+  tokens: { promptTokens, completionTokens, cachedTokens, cacheWriteTokens },
   cost,
   estimated: false,
   rejected: null,
@@ -57,7 +62,7 @@ describe("charge", () => {
     [
       "Anthropic's cached prompt tokens as prompt tokens",
       { reported: { prompt: 10, cacheCreation: 5, cacheRead: 7, completion: 1 } },
-      exact(22, 1),
+      exact(22, 1, 24, 7, 5),
     ],
     [
       "an embedding's prompt tokens alone",
@@ -144,10 +149,16 @@ describe("charge", () => {
     ["more completion tokens than cap × choices", { prompt: 5, completion: 101 }, "completion_above_cap"],
     ["more prompt tokens than the model's context", { prompt: 1001, completion: 5 }, "prompt_above_limit"],
     ["an invalid total", { prompt: 5, completion: 5, total: -3 }, "not_a_count"],
+    [
+      "more cached prompt tokens than prompt tokens",
+      { prompt: 5, cached: 6, completion: 5 },
+      "cached_above_prompt",
+    ],
+    ["a cached count that is not a count", { prompt: 5, cached: "all", completion: 5 }, "not_a_count"],
   ])("does not believe %s, and estimates within the reservation", (_what, reported, reason) => {
     const result = charge(facts({ reported, overage: "charge" }));
     expect(result).toEqual({
-      tokens: { promptTokens: 40, completionTokens: 30 },
+      tokens: { promptTokens: 40, completionTokens: 30, cachedTokens: 0, cacheWriteTokens: 0 },
       cost: 100,
       estimated: true,
       rejected: reason,
@@ -177,6 +188,121 @@ describe("charge", () => {
   });
 });
 
+/** 1 µ₽ per uncached prompt token, 0.25 per cached, 1.25 per written to the cache, 2 per completion, 7 a request. */
+const CACHE_PRICE = { ...PRICE, cachedInput: 250_000, cacheWrite: 1_250_000, perRequest: 7 };
+
+describe("charge, with cache prices and a per-request fee", () => {
+  const priced = (over: Partial<ChargeFacts>) =>
+    charge(facts({ price: CACHE_PRICE, reserved: 100_000, ...over }));
+
+  it("prices OpenAI-style cached tokens, part of prompt_tokens, at cachedInput", () => {
+    // 200 uncached × 1 + 800 cached × 0.25 + 10 completion × 2 + the fee of 7.
+    expect(priced({ reported: { prompt: 1000, cached: 800, completion: 10 } })).toEqual({
+      tokens: { promptTokens: 1000, completionTokens: 10, cachedTokens: 800, cacheWriteTokens: 0 },
+      cost: 200 + 200 + 20 + 7,
+      estimated: false,
+      rejected: null,
+      overage: 0,
+    });
+  });
+
+  it("prices Anthropic-style counts, apart from input_tokens, at their prices", () => {
+    // input_tokens 100 (uncached) + 600 read + 40 written: a prompt of 740 tokens.
+    const result = priced({ reported: { prompt: 100, cacheRead: 600, cacheCreation: 40, completion: 10 } });
+    expect(result.tokens).toEqual({
+      promptTokens: 740,
+      completionTokens: 10,
+      cachedTokens: 600,
+      cacheWriteTokens: 40,
+    });
+    expect(result.cost).toBe(100 + 150 + 50 + 20 + 7);
+  });
+
+  it("rounds the sum up once, not each part", () => {
+    // 3 cached × 0.25 + 1 written × 1.25 = 2 µ₽ exactly; rounding each part up would make it 3.
+    const result = priced({ reported: { prompt: 0, cacheRead: 3, cacheCreation: 1, completion: 0 } });
+    expect(result.cost).toBe(2 + 7);
+  });
+
+  it("charges the input price for every prompt token when the server reports no cache", () => {
+    expect(priced({ reported: { prompt: 1000, completion: 10 } }).cost).toBe(1000 + 20 + 7);
+    // No report at all: the estimate's prompt at the input price.
+    expect(priced({})).toMatchObject({ cost: 40 + 60 + 7, estimated: true, tokens: { cachedTokens: 0 } });
+  });
+
+  it("keeps a credible cached count with the prompt it belongs to when the completion is estimated", () => {
+    const cut = priced({ complete: false, reported: { prompt: 1000, cached: 800 } });
+    expect(cut).toMatchObject({ tokens: { promptTokens: 1000, cachedTokens: 800, completionTokens: 30 } });
+    expect(cut.cost).toBe(200 + 200 + 60 + 7);
+  });
+
+  it("refuses a report with more cached tokens than prompt tokens as faulty, and estimates at the input price", () => {
+    const result = priced({ reported: { prompt: 100, cached: 101, completion: 10 } });
+    expect(result).toMatchObject({ rejected: "cached_above_prompt", estimated: true, cost: 40 + 60 + 7 });
+    expect(result.tokens).toMatchObject({ promptTokens: 40, cachedTokens: 0 });
+  });
+
+  it("charges the fee to no request the server did not take, nor to an error status", () => {
+    expect(priced({ processed: false, reported: { prompt: 5, completion: 5 } }).cost).toBe(0);
+    expect(priced({ status: 500 }).cost).toBe(0);
+    expect(priced({ status: 400, reported: { prompt: 9, cached: 4 } }).cost).toBe(5 + 1);
+  });
+
+  it("charges the fee to a request cut off by its client after the server took it", () => {
+    expect(priced({ complete: false }).cost).toBe(40 + 60 + 7);
+  });
+
+  it("is exactly the sum of the parts at their prices, rounded up once, for any credible report", () => {
+    const counts = fc
+      .record({
+        fresh: fc.nat({ max: 1e7 }),
+        cached: fc.nat({ max: 1e7 }),
+        written: fc.nat({ max: 1e7 }),
+        completion: fc.nat({ max: 1e6 }),
+        anthropic: fc.boolean(),
+      })
+      .filter(({ written, anthropic }) => anthropic || written === 0);
+    const prices = fc.record({
+      input: fc.nat({ max: 1e9 }),
+      output: fc.nat({ max: 1e9 }),
+      cachedInput: fc.nat({ max: 1e9 }),
+      cacheWrite: fc.nat({ max: 1e9 }),
+      perRequest: fc.nat({ max: 1e9 }),
+    });
+    fc.assert(
+      fc.property(counts, prices, (c, p) => {
+        const reported = c.anthropic
+          ? { prompt: c.fresh, cacheRead: c.cached, cacheCreation: c.written, completion: c.completion }
+          : { prompt: c.fresh + c.cached, cached: c.cached, completion: c.completion };
+        const result = charge(
+          facts({
+            reported,
+            price: { ...PRICE, ...p },
+            maxPromptTokens: 1e8,
+            maxCompletionTokens: 1e6,
+            reserved: MAX_MICROS,
+          }),
+        );
+        const sum =
+          BigInt(c.fresh) * BigInt(p.input) +
+          BigInt(c.cached) * BigInt(p.cachedInput) +
+          BigInt(c.written) * BigInt(p.cacheWrite) +
+          BigInt(c.completion) * BigInt(p.output);
+        const expected = (sum + 999_999n) / 1_000_000n + BigInt(p.perRequest);
+        expect(result).toMatchObject({ rejected: null, estimated: false });
+        expect(result.tokens).toEqual({
+          promptTokens: c.fresh + c.cached + c.written,
+          completionTokens: c.completion,
+          cachedTokens: c.cached,
+          cacheWriteTokens: c.written,
+        });
+        expect(BigInt(result.cost)).toBe(expected < BigInt(MAX_MICROS) ? expected : BigInt(MAX_MICROS));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe("charge, for any facts", () => {
   const anyCount = fc.oneof(
     fc.nat({ max: 10_000 }),
@@ -197,6 +323,7 @@ describe("charge, for any facts", () => {
         prompt: anyCount,
         completion: anyCount,
         total: anyCount,
+        cached: anyCount,
         cacheCreation: anyCount,
         cacheRead: anyCount,
       },
@@ -208,6 +335,9 @@ describe("charge, for any facts", () => {
     price: fc.record({
       input: fc.nat({ max: 1e9 }),
       output: fc.nat({ max: 1e9 }),
+      cachedInput: fc.nat({ max: 1e9 }),
+      cacheWrite: fc.nat({ max: 1e9 }),
+      perRequest: fc.nat({ max: 1e7 }),
       maxOutputTokens: fc.constant(100),
       contextTokens: fc.constant(null),
       maxImageTokens: fc.constant(10),
@@ -239,7 +369,8 @@ describe("charge, for any facts", () => {
     fc.assert(
       fc.property(anyFacts, (f) => {
         const result = charge(f);
-        const full = costOf(result.tokens, f.price);
+        const fee = f.processed && f.status < 400 ? f.price.perRequest : 0;
+        const full = Math.min(MAX_MICROS, costOf(result.tokens, f.price) + fee);
         if (result.estimated || f.overage === "absorb") expect(result.cost).toBe(Math.min(full, f.reserved));
         else expect(result.cost).toBe(full);
       }),

@@ -23,6 +23,28 @@ describe("worstCase", () => {
     expect(worst).toEqual({ promptTokens: 2000, completionTokens: 200, choices: 2, amount: 260_000 });
   });
 
+  it("counts the prompt at the highest of its prices, and adds the per-request fee", () => {
+    const cached = {
+      ...pricing.priceFor(null),
+      cachedInput: 50_000_000,
+      cacheWrite: 125_000_000,
+      perRequest: 7,
+    };
+    // 2000 × 125 ₽/M (cache writes cost most here) + 200 × 300 ₽/M + 7 µ₽.
+    const worst = worstCase("generation", text(2000), 100, 2, cached, config.estimate);
+    expect(worst.amount).toBe(250_000 + 60_000 + 7);
+    // Cheaper cached tokens never lower the worst case below the input price.
+    const cheaper = worstCase(
+      "generation",
+      text(2000),
+      100,
+      2,
+      { ...cached, cacheWrite: 1 },
+      config.estimate,
+    );
+    expect(cheaper.amount).toBe(200_000 + 60_000 + 7);
+  });
+
   it("reserves no output for an input-only endpoint", () => {
     const worst = worstCase("input-only", text(2000), 4096, 1, pricing.priceFor(null), config.estimate);
     expect(worst).toEqual({ promptTokens: 2000, completionTokens: 0, choices: 1, amount: 200_000 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { costOf, Pricing } from "../../src/billing/pricing.js";
+import { costOf, Pricing, withFee, worstPromptPrice } from "../../src/billing/pricing.js";
 import { configSchema } from "../../src/config/schema.js";
 import { formatRubles, MAX_MICROS } from "../../src/core/money.js";
 
@@ -8,6 +8,7 @@ const config = configSchema.parse({
     default: { input: 100, output: 300 },
     models: {
       cheap: { input: "0.5", output: "1.25" },
+      cached: { input: 2, output: 4, cachedInput: "0.5", cacheWrite: "2.5", perRequest: "0.01" },
       long: { input: 1, output: 2, maxOutputTokens: 32_000, contextTokens: 128_000, maxImageTokens: 1600 },
     },
   },
@@ -20,6 +21,9 @@ describe("Pricing", () => {
     expect(pricing.priceFor("cheap")).toEqual({
       input: 500_000,
       output: 1_250_000,
+      cachedInput: 500_000,
+      cacheWrite: 500_000,
+      perRequest: 0,
       maxOutputTokens: 4096,
       ...LIMITS,
     });
@@ -32,10 +36,54 @@ describe("Pricing", () => {
     expect(pricing.priceFor("unknown")).toEqual({
       input: 100_000_000,
       output: 300_000_000,
+      cachedInput: 100_000_000,
+      cacheWrite: 100_000_000,
+      perRequest: 0,
       maxOutputTokens: 4096,
       ...LIMITS,
     });
     expect(pricing.priceFor(null)).toBe(pricing.priceFor("unknown"));
+  });
+});
+
+describe("cache prices and the per-request fee", () => {
+  it("default to the model's own input price and no fee, so that nothing changes until they are set", () => {
+    expect(pricing.priceFor("cached")).toMatchObject({
+      input: 2_000_000,
+      cachedInput: 500_000,
+      cacheWrite: 2_500_000,
+      perRequest: 10_000,
+    });
+    const withDefaults = new Pricing(
+      configSchema.parse({
+        pricing: {
+          default: { input: 10, cachedInput: 1, perRequest: "0.5" },
+          models: { own: { input: 3, output: 4 } },
+        },
+      }).pricing,
+    );
+    // A model priced apart takes its own input price for its cache, but the default's fee.
+    expect(withDefaults.priceFor("own")).toMatchObject({
+      cachedInput: 3_000_000,
+      cacheWrite: 3_000_000,
+      perRequest: 500_000,
+    });
+    expect(withDefaults.priceFor(null)).toMatchObject({ cachedInput: 1_000_000, cacheWrite: 10_000_000 });
+  });
+
+  it("prices cached and cache-written prompt tokens at their prices, rounding the sum up once", () => {
+    const price = pricing.priceFor("cached");
+    // 100 uncached × 2 + 900 cached × 0.5 + 10 written × 2.5 + 50 completion × 4 (₽/M) = 875 µ₽.
+    expect(
+      costOf({ promptTokens: 1010, completionTokens: 50, cachedTokens: 900, cacheWriteTokens: 10 }, price),
+    ).toBe(200 + 450 + 25 + 200);
+    expect(withFee(875, price)).toBe(10_875);
+    expect(withFee(MAX_MICROS, price)).toBe(MAX_MICROS);
+  });
+
+  it("sizes the worst case at the highest of the prompt prices", () => {
+    expect(worstPromptPrice(pricing.priceFor("cached"))).toBe(2_500_000);
+    expect(worstPromptPrice(pricing.priceFor("cheap"))).toBe(500_000);
   });
 });
 

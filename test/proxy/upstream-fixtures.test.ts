@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { charge } from "../../src/billing/charge.js";
 import type { UsageClass } from "../../src/core/endpoint-classes.js";
+import type { ModelPrice } from "../../src/core/price.js";
 import { EndpointTable } from "../../src/proxy/endpoints.js";
 import { ResponseMeter } from "../../src/proxy/response-meter.js";
 import { ALL_FIXTURES, type UpstreamFixture } from "../fixtures/upstreams/index.js";
@@ -16,6 +17,9 @@ const LIMITS = { maxEventBytes: 1 << 20, maxJsonBytes: 4 << 20, maxDecompressedB
 const PRICE = {
   input: 1_000_000,
   output: 1_000_000,
+  cachedInput: 1_000_000,
+  cacheWrite: 1_000_000,
+  perRequest: 0,
   maxOutputTokens: 4096,
   contextTokens: null,
   maxImageTokens: 4096,
@@ -46,10 +50,14 @@ async function meter(fixture: UpstreamFixture, chunks: Buffer[], strip: boolean)
   return { result: await m.result(), sent: Buffer.concat(sent).toString() };
 }
 
+/** 1 µ₽ per uncached prompt and completion token, 0.1 µ₽ per cached one, 3 µ₽ a request. */
+const CACHE_PRICE = { ...PRICE, cachedInput: 100_000, perRequest: 3 };
+
 function billed(
   fixture: UpstreamFixture,
   usageClass: UsageClass,
   result: Awaited<ReturnType<typeof meter>>["result"],
+  price: ModelPrice = PRICE,
 ) {
   return charge({
     usageClass,
@@ -60,7 +68,7 @@ function billed(
     estimate: { promptTokens: 1000, completionTokens: 1000 },
     maxCompletionTokens: usageClass === "input-only" ? 0 : 4096,
     maxPromptTokens: 100_000,
-    price: PRICE,
+    price,
     reserved: 1_000_000_000,
     overage: "absorb",
   });
@@ -94,8 +102,16 @@ describe.each(ALL_FIXTURES.map((f) => [`${f.server} ${f.name}`, f] as const))("%
             tokens: {
               promptTokens: fixture.usage.promptTokens,
               completionTokens: fixture.usage.completionTokens ?? 0,
+              cachedTokens: fixture.usage.cachedTokens ?? 0,
             },
           });
+          // Cached prompt tokens at a tenth of the input price, the rest at the input price, exactly.
+          const prompt = fixture.usage.promptTokens ?? 0;
+          const cachedTokens = fixture.usage.cachedTokens ?? 0;
+          const completion = usageClass === "input-only" ? 0 : (fixture.usage.completionTokens ?? 0);
+          expect(billed(fixture, usageClass, result, CACHE_PRICE).cost).toBe(
+            Math.ceil(((prompt - cachedTokens) * 10 + cachedTokens + completion * 10) / 10) + 3,
+          );
         }
       }),
       { numRuns: 25 },
@@ -114,6 +130,7 @@ describe.each(ALL_FIXTURES.map((f) => [`${f.server} ${f.name}`, f] as const))("%
           tokens: {
             promptTokens: fixture.usage?.promptTokens,
             completionTokens: fixture.usage?.completionTokens,
+            cachedTokens: fixture.usage?.cachedTokens ?? 0,
           },
         });
       }),

@@ -34,6 +34,31 @@ describe("collectUsage", () => {
     expect(read({ details: { input_length: 3, generated_tokens: 5 } })).toEqual({ prompt: 3, completion: 5 });
   });
 
+  it("reads cached prompt tokens from OpenAI-style details, in chat and Responses shapes", () => {
+    const details = {
+      prompt_tokens: 1093,
+      completion_tokens: 8,
+      prompt_tokens_details: { cached_tokens: 1088 },
+    };
+    expect(read({ usage: details })).toEqual({ prompt: 1093, completion: 8, cached: 1088 });
+    const responses = { input_tokens: 17, output_tokens: 8, input_tokens_details: { cached_tokens: 5 } };
+    expect(read({ response: { usage: responses } })).toEqual({ prompt: 17, completion: 8, cached: 5 });
+    // vLLM and SGLang write null details when nothing was cached or reporting is off: no cached count.
+    expect(read({ usage: { prompt_tokens: 31, prompt_tokens_details: null } })).toEqual({ prompt: 31 });
+    // Reasoning tokens are completion tokens already: the details' count is not read apart.
+    const reasoning = { completion_tokens: 9, completion_tokens_details: { reasoning_tokens: 6 } };
+    expect(read({ usage: reasoning })).toEqual({ completion: 9 });
+    // A stream's later report without details keeps the cached count an earlier one gave.
+    expect(read({ usage: details }, { usage: { prompt_tokens: 1093, completion_tokens: 9 } })).toEqual({
+      prompt: 1093,
+      completion: 9,
+      cached: 1088,
+    });
+    expect(read({ usage: { prompt_tokens: 3, prompt_tokens_details: { cached_tokens: "x" } } }).cached).toBe(
+      "x",
+    );
+  });
+
   it("takes null as not reported, and anything else as reported, for the policy to judge", () => {
     expect(read({ usage: { prompt_tokens: 4, completion_tokens: null } })).toEqual({ prompt: 4 });
     expect(read({ usage: { prompt_tokens: "4", completion_tokens: -1 } })).toEqual({

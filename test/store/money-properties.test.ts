@@ -298,6 +298,9 @@ async function reserve(model: MoneyModel, s: Scenario, st: Extract<Step, { op: "
 async function settle(model: MoneyModel, s: Scenario, picks: { r: ModelReservation; facts: RandomFacts }[]) {
   const now = store.clock.now();
   const price: ModelPrice = {
+    cachedInput: s.price.input,
+    cacheWrite: s.price.input,
+    perRequest: 0,
     ...s.price,
     maxOutputTokens: 4096,
     contextTokens: null,
