@@ -216,6 +216,9 @@ export const DailyUsage = z
     date: z.string(),
     requests: z.number(),
     prompt_tokens: z.number(),
+    cached_tokens: z
+      .number()
+      .meta({ description: "Of prompt_tokens, those the model server served from its cache" }),
     completion_tokens: z.number(),
     cost: z.number().meta({ description: "Rubles" }),
     errors: z.number(),
@@ -246,6 +249,13 @@ export const RequestLogEntry = z
     status: z.number(),
     outcome: z.string(),
     prompt_tokens: z.number(),
+    cached_tokens: z.number().optional().meta({
+      description:
+        "Of prompt_tokens, those the model server served from its cache (absent in older entries: 0)",
+    }),
+    cache_write_tokens: z.number().optional().meta({
+      description: "Of prompt_tokens, those the model server wrote to its cache; only when there were some",
+    }),
     completion_tokens: z.number(),
     cost: z.number(),
     usage_estimated: z.boolean(),

@@ -23,6 +23,9 @@ export const AccountUsageQuery = z.strictObject({
 const figures = {
   requests: z.number(),
   prompt_tokens: z.number(),
+  cached_tokens: z
+    .number()
+    .meta({ description: "Of prompt_tokens, those the model server served from its cache" }),
   completion_tokens: z.number(),
   cost: z.number().meta({ description: "Rubles" }),
 };

@@ -30,6 +30,8 @@ export function settlementOf(request: GatewayRequest, rules: SettlementRules, re
   const billed = release || request.usageClass === null ? null : chargeOf(request, rules);
   request.promptTokens = billed === null ? 0 : billed.tokens.promptTokens;
   request.completionTokens = billed === null ? 0 : billed.tokens.completionTokens;
+  request.cachedTokens = billed === null ? 0 : billed.tokens.cachedTokens;
+  request.cacheWriteTokens = billed === null ? 0 : billed.tokens.cacheWriteTokens;
   request.cost = billed === null ? 0 : billed.cost;
   request.estimated = billed === null ? false : billed.estimated;
   request.usageRejected = billed === null ? null : billed.rejected;
@@ -46,6 +48,7 @@ export function settlementOf(request: GatewayRequest, rules: SettlementRules, re
     cost: request.cost,
     promptTokens: request.promptTokens,
     completionTokens: request.completionTokens,
+    cachedTokens: request.cachedTokens,
     failed: request.status >= 400 || request.outcome !== "completed",
     estimated: request.estimated,
     latencyMs: request.latencyMs,

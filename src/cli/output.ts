@@ -101,7 +101,15 @@ export function keyTable(keys: readonly KeyRecord[], now: number, calendar: Peri
   return formatTable(["ID", "HINT", "NAME", "STATE", "LIMITS", "BUDGET SPENT/LIMIT", "EXPIRES"], rows);
 }
 
-const USAGE_COLUMNS = ["date", "requests", "prompt_tokens", "completion_tokens", "cost_rub", "errors"];
+const USAGE_COLUMNS = [
+  "date",
+  "requests",
+  "prompt_tokens",
+  "cached_tokens",
+  "completion_tokens",
+  "cost_rub",
+  "errors",
+];
 
 function usageCells(date: string, counters: UsageDay["counters"]): string[] {
   const int = (field: string) => String(counters[field] ?? 0);
@@ -109,6 +117,7 @@ function usageCells(date: string, counters: UsageDay["counters"]): string[] {
     date,
     String(requestsOf(counters)),
     int("prompt_tokens"),
+    int("cached_tokens"),
     int("completion_tokens"),
     formatRubles(counters.cost ?? 0),
     int("errors"),
@@ -119,8 +128,16 @@ function usageCells(date: string, counters: UsageDay["counters"]): string[] {
 export function usageTable(days: readonly UsageDay[]): string[] {
   const rows = days.map((day) => usageCells(day.date, day.counters));
   rows.push(usageCells("total", sumCounters(days.map((day) => day.counters))));
-  const header = ["DATE", "REQUESTS", "PROMPT TOKENS", "COMPLETION TOKENS", `COST ${CURRENCY}`, "ERRORS"];
-  return formatTable(header, rows, new Set([1, 2, 3, 4, 5]));
+  const header = [
+    "DATE",
+    "REQUESTS",
+    "PROMPT TOKENS",
+    "CACHED TOKENS",
+    "COMPLETION TOKENS",
+    `COST ${CURRENCY}`,
+    "ERRORS",
+  ];
+  return formatTable(header, rows, new Set([1, 2, 3, 4, 5, 6]));
 }
 
 /** `usage --csv`: a header line and a day per line (no total: a spreadsheet sums for itself). */

@@ -183,6 +183,10 @@ export class GatewayRequest {
 
   promptTokens = 0;
   completionTokens = 0;
+  /** Of promptTokens, those the model server served from its cache (charged at cachedInput). */
+  cachedTokens = 0;
+  /** Of promptTokens, those it wrote to its cache (charged at cacheWrite; Anthropic-style reports only). */
+  cacheWriteTokens = 0;
   cost: Micros = 0;
   /** Whether any count was estimated rather than reported. */
   estimated = false;

@@ -38,9 +38,11 @@ export function logFields(request: GatewayRequest, bodyLimit: number | null): Re
     outcome: request.outcome,
     prompt_tokens: request.promptTokens,
     completion_tokens: request.completionTokens,
+    cached_tokens: request.cachedTokens,
     cost_rub: rublesForJson(request.cost),
     usage_estimated: request.estimated,
   };
+  if (request.cacheWriteTokens > 0) fields.cache_write_tokens = request.cacheWriteTokens;
   if (request.usageRejected !== null) fields.usage_rejected = request.usageRejected;
   if (request.overage > 0) fields.overage_rub = rublesForJson(request.overage);
   fields.latency_ms = round(request.latencyMs);

@@ -44,6 +44,7 @@ async function request(req: IncomingMessage, res: ServerResponse, ctx: LocalRout
     path: entry.path,
     status: entry.status,
     prompt_tokens: entry.prompt_tokens,
+    cached_tokens: entry.cached_tokens ?? 0,
     completion_tokens: entry.completion_tokens,
     cost: entry.cost,
     currency: CURRENCY,
@@ -68,11 +69,12 @@ async function usage(req: IncomingMessage, res: ServerResponse, ctx: LocalRouteD
   );
   const counters = await ctx.stores.usage.counters(key.accountId, [key.id], days);
   const views = days.map((date, d) => dailyUsageView(date, counters[d]?.[0] ?? {}));
-  const total = { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0, errors: 0 };
+  const total = { requests: 0, prompt_tokens: 0, cached_tokens: 0, completion_tokens: 0, cost: 0, errors: 0 };
   let costMicros = 0;
   for (const [d, view] of views.entries()) {
     total.requests += view.requests;
     total.prompt_tokens += view.prompt_tokens;
+    total.cached_tokens += view.cached_tokens;
     total.completion_tokens += view.completion_tokens;
     total.errors += view.errors;
     costMicros += counters[d]?.[0]?.cost ?? 0;
@@ -84,10 +86,11 @@ async function usage(req: IncomingMessage, res: ServerResponse, ctx: LocalRouteD
     to: days.at(-1),
     timezone: ctx.stores.calendar.zone,
     currency: CURRENCY,
-    days: views.map(({ date, requests, prompt_tokens, completion_tokens, cost, errors }) => ({
+    days: views.map(({ date, requests, prompt_tokens, cached_tokens, completion_tokens, cost, errors }) => ({
       date,
       requests,
       prompt_tokens,
+      cached_tokens,
       completion_tokens,
       cost,
       errors,

@@ -19,6 +19,8 @@ import { requestsOf } from "./views.js";
 export interface ModelCounters {
   requests: number;
   prompt_tokens: number;
+  /** Of prompt_tokens, those the model server served from its cache. */
+  cached_tokens: number;
   completion_tokens: number;
   cost: number;
 }
@@ -29,7 +31,14 @@ export interface ModelShare extends ModelCounters {
   other: boolean;
 }
 
-const COUNTERS = ["requests", "prompt_tokens", "completion_tokens", "cost"] as const;
+const COUNTERS = ["requests", "prompt_tokens", "cached_tokens", "completion_tokens", "cost"] as const;
+const noCounters = (): ModelCounters => ({
+  requests: 0,
+  prompt_tokens: 0,
+  cached_tokens: 0,
+  completion_tokens: 0,
+  cost: 0,
+});
 const NONE = "m::";
 const OTHER = "mx:";
 
@@ -44,12 +53,12 @@ export function modelShares(counters: UsageCounters): Map<string, ModelCounters>
   const add = (prefix: string, counter: string, value: number) => {
     let share = shares.get(prefix);
     if (!share) {
-      share = { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0 };
+      share = noCounters();
       shares.set(prefix, share);
     }
     share[counter as keyof ModelCounters] += value;
   };
-  const covered = { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0 };
+  const covered = noCounters();
   for (const [field, value] of Object.entries(counters)) {
     const isModel = field.startsWith("m:");
     if (!isModel && !field.startsWith(OTHER)) continue;
@@ -62,6 +71,7 @@ export function modelShares(counters: UsageCounters): Map<string, ModelCounters>
   const totals: ModelCounters = {
     requests: requestsOf(counters),
     prompt_tokens: counters.prompt_tokens ?? 0,
+    cached_tokens: counters.cached_tokens ?? 0,
     completion_tokens: counters.completion_tokens ?? 0,
     cost: counters.cost ?? 0,
   };
@@ -82,6 +92,8 @@ function shareOf(prefix: string, counters: ModelCounters): ModelShare {
 export interface Figures {
   requests: number;
   prompt_tokens: number;
+  /** Of prompt_tokens, those the model server served from its cache. */
+  cached_tokens: number;
   completion_tokens: number;
   /** Rubles. */
   cost: number;
@@ -98,6 +110,7 @@ export interface ModelFigures {
   other: boolean;
   requests: number;
   prompt_tokens: number;
+  cached_tokens: number;
   completion_tokens: number;
   /** Rubles. */
   cost: number;
@@ -247,6 +260,7 @@ function figures(counters: UsageCounters): Figures {
   return {
     requests: requestsOf(counters),
     prompt_tokens: counters.prompt_tokens ?? 0,
+    cached_tokens: counters.cached_tokens ?? 0,
     completion_tokens: counters.completion_tokens ?? 0,
     cost: rublesForJson(counters.cost ?? 0),
     errors: counters.errors ?? 0,
@@ -258,7 +272,7 @@ export function mergeShares(all: readonly Map<string, ModelCounters>[]): Map<str
   const merged = new Map<string, ModelCounters>();
   for (const shares of all) {
     for (const [prefix, counters] of shares) {
-      const into = merged.get(prefix) ?? { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0 };
+      const into = merged.get(prefix) ?? noCounters();
       for (const counter of COUNTERS) into[counter] += counters[counter];
       merged.set(prefix, into);
     }

@@ -15,6 +15,7 @@ export const USAGE_CSV_COLUMNS = [
   "model",
   "requests",
   "prompt_tokens",
+  "cached_tokens",
   "completion_tokens",
   "cost_rub",
 ] as const;
@@ -30,6 +31,7 @@ export const REQUESTS_CSV_COLUMNS = [
   "status",
   "outcome",
   "prompt_tokens",
+  "cached_tokens",
   "completion_tokens",
   "cost_rub",
   "usage_estimated",
@@ -74,6 +76,7 @@ export function usageCsv(table: UsageTable): string {
           model,
           counters.requests,
           counters.prompt_tokens,
+          counters.cached_tokens,
           counters.completion_tokens,
           formatRubles(counters.cost),
         ]);
@@ -98,6 +101,7 @@ export function requestsCsv(rows: readonly { key: KeyRecord; entry: RequestLogEn
       entry.status,
       entry.outcome,
       entry.prompt_tokens,
+      entry.cached_tokens ?? 0,
       entry.completion_tokens,
       formatRubles(microsFromJson(entry.cost)),
       entry.usage_estimated,

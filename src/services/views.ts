@@ -33,6 +33,8 @@ export interface DailyUsage {
   date: string;
   requests: number;
   prompt_tokens: number;
+  /** Of prompt_tokens, those the model server served from its cache. */
+  cached_tokens: number;
   completion_tokens: number;
   /** Rubles. */
   cost: number;
@@ -177,6 +179,7 @@ export function dailyUsageView(date: string, counters: UsageCounters): DailyUsag
     date,
     requests,
     prompt_tokens: int("prompt_tokens"),
+    cached_tokens: int("cached_tokens"),
     completion_tokens: int("completion_tokens"),
     cost: rublesForJson(int("cost")),
     errors: int("errors"),

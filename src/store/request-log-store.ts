@@ -19,6 +19,10 @@ export interface RequestLogEntry {
   outcome: string;
   prompt_tokens: number;
   completion_tokens: number;
+  /** Of prompt_tokens, those served from the model server's cache (absent in entries written before cached tokens were priced: read as 0). */
+  cached_tokens?: number;
+  /** Of prompt_tokens, those written to its cache; only when there were some. */
+  cache_write_tokens?: number;
   /** Rubles. */
   cost: number;
   usage_estimated: boolean;
@@ -65,11 +69,13 @@ export function recentRequest(request: GatewayRequest): RequestLogEntry {
     outcome: request.outcome,
     prompt_tokens: request.promptTokens,
     completion_tokens: request.completionTokens,
+    cached_tokens: request.cachedTokens,
     cost: rublesForJson(request.cost),
     usage_estimated: request.estimated,
     latency_ms: Math.round(request.latencyMs),
     upstream_ttfb_ms: request.upstreamTtfbMs === null ? null : Math.round(request.upstreamTtfbMs),
   };
+  if (request.cacheWriteTokens > 0) entry.cache_write_tokens = request.cacheWriteTokens;
   if (request.queuedAt > 0) entry.queue_ms = Math.round(request.queueMs);
   return entry;
 }

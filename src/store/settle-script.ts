@@ -55,6 +55,8 @@ export interface Settlement {
   cost: Micros;
   promptTokens: number;
   completionTokens: number;
+  /** Of promptTokens, those the model server served from its cache: counted in the daily usage apart (0 if absent). */
+  cachedTokens?: number;
   failed: boolean;
   estimated: boolean;
   latencyMs: number;
@@ -138,6 +140,7 @@ export async function runSettle(
       // The lease's share is read now: a lease given up since the request was admitted takes nothing back.
       leaseHold ? `${leaseHold.leaseId} ${leaseHold.hold} ${leaseHold.marker} ${leaseHold.share}` : "",
       usageModel(settlement.model),
+      settlement.cachedTokens ?? 0,
     );
   }
   keys.push(names.events(accountId));

@@ -114,25 +114,32 @@ describe("usage", () => {
   const days: UsageDay[] = [
     {
       date: "2026-11-20",
-      counters: { lat_le_100: 2, prompt_tokens: 10, completion_tokens: 5, cost: 333_333, errors: 1 },
+      counters: {
+        lat_le_100: 2,
+        prompt_tokens: 10,
+        cached_tokens: 8,
+        completion_tokens: 5,
+        cost: 333_333,
+        errors: 1,
+      },
     },
     { date: "2026-11-21", counters: { lat_le_inf: 1, cost: 666_667 } },
   ];
 
   it("is a table of days with numbers aligned right and a total exact to the micro-ruble", () => {
     expect(usageTable(days)).toEqual([
-      "DATE        REQUESTS  PROMPT TOKENS  COMPLETION TOKENS  COST RUB  ERRORS",
-      "2026-11-20         2             10                  5  0.333333       1",
-      "2026-11-21         1              0                  0  0.666667       0",
-      "total              3             10                  5         1       1",
+      "DATE        REQUESTS  PROMPT TOKENS  CACHED TOKENS  COMPLETION TOKENS  COST RUB  ERRORS",
+      "2026-11-20         2             10              8                  5  0.333333       1",
+      "2026-11-21         1              0              0                  0  0.666667       0",
+      "total              3             10              8                  5         1       1",
     ]);
   });
 
   it("is CSV of a header and the days, without a total", () => {
     expect(usageCsv(days)).toEqual([
-      "date,requests,prompt_tokens,completion_tokens,cost_rub,errors",
-      "2026-11-20,2,10,5,0.333333,1",
-      "2026-11-21,1,0,0,0.666667,0",
+      "date,requests,prompt_tokens,cached_tokens,completion_tokens,cost_rub,errors",
+      "2026-11-20,2,10,8,5,0.333333,1",
+      "2026-11-21,1,0,0,0,0.666667,0",
     ]);
     expect(usageCsv([])).toHaveLength(1);
   });

@@ -42,10 +42,10 @@ describe("usage", () => {
     expect(run.error).toBeNull();
     expect(run.stdout).toBe(
       [
-        "DATE        REQUESTS  PROMPT TOKENS  COMPLETION TOKENS  COST RUB  ERRORS",
-        "2026-11-20         3             10                  5         1       1",
-        "2026-11-21         0              0                  0         0       0",
-        "total              3             10                  5         1       1",
+        "DATE        REQUESTS  PROMPT TOKENS  CACHED TOKENS  COMPLETION TOKENS  COST RUB  ERRORS",
+        "2026-11-20         3             10              0                  5         1       1",
+        "2026-11-21         0              0              0                  0         0       0",
+        "total              3             10              0                  5         1       1",
         "",
       ].join("\n"),
     );
@@ -54,7 +54,7 @@ describe("usage", () => {
   it("prints one key's days as CSV", async () => {
     const run = await usage(...RANGE, "--key", keyA, "--csv");
     expect(run.stdout).toBe(
-      "date,requests,prompt_tokens,completion_tokens,cost_rub,errors\n2026-11-20,2,10,5,0.333333,0\n2026-11-21,0,0,0,0,0\n",
+      "date,requests,prompt_tokens,cached_tokens,completion_tokens,cost_rub,errors\n2026-11-20,2,10,0,5,0.333333,0\n2026-11-21,0,0,0,0,0,0\n",
     );
   });
 
@@ -98,10 +98,10 @@ describe("usage", () => {
     const daily = await usage(...RANGE, "--export", "usage");
     expect(daily.error).toBeNull();
     expect(daily.stdout.split("\r\n")).toEqual([
-      "date,key_id,key_name,model,requests,prompt_tokens,completion_tokens,cost_rub",
-      `2026-11-20,${keyA},a,,0,10,5,0`,
-      `2026-11-20,${keyA},a,llama3:8b,2,0,0,0.333333`,
-      `2026-11-20,${keyB},b,,1,0,0,0.666667`,
+      "date,key_id,key_name,model,requests,prompt_tokens,cached_tokens,completion_tokens,cost_rub",
+      `2026-11-20,${keyA},a,,0,10,0,5,0`,
+      `2026-11-20,${keyA},a,llama3:8b,2,0,0,0,0.333333`,
+      `2026-11-20,${keyB},b,,1,0,0,0,0.666667`,
       "",
     ]);
     await store.redis.lpush(

@@ -40,6 +40,7 @@ describe("logFields", () => {
       outcome: "completed",
       prompt_tokens: 12,
       completion_tokens: 7,
+      cached_tokens: 0,
       cost_rub: 0.026,
       usage_estimated: false,
       latency_ms: 123.457,

@@ -13,11 +13,13 @@ describe("modelShares", () => {
     const shares = modelShares({
       lat_le_100: 5,
       prompt_tokens: 40,
+      cached_tokens: 25,
       completion_tokens: 9,
       cost: 3_000,
       "m:llama3:8b:requests": 2,
       "m:llama3:8b:cost": 2_000,
       "m:llama3:8b:prompt_tokens": 30,
+      "m:llama3:8b:cached_tokens": 20,
       "m:llama3:8b:completion_tokens": 9,
       "mx:requests": 1,
       "mx:cost": 500,
@@ -25,16 +27,22 @@ describe("modelShares", () => {
       "m:odd:unknown_counter": 7,
     });
     expect(Object.fromEntries(shares)).toEqual({
-      "m:llama3:8b:": { requests: 2, cost: 2_000, prompt_tokens: 30, completion_tokens: 9 },
-      "mx:": { requests: 1, cost: 500, prompt_tokens: 0, completion_tokens: 0 },
+      "m:llama3:8b:": {
+        requests: 2,
+        cost: 2_000,
+        prompt_tokens: 30,
+        cached_tokens: 20,
+        completion_tokens: 9,
+      },
+      "mx:": { requests: 1, cost: 500, prompt_tokens: 0, cached_tokens: 0, completion_tokens: 0 },
       // One request named none; one and 500 µ₽ and 10 tokens were counted before models were.
-      "m::": { requests: 2, cost: 500, prompt_tokens: 10, completion_tokens: 0 },
+      "m::": { requests: 2, cost: 500, prompt_tokens: 10, cached_tokens: 5, completion_tokens: 0 },
     });
   });
 
   it("gives a day of old counters entirely to none, and nothing to a day without requests", () => {
     expect(Object.fromEntries(modelShares({ lat_le_50: 3, cost: 9 }))).toEqual({
-      "m::": { requests: 3, cost: 9, prompt_tokens: 0, completion_tokens: 0 },
+      "m::": { requests: 3, cost: 9, prompt_tokens: 0, cached_tokens: 0, completion_tokens: 0 },
     });
     expect(modelShares({}).size).toBe(0);
   });
@@ -50,8 +58,8 @@ describe("modelShares", () => {
       "m:y:cost": 4,
     });
     expect(Object.fromEntries(mergeShares([a, b]))).toEqual({
-      "m:x:": { requests: 2, cost: 3, prompt_tokens: 0, completion_tokens: 0 },
-      "m:y:": { requests: 1, cost: 4, prompt_tokens: 0, completion_tokens: 0 },
+      "m:x:": { requests: 2, cost: 3, prompt_tokens: 0, cached_tokens: 0, completion_tokens: 0 },
+      "m:y:": { requests: 1, cost: 4, prompt_tokens: 0, cached_tokens: 0, completion_tokens: 0 },
     });
   });
 });
@@ -79,12 +87,14 @@ describe("AccountUsageService", () => {
     await day(keyA, "2026-11-21", {
       lat_le_100: 2,
       prompt_tokens: 30,
+      cached_tokens: 16,
       completion_tokens: 10,
       cost: 1_234_567,
       errors: 1,
       "m:llama:requests": 2,
       "m:llama:cost": 1_234_567,
       "m:llama:prompt_tokens": 30,
+      "m:llama:cached_tokens": 16,
       "m:llama:completion_tokens": 10,
     });
     await day(keyB, "2026-11-21", { lat_le_50: 1, cost: 1, "m:bge:requests": 1, "m:bge:cost": 1 });
@@ -110,6 +120,7 @@ describe("AccountUsageService", () => {
     expect(report.totals.today).toEqual({
       requests: 3,
       prompt_tokens: 30,
+      cached_tokens: 16,
       completion_tokens: 10,
       cost: 1.234568,
       errors: 1,
@@ -121,9 +132,9 @@ describe("AccountUsageService", () => {
       ["prod", 2, 1.234567],
       ["dev", 1, 0.000001],
     ]);
-    expect(today?.by_model.map((m) => [m.model, m.requests, m.cost])).toEqual([
-      ["llama", 2, 1.234567],
-      ["bge", 1, 0.000001],
+    expect(today?.by_model.map((m) => [m.model, m.requests, m.cached_tokens, m.cost])).toEqual([
+      ["llama", 2, 16, 1.234567],
+      ["bge", 1, 0, 0.000001],
     ]);
     expect(report.keys.map((k) => [k.key_id, k.requests, k.cost])).toEqual([
       [keyB, 5, 3.000001],
@@ -144,7 +155,15 @@ describe("AccountUsageService", () => {
     expect(october.totals.today).toMatchObject({ requests: 1 });
     // Unattributed counters (before models were counted) show as no model.
     expect(october.models).toEqual([
-      { model: null, other: false, requests: 9, prompt_tokens: 0, completion_tokens: 0, cost: 9 },
+      {
+        model: null,
+        other: false,
+        requests: 9,
+        prompt_tokens: 0,
+        cached_tokens: 0,
+        completion_tokens: 0,
+        cost: 9,
+      },
     ]);
     // `to` alone: its month.
     expect(await service.report("acme", undefined, "2026-10-15")).toMatchObject({

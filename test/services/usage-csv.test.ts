@@ -38,10 +38,12 @@ describe("usageCsv", () => {
           {
             lat_le_100: 3,
             prompt_tokens: 5,
+            cached_tokens: 4,
             cost: 2_500_001,
             "m:llama:requests": 2,
             "m:llama:cost": 2_500_000,
             "m:llama:prompt_tokens": 5,
+            "m:llama:cached_tokens": 4,
             "mx:requests": 1,
             "mx:cost": 1,
           },
@@ -50,10 +52,10 @@ describe("usageCsv", () => {
       ],
     });
     expect(text.split("\r\n")).toEqual([
-      "date,key_id,key_name,model,requests,prompt_tokens,completion_tokens,cost_rub",
-      "2026-11-20,key_b,dev,bge,1,0,0,0.000001",
-      '2026-11-21,key_a,"prod, main",llama,2,5,0,2.5',
-      `2026-11-21,key_a,"prod, main",${OTHER_MODELS},1,0,0,0.000001`,
+      "date,key_id,key_name,model,requests,prompt_tokens,cached_tokens,completion_tokens,cost_rub",
+      "2026-11-20,key_b,dev,bge,1,0,0,0,0.000001",
+      '2026-11-21,key_a,"prod, main",llama,2,5,4,0,2.5',
+      `2026-11-21,key_a,"prod, main",${OTHER_MODELS},1,0,0,0,0.000001`,
       "",
     ]);
   });
@@ -76,16 +78,17 @@ describe("requestsCsv", () => {
       latency_ms: 41,
       upstream_ttfb_ms: null,
     };
-    const queued = { ...entry, request_id: "req-2", queue_ms: 250 };
+    // An entry written before cached tokens were counted has none: 0.
+    const queued = { ...entry, request_id: "req-2", queue_ms: 250, cached_tokens: 6 };
     expect(
       requestsCsv([
         { key: key("key_a", "=evil"), entry },
         { key: key("key_a", "=evil"), entry: queued },
       ]).split("\r\n"),
     ).toEqual([
-      "at,request_id,key_id,key_name,method,path,model,status,outcome,prompt_tokens,completion_tokens,cost_rub,usage_estimated,latency_ms,upstream_ttfb_ms,queue_ms",
-      "2026-11-21T09:00:00.000Z,req-1,key_a,'=evil,POST,/v1/chat/completions,,200,completed,10,2,0.000123,false,41,,",
-      "2026-11-21T09:00:00.000Z,req-2,key_a,'=evil,POST,/v1/chat/completions,,200,completed,10,2,0.000123,false,41,,250",
+      "at,request_id,key_id,key_name,method,path,model,status,outcome,prompt_tokens,cached_tokens,completion_tokens,cost_rub,usage_estimated,latency_ms,upstream_ttfb_ms,queue_ms",
+      "2026-11-21T09:00:00.000Z,req-1,key_a,'=evil,POST,/v1/chat/completions,,200,completed,10,0,2,0.000123,false,41,,",
+      "2026-11-21T09:00:00.000Z,req-2,key_a,'=evil,POST,/v1/chat/completions,,200,completed,10,6,2,0.000123,false,41,,250",
       "",
     ]);
   });

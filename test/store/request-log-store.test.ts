@@ -43,6 +43,7 @@ describe("recentRequest", () => {
       outcome: "completed",
       prompt_tokens: 12,
       completion_tokens: 7,
+      cached_tokens: 0,
       cost: 0.026,
       usage_estimated: false,
       latency_ms: 123,

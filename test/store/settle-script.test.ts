@@ -121,9 +121,16 @@ describe("the usage a settlement counts", () => {
 
   it("counts requests, tokens and cost by model beside the day's totals, and the account's month", async () => {
     const ref = await newKey();
-    await settle(ref, { model: "llama3:8b", cost: 1_500, promptTokens: 10, completionTokens: 20 });
+    await settle(ref, {
+      model: "llama3:8b",
+      cost: 1_500,
+      promptTokens: 10,
+      cachedTokens: 8,
+      completionTokens: 20,
+    });
     await settle(ref, { model: "llama3:8b", cost: 500, promptTokens: 1, completionTokens: 0 });
     await settle(ref, { model: "bge-m3", cost: 0, promptTokens: 7, completionTokens: 0 });
+    await settle(ref, { model: null, promptTokens: 5, cachedTokens: 3 });
     await settle(ref, { model: null, cost: 0 });
     const usage = await usageOf(ref.keyId);
     expect(usage).toMatchObject({
@@ -131,17 +138,20 @@ describe("the usage a settlement counts", () => {
       "m:llama3:8b:cost": "2000",
       "m:llama3:8b:prompt_tokens": "11",
       "m:llama3:8b:completion_tokens": "20",
+      "m:llama3:8b:cached_tokens": "8",
       "m:bge-m3:requests": "1",
       "m:bge-m3:prompt_tokens": "7",
       cost: "2000",
+      cached_tokens: "11",
     });
+    expect(usage["m:bge-m3:cached_tokens"]).toBeUndefined();
     // A request without a model is what the totals have beyond the models' counters.
     expect(Object.keys(usage).some((field) => field.startsWith("m::"))).toBe(false);
     // Zero counts are not written.
     expect(usage["m:bge-m3:cost"]).toBeUndefined();
     const month = store.calendar.dayOf(store.clock.now()).slice(0, 7);
     expect(await store.redis.hgetall(store.redisKeys.month("acme", month))).toEqual({
-      requests: "4",
+      requests: "5",
       cost: "2000",
     });
     expect(await store.redis.ttl(store.redisKeys.month("acme", month))).toBeGreaterThan(0);
@@ -152,7 +162,7 @@ describe("the usage a settlement counts", () => {
     for (let i = 0; i < 70; i++)
       await settle(ref, { model: `model-${i}`, cost: 1, promptTokens: 1, completionTokens: 1 });
     const usage = await usageOf(ref.keyId);
-    expect(Object.keys(usage).length).toBeLessThanOrEqual(256 + 4);
+    expect(Object.keys(usage).length).toBeLessThanOrEqual(256 + 5);
     const other = Number(usage["mx:requests"]);
     expect(other).toBeGreaterThan(0);
     // Every request is counted once, by its model or among the others.

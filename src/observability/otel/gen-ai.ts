@@ -17,6 +17,7 @@ export const ATTR = {
   inputTokens: "gen_ai.usage.input_tokens",
   outputTokens: "gen_ai.usage.output_tokens",
   cacheReadTokens: "gen_ai.usage.cache_read.input_tokens",
+  cacheWriteTokens: "gen_ai.usage.cache_creation.input_tokens",
   tokenType: "gen_ai.token.type",
   serverAddress: "server.address",
   serverPort: "server.port",
@@ -121,10 +122,19 @@ export function operationOf(request: GatewayRequest): string | null {
   return endpointClass === "generation" ? "text_completion" : "embeddings";
 }
 
-/** The cached prompt tokens the model server reported, when it reported a count (Anthropic's cache_read). */
-export function cacheReadTokens(request: GatewayRequest): number | null {
-  const reported = request.usage.cacheRead;
-  return typeof reported === "number" && Number.isSafeInteger(reported) && reported >= 0 ? reported : null;
+/**
+ * The prompt tokens read from the model server's cache and written to it, as charged, when the server
+ * reported cache counts (OpenAI-style cached_tokens or Anthropic-style cache fields); null when it reported
+ * none. The semantic conventions count both within gen_ai.usage.input_tokens, as the charge does.
+ */
+export function cacheTokens(request: GatewayRequest): { read: number; write: number | null } | null {
+  const { usage } = request;
+  if (usage.cached === undefined && usage.cacheRead === undefined && usage.cacheCreation === undefined)
+    return null;
+  return {
+    read: request.cachedTokens,
+    write: usage.cacheCreation === undefined ? null : request.cacheWriteTokens,
+  };
 }
 
 /** The model server's host and port, as server.address and server.port. */

@@ -27,7 +27,7 @@ import { hrTime, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { rublesForJson } from "../../core/money.js";
 import type { GatewayRequest, RequestTrace } from "../../core/request.js";
 import type { RequestTelemetry, Tracing } from "../telemetry.js";
-import { ATTR, cacheReadTokens, FIRST_BYTE_EVENT, operationOf, STEP_SPANS } from "./gen-ai.js";
+import { ATTR, cacheTokens, FIRST_BYTE_EVENT, operationOf, STEP_SPANS } from "./gen-ai.js";
 
 /** What the spans say of the gateway's surroundings. */
 export interface SpanOptions {
@@ -204,8 +204,9 @@ export class RequestSpanSink implements Tracing, RequestTelemetry {
     if (request.usageClass !== null && request.metered) {
       attributes[ATTR.inputTokens] = request.promptTokens;
       if (request.usageClass === "generation") attributes[ATTR.outputTokens] = request.completionTokens;
-      const cached = cacheReadTokens(request);
-      if (cached !== null) attributes[ATTR.cacheReadTokens] = cached;
+      const cache = cacheTokens(request);
+      if (cache !== null) attributes[ATTR.cacheReadTokens] = cache.read;
+      if (cache?.write != null) attributes[ATTR.cacheWriteTokens] = cache.write;
     }
     if (request.upstreamTtfbMs !== null) {
       attributes[ATTR.timeToFirstByte] = request.upstreamTtfbMs / 1000;

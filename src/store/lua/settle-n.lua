@@ -55,7 +55,7 @@
   ARGV[3]  milliseconds a recent-requests list is kept after its latest request
   ARGV[4]  milliseconds the marker hash is kept after its latest marker
   ARGV[5]  markers whose settlement's reply the replica has read, separated by spaces ('' for none): deleted
-  then 16 arguments for each settlement, from ARGV[6 + 16i] for the i-th:
+  then 17 arguments for each settlement, from ARGV[6 + 17i] for the i-th:
     +0  start of the current day (ms)
     +1  start of the current week (ms)
     +2  start of the current month (ms)
@@ -75,6 +75,7 @@
         <share>": its lease, the amount it took from it (µ₽), its marker, and the share of what is available its
         hold may go back into the lease with (0: none, the replica is giving the lease up)
     +15 the request's model ('' for a request without one)
+    +16 of the prompt tokens, those served from the model server's cache (counted as cached_tokens)
   and last, after the settlements' arguments:
   ARGV[#ARGV]  the event context (JSON, see emitEvent.lua)
 
@@ -90,12 +91,13 @@
   request as it can (each redis.call costs a few microseconds of Redis' time). The daily usage hash has no
   request counter: the latency histogram fields add up to it.
 
-  By model, the daily usage hash counts m:<model>:requests, m:<model>:cost, m:<model>:prompt_tokens and
-  m:<model>:completion_tokens (the model may itself contain ':'; the counter is after the last one); a
+  By model, the daily usage hash counts m:<model>:requests, m:<model>:cost, m:<model>:prompt_tokens,
+  m:<model>:completion_tokens and m:<model>:cached_tokens (the model may itself contain ':'; the counter is
+  after the last one); a
   request that named no model is not counted by model, since the totals less the models' counters give it. Model
-  names come from callers, so a model is counted by name only while its four counters fit in
+  names come from callers, so a model is counted by name only while its five counters fit in
   MAX_USAGE_FIELDS fields; one first seen when the hash is that full is counted under mx:requests, mx:cost,
-  ... ("other models") instead, so that a hash never holds more than MAX_USAGE_FIELDS + 4 fields.
+  ... ("other models") instead, so that a hash never holds more than MAX_USAGE_FIELDS + 5 fields.
 ]]
 --- @include "releaseReserved"
 --- @include "rollOverPeriod"
@@ -106,7 +108,7 @@
 
 local MAX_USAGE_FIELDS = 256
 local count = (#KEYS - 6) / 4
-if count < 1 or count % 1 ~= 0 or #ARGV ~= 6 + 16 * count then
+if count < 1 or count % 1 ~= 0 or #ARGV ~= 6 + 17 * count then
   return redis.error_reply('settle: ' .. #KEYS .. ' keys and ' .. #ARGV .. ' arguments do not make whole settlements')
 end
 local usageTtl, logKeep, logTtl = ARGV[1], ARGV[2], ARGV[3]
@@ -170,19 +172,21 @@ local function settle(keyKey, usageKey, logKey, monthKey, a)
   redis.call('HINCRBY', usageKey, 'latency_ms_sum', ARGV[a + 9])
   if ARGV[a + 5] ~= '0' then redis.call('HINCRBY', usageKey, 'prompt_tokens', ARGV[a + 5]) end
   if ARGV[a + 6] ~= '0' then redis.call('HINCRBY', usageKey, 'completion_tokens', ARGV[a + 6]) end
+  if ARGV[a + 16] ~= '0' then redis.call('HINCRBY', usageKey, 'cached_tokens', ARGV[a + 16]) end
   if cost ~= '0' then redis.call('HINCRBY', usageKey, 'cost', cost) end
   if ARGV[a + 7] ~= '0' then redis.call('HINCRBY', usageKey, 'errors', ARGV[a + 7]) end
   if ARGV[a + 8] ~= '0' then redis.call('HINCRBY', usageKey, 'estimated', ARGV[a + 8]) end
   if ARGV[a + 15] ~= '' then
     local model = 'm:' .. ARGV[a + 15] .. ':'
     if redis.call('HINCRBY', usageKey, model .. 'requests', 1) == 1
-        and redis.call('HLEN', usageKey) + 3 > MAX_USAGE_FIELDS then
+        and redis.call('HLEN', usageKey) + 4 > MAX_USAGE_FIELDS then
       redis.call('HDEL', usageKey, model .. 'requests')
       model = 'mx:'
       redis.call('HINCRBY', usageKey, model .. 'requests', 1)
     end
     if ARGV[a + 5] ~= '0' then redis.call('HINCRBY', usageKey, model .. 'prompt_tokens', ARGV[a + 5]) end
     if ARGV[a + 6] ~= '0' then redis.call('HINCRBY', usageKey, model .. 'completion_tokens', ARGV[a + 6]) end
+    if ARGV[a + 16] ~= '0' then redis.call('HINCRBY', usageKey, model .. 'cached_tokens', ARGV[a + 16]) end
     if cost ~= '0' then redis.call('HINCRBY', usageKey, model .. 'cost', cost) end
   end
   if redis.call('HINCRBY', monthKey, 'requests', 1) == 1 then redis.call('EXPIRE', monthKey, usageTtl) end
@@ -221,7 +225,7 @@ end
 
 local replies = {}
 for i = 0, count - 1 do
-  replies[i + 1] = settle(KEYS[6 + 4 * i], KEYS[7 + 4 * i], KEYS[8 + 4 * i], KEYS[9 + 4 * i], 6 + 16 * i)
+  replies[i + 1] = settle(KEYS[6 + 4 * i], KEYS[7 + 4 * i], KEYS[8 + 4 * i], KEYS[9 + 4 * i], 6 + 17 * i)
 end
 if markers > 0 then redis.call('PEXPIRE', markersKey, ARGV[4]) end
 return replies

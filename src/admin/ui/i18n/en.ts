@@ -213,6 +213,7 @@ export const en = {
   "req.col.latency": "Latency / upstream first byte",
   "req.col.bodies": "Bodies",
   "req.estimated": "estimated",
+  "tokens.cached": "{n} of them cached",
   "req.requestBody": "Request body",
   "req.responseBody": "Response body",
   "req.show": "Show",

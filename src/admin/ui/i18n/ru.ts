@@ -213,6 +213,7 @@ export const ru: Dictionary = {
   "req.col.latency": "Задержка / первый байт апстрима",
   "req.col.bodies": "Тела",
   "req.estimated": "оценка",
+  "tokens.cached": "из них {n} из кэша",
   "req.requestBody": "Тело запроса",
   "req.responseBody": "Тело ответа",
   "req.show": "Показать",

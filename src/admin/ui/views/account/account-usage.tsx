@@ -6,7 +6,7 @@ import { useMemo, useState } from "preact/hooks";
 import { ApiError } from "../../api/client.js";
 import { api } from "../../api/endpoints.js";
 import type { AccountUsage } from "../../api/types.js";
-import { DayCells } from "../../components/day-cells.js";
+import { CachedTokens, DayCells } from "../../components/day-cells.js";
 import { ErrorNote, LoadProblem, Status } from "../../components/notes.js";
 import { DateField } from "../../forms/inline-field.js";
 import { useLoad } from "../../hooks/use-load.js";
@@ -217,6 +217,7 @@ export function AccountUsageSection({ accountId }: { accountId: string }) {
                             <td class="num">{num(m.requests)}</td>
                             <td class="num nowrap">
                               {num(m.prompt_tokens)} / {num(m.completion_tokens)}
+                              <CachedTokens n={m.cached_tokens} />
                             </td>
                             <td class="num nowrap">{rub(m.cost)}</td>
                           </tr>

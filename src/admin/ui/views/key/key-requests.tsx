@@ -5,6 +5,7 @@
 import { useId, useState } from "preact/hooks";
 import { api, type RequestQuery } from "../../api/endpoints.js";
 import type { RequestLogEntry } from "../../api/types.js";
+import { CachedTokens } from "../../components/day-cells.js";
 import { LoadProblem } from "../../components/notes.js";
 import { Time } from "../../components/time.js";
 import { DateField, InlineField } from "../../forms/inline-field.js";
@@ -216,6 +217,7 @@ function RequestRow({ r, logBodies }: { r: RequestLogEntry; logBodies: boolean }
         </td>
         <td class="num nowrap">
           {num(r.prompt_tokens)} / {num(r.completion_tokens)}
+          <CachedTokens n={r.cached_tokens ?? 0} />
           {r.usage_estimated && <div class="muted small">{t("req.estimated")}</div>}
         </td>
         <td class="num nowrap">{rub(r.cost)}</td>

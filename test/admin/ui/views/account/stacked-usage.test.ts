@@ -5,12 +5,13 @@ import { describe, expect, it } from "vitest";
 import type { AccountUsage } from "../../../../../src/admin/ui/api/types.js";
 import { cumulative, MAX_STACKS, stacksOf } from "../../../../../src/admin/ui/views/account/stacked-usage.js";
 
-const figures = { requests: 1, prompt_tokens: 0, completion_tokens: 0, errors: 0 };
+const figures = { requests: 1, prompt_tokens: 0, cached_tokens: 0, completion_tokens: 0, errors: 0 };
 const model = (name: string | null, cost: number, other = false) => ({
   model: name,
   other,
   requests: 1,
   prompt_tokens: 0,
+  cached_tokens: 0,
   completion_tokens: 0,
   cost,
 });
