@@ -71,7 +71,7 @@ export const METRICS = {
   usageRejected: {
     name: "usage_rejected_total",
     type: "counter",
-    help: "Usage reports not believed, by reason (not_a_count, completion_above_cap, prompt_above_limit): the request was billed by estimate.",
+    help: "Usage reports not believed, by reason (not_a_count, completion_above_cap, prompt_above_limit, cached_above_prompt): the request was billed by estimate.",
     labels: ["reason"],
   },
   overage: {
