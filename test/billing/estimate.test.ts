@@ -1,4 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { charge } from "../../src/billing/charge.js";
 import {
   estimatedCompletionTokens,
   estimatedPromptTokens,
@@ -56,6 +58,57 @@ describe("worstCase", () => {
     expect(byDefault.promptTokens).toBe(300 + 2 * 4096 + 4096 + 16_384);
     const long = worstCase("generation", prompt, 10, 1, pricing.priceFor("long"), config.estimate);
     expect(long.promptTokens).toBe(300 + 2 * 1000 + 4096 + 16_384);
+  });
+});
+
+describe("the worst case, for any prices", () => {
+  it("is never exceeded by a credible report within its bounds, however the prompt splits into cached and not", () => {
+    const prices = fc.record({
+      input: fc.nat({ max: 1e9 }),
+      output: fc.nat({ max: 1e9 }),
+      cachedInput: fc.nat({ max: 1e9 }),
+      cacheWrite: fc.nat({ max: 1e9 }),
+      perRequest: fc.nat({ max: 1e9 }),
+    });
+    const split = fc.record({
+      bytes: fc.nat({ max: 100_000 }),
+      cap: fc.integer({ min: 1, max: 10_000 }),
+      promptShare: fc.double({ min: 0, max: 1, noNaN: true }),
+      cachedShare: fc.double({ min: 0, max: 1, noNaN: true }),
+      writeShare: fc.double({ min: 0, max: 1, noNaN: true }),
+      completionShare: fc.double({ min: 0, max: 1, noNaN: true }),
+    });
+    fc.assert(
+      fc.property(prices, split, (p, s) => {
+        const price = { ...pricing.priceFor(null), ...p };
+        const worst = worstCase("generation", text(s.bytes), s.cap, 1, price, config.estimate);
+        const prompt = Math.floor(worst.promptTokens * s.promptShare);
+        const cached = Math.floor(prompt * s.cachedShare);
+        const written = Math.floor((prompt - cached) * s.writeShare);
+        const result = charge({
+          usageClass: "generation",
+          processed: true,
+          complete: true,
+          status: 200,
+          // Anthropic-style: the uncached rest as input_tokens, the cache's counts apart.
+          reported: {
+            prompt: prompt - cached - written,
+            cacheRead: cached,
+            cacheCreation: written,
+            completion: Math.floor(worst.completionTokens * s.completionShare),
+          },
+          estimate: { promptTokens: 0, completionTokens: 0 },
+          maxCompletionTokens: worst.completionTokens,
+          maxPromptTokens: 1e9,
+          price,
+          reserved: worst.amount,
+          overage: "charge",
+        });
+        expect(result).toMatchObject({ rejected: null, estimated: false, overage: 0 });
+        expect(result.cost).toBeLessThanOrEqual(worst.amount);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
