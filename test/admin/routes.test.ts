@@ -322,10 +322,18 @@ describe("an account's usage", () => {
       totals: { month: { cost: 1.500001 } },
     });
     expect(report.models).toEqual([
-      { model: "llama", other: false, requests: 2, prompt_tokens: 0, completion_tokens: 0, cost: 1.500001 },
+      {
+        model: "llama",
+        other: false,
+        requests: 2,
+        prompt_tokens: 0,
+        cached_tokens: 0,
+        completion_tokens: 0,
+        cost: 1.500001,
+      },
     ]);
     const csv = await call("accountUsageCsv", ACME, { accountId: "acme" });
-    expect(csv.split("\r\n").slice(1, -1)).toEqual([`2026-11-21,${key.id},prod,llama,2,0,0,1.500001`]);
+    expect(csv.split("\r\n").slice(1, -1)).toEqual([`2026-11-21,${key.id},prod,llama,2,0,0,0,1.500001`]);
     expect(
       routeOf("accountUsageCsv").csv?.({
         principal: ACME,

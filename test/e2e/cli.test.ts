@@ -721,22 +721,22 @@ describe("usage", () => {
       const csv = await run(["usage", "--account", "usageco", ...range, "--csv"], prefixed);
       expect(csv.code).toBe(0);
       const [header, ...rows] = csv.stdout.trimEnd().split("\n");
-      expect(header).toBe("date,requests,prompt_tokens,completion_tokens,cost_rub,errors");
+      expect(header).toBe("date,requests,prompt_tokens,cached_tokens,completion_tokens,cost_rub,errors");
       expect(rows).toHaveLength(3);
       // The costs, added as decimals, are exactly what left the balance.
       const micros = rows.map((row) => {
-        const [whole, fraction = ""] = (row.split(",")[4] as string).split(".");
+        const [whole, fraction = ""] = (row.split(",")[5] as string).split(".");
         return Number(whole) * 1_000_000 + Number(fraction.padEnd(6, "0"));
       });
       expect(micros.reduce((sum, m) => sum + m, 0)).toBe(Math.round(spent * 1_000_000));
 
       const table = await run(["usage", "--account", "usageco", ...range], prefixed);
       expect(table.stdout).toMatch(
-        /^DATE\s+REQUESTS\s+PROMPT TOKENS\s+COMPLETION TOKENS\s+COST RUB\s+ERRORS$/m,
+        /^DATE\s+REQUESTS\s+PROMPT TOKENS\s+CACHED TOKENS\s+COMPLETION TOKENS\s+COST RUB\s+ERRORS$/m,
       );
       expect(table.stdout).toMatch(
         new RegExp(
-          `^total\\s+4\\s+\\d+\\s+\\d+\\s+${String(Math.round(spent * 1e6) / 1e6).replace(".", "\\.")}\\s+0$`,
+          `^total\\s+4\\s+\\d+\\s+\\d+\\s+\\d+\\s+${String(Math.round(spent * 1e6) / 1e6).replace(".", "\\.")}\\s+0$`,
           "m",
         ),
       );
