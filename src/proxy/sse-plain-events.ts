@@ -13,9 +13,11 @@ import { USAGE_MARKERS } from "./usage.js";
 const LF = 0x0a;
 const CR = 0x0d;
 const SPACE = 0x20;
-const MARKERS = USAGE_MARKERS.map((marker) => Buffer.from(marker));
 /** The choices of a chunk that says this have ended: strip mode may hold it back (usage-strip.ts). */
 export const FINISHED = Buffer.from('"finish_reason":"');
+/** What sends an event the careful way, shared by every stream of a mode. */
+const SCAN_MARKERS = USAGE_MARKERS.map((marker) => Buffer.from(marker));
+const STRIP_MARKERS = [...SCAN_MARKERS, FINISHED];
 const DONE = Buffer.from("[DONE]");
 const NOT_SEARCHED = -2;
 
@@ -27,7 +29,7 @@ export class PlainEvents {
   private chunk: Buffer = DONE;
   /** Next offset of each marker in the chunk, NOT_SEARCHED before the first search, -1 when there is none. */
   private readonly next: number[];
-  private readonly markers: Buffer[];
+  private readonly markers: readonly Buffer[];
 
   /**
    * @param maxEventBytes events longer than this go the careful way (which knows what to do with them)
@@ -37,7 +39,7 @@ export class PlainEvents {
     private readonly maxEventBytes: number,
     strip: boolean,
   ) {
-    this.markers = strip ? [...MARKERS, FINISHED] : MARKERS;
+    this.markers = strip ? STRIP_MARKERS : SCAN_MARKERS;
     this.next = this.markers.map(() => NOT_SEARCHED);
   }
 
