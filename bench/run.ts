@@ -24,6 +24,7 @@
 // measured interleaved with the others, for an A/B comparison of two versions; its figures are printed
 // beside the gateway's, and the page is not written. BENCH_ONLY=streams runs the streams scenario alone
 // (printed, the page not written); BENCH_STREAMS, BENCH_CHUNKS and BENCH_CHUNK_MS set its shape.
+// BENCH_ONLY=requests runs the small requests' rounds alone (printed, the page not written), for an A/B run.
 // BENCH_ONLY=saturated runs the saturated scenario alone (printed, the page not written);
 // BENCH_SATURATED_SECONDS and BENCH_SATURATED_ROUNDS set its length.
 
@@ -69,9 +70,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? DEFAULTS.rounds);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? DEFAULTS.seconds);
 const BASELINE = process.env.BENCH_BASELINE;
 const STREAMS_ONLY = process.env.BENCH_ONLY === "streams";
+const REQUESTS_ONLY = process.env.BENCH_ONLY === "requests";
 const SATURATED_ONLY = process.env.BENCH_ONLY === "saturated";
 const WRITE_PAGE =
-  process.env.BENCH_WRITE !== "0" && BASELINE === undefined && !STREAMS_ONLY && !SATURATED_ONLY;
+  process.env.BENCH_WRITE !== "0" &&
+  BASELINE === undefined &&
+  !STREAMS_ONLY &&
+  !SATURATED_ONLY &&
+  !REQUESTS_ONLY;
 const SATURATED = {
   capacity: 8,
   serviceMs: 100,
@@ -253,6 +259,27 @@ for (let round = 1; round <= (STREAMS_ONLY ? 0 : ROUNDS); round++) {
   for (const t of order) results.get(t.name)!.rps.push(await saturate(t, BODY, WORKERS, SECONDS));
   for (const t of order)
     results.get(t.name)!.ttfb.push(median(await firstByte(t, STREAM_BODY, TTFB_SAMPLES)));
+}
+
+if (REQUESTS_ONLY) {
+  // The small requests alone, every path (with the baseline's, in an A/B run), medians over the rounds.
+  console.log(
+    `\nload average ${loadAtStart.toFixed(2)} at the start, ${(loadavg()[0] ?? 0).toFixed(2)} at the end`,
+  );
+  console.log(
+    "| path | p50 @ 500/s | p99 @ 500/s | CPU per request | Redis CPU per request | max req/s | stream TTFB p50 |",
+  );
+  console.log("| --- | --- | --- | --- | --- | --- | --- |");
+  for (const [name, r] of results) {
+    const m = (values: number[]) => median(values);
+    console.log(
+      `| ${name} | ${m(r.p50).toFixed(2)} ms | ${m(r.p99).toFixed(2)} ms | ${m(r.cpu).toFixed(0)} µs | ` +
+        `${m(r.redisCpu).toFixed(0)} µs | ${m(r.rps).toFixed(0)} | ${m(r.ttfb).toFixed(2)} ms |`,
+    );
+  }
+  for (const child of children) child.kill("SIGTERM");
+  await redis.stop();
+  process.exit(0);
 }
 
 // Streams: the same processes, each path in turn, the order rotating every round.

@@ -7,7 +7,7 @@ import { type ChildProcess, execFileSync, fork, spawn } from "node:child_process
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { stringify } from "yaml";
 import { AccountService } from "../src/services/accounts.js";
 import { KeyService } from "../src/services/keys.js";
@@ -70,6 +70,15 @@ export interface GatewayOptions {
   config?: { upstream?: Record<string, unknown>; queue?: Record<string, unknown> };
 }
 
+/**
+ * Whether a build accepts redis.allowNoPersistence: builds from before the persistence check (a BENCH_BASELINE
+ * such as 5b6d94d) refuse it as an unknown setting, and need it not.
+ */
+function knowsNoPersistence(cli: string | undefined): boolean {
+  if (cli === undefined) return true;
+  return readFileSync(join(dirname(cli), "config/schema.js"), "utf8").includes("allowNoPersistence");
+}
+
 /** Starts a gateway with its own configuration file, and waits until it is ready. */
 export async function spawnGateway(options: GatewayOptions): Promise<ChildProcess> {
   const file = join(mkdtempSync(join(tmpdir(), "tunnel-bench-")), "config.yaml");
@@ -80,7 +89,11 @@ export async function spawnGateway(options: GatewayOptions): Promise<ChildProces
       metrics: { enabled: options.metricsEnabled, host: "127.0.0.1", port: 0 },
       upstream: { url: options.upstream, ...options.config?.upstream },
       ...(options.config?.queue && { queue: options.config.queue }),
-      redis: { url: options.redisUrl, prefix: "bench:", allowNoPersistence: true },
+      redis: {
+        url: options.redisUrl,
+        prefix: "bench:",
+        ...(knowsNoPersistence(options.cli) && { allowNoPersistence: true }),
+      },
       pricing: { default: { input: 1, output: 1 } },
     }),
   );

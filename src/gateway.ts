@@ -11,7 +11,6 @@ import { createServer, type Server } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
-import { adminHandler } from "./admin/admin-server.js";
 import { createDeliveryWorker } from "./alerts/create-worker.js";
 import type { DeliveryWorker } from "./alerts/delivery-worker.js";
 import { operatorEndpoints } from "./alerts/endpoints.js";
@@ -24,8 +23,7 @@ import { SettlementQueue } from "./billing/settlement-queue.js";
 import type { Config } from "./config/schema.js";
 import type { GatewayError } from "./core/errors.js";
 import { version } from "./core/version.js";
-import { buildIdentity } from "./identity/identity.js";
-import { providerSecrets as oidcSecrets } from "./identity/oidc.js";
+import { providerSecrets as oidcSecrets } from "./identity/provider-secrets.js";
 import { identitySettings, signInConfigured } from "./identity/settings.js";
 import { type GatewayMetrics, NO_METRICS } from "./observability/gateway-metrics.js";
 import { createLogger } from "./observability/logger.js";
@@ -242,12 +240,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   server.on("clientError", answerClientErrors(observer, now));
   const metricsServer = metrics.registry ? createServer() : null;
   const signIn = identitySettings(config);
-  const identity = buildIdentity(stores, signIn, {
-    adminToken: config.admin.token,
-    logger,
-    providerSecrets,
-  });
   const adminServer = config.admin.token || signInConfigured(signIn) ? createServer() : null;
+  // The admin API, the dashboard's assets, its schemas and the sign-in (openid-client, argon2) are loaded only
+  // where the admin listener opens: a sidecar without one holds none of them (docs/benchmarks.md, memory).
+  const adminModules = adminServer
+    ? await Promise.all([import("./admin/admin-server.js"), import("./identity/identity.js")])
+    : null;
   const listener = (role: string, listening: Server, section: "listen" | "metrics" | "admin"): Listener => ({
     role,
     server: listening,
@@ -276,7 +274,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     metricsServer.on("request", metricsHandler(metrics.registry, config.metrics));
   const openPublic = serveWhileStarting(server, startingPublicHandler(handler), handler);
   let openAdmin = () => {};
-  if (adminServer) {
+  let warmUpSignIn = () => {};
+  if (adminServer && adminModules) {
+    const [{ adminHandler }, { buildIdentity }] = adminModules;
+    const identity = buildIdentity(stores, signIn, {
+      adminToken: config.admin.token,
+      logger,
+      providerSecrets,
+    });
+    warmUpSignIn = () => identity.oidc.warmUp();
     const admin = adminHandler({
       identity,
       clientAddress: (req) => transport.clientAddress(req),
@@ -307,7 +313,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     serve: () => {
       openPublic();
       openAdmin();
-      if (adminServer) identity.oidc.warmUp();
+      warmUpSignIn();
       worker.start();
       leases
         ?.start()

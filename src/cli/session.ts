@@ -6,7 +6,7 @@
 import { WEBHOOK_USER_AGENT } from "../alerts/webhook-sender.js";
 import { type LoadedConfig, loadConfig, type Override } from "../config/load.js";
 import type { Config } from "../config/schema.js";
-import { buildIdentity, type Identity } from "../identity/identity.js";
+import type { Identity } from "../identity/identity.js";
 import { identitySettings } from "../identity/settings.js";
 import { createLogger } from "../observability/logger.js";
 import { AccountService } from "../services/accounts.js";
@@ -73,6 +73,8 @@ export async function withSession<T>(
     });
     const signIn = identitySettings(config);
     const { host, port } = config.admin;
+    // Loaded here, not with the module: `serve` imports this file and needs none of the sign-in.
+    const { buildIdentity } = await import("../identity/identity.js");
     return await work({
       config,
       stores,

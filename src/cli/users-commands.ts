@@ -4,13 +4,14 @@
 // with --password-stdin. `users create --operator` is how the first operator gets in (docs/sign-in.md).
 
 import { type Command, Option } from "commander";
-import { userView } from "../admin/people-views.js";
 import type { AccountRole, OperatorRole } from "../core/roles.js";
-import { validateAccountRole } from "../identity/users.js";
 import type { UserRecord } from "../store/user-store.js";
 import { CLI, common, usageError } from "./common.js";
 import { formatTable, printJson, printLines } from "./output.js";
 import { type CommonOptions, type Session, withSession } from "./session.js";
+
+/** Loaded by the commands that use them, so that `serve` loads none of the sign-in (argon2, openid-client). */
+const peopleViews = () => import("../admin/people-views.js");
 
 interface PasswordOptions {
   passwordStdin?: boolean;
@@ -87,6 +88,10 @@ export function usersCommands(program: Command): void {
             ? "operator-viewer"
             : null;
         return withSession(options, async (session) => {
+          const [{ userView }, { validateAccountRole }] = await Promise.all([
+            peopleViews(),
+            import("../identity/users.js"),
+          ]);
           const account =
             options.account === undefined
               ? undefined
@@ -108,6 +113,7 @@ export function usersCommands(program: Command): void {
     .description("list every user: e-mail, status, operator role, how they sign in")
     .action((options: CommonOptions) =>
       withSession(options, async ({ identity }) => {
+        const { userView } = await peopleViews();
         const views = (await identity.users.list()).map(userView);
         if (options.json) printJson(views);
         else if (views.length === 0) printLines("no users");
@@ -140,6 +146,7 @@ export function usersCommands(program: Command): void {
       )
       .action((who: string, options: CommonOptions) =>
         withSession(options, async ({ identity }) => {
+          const { userView } = await peopleViews();
           const user = await identity.users.find(who);
           const changed = disable
             ? await identity.users.disable(user.id, CLI)

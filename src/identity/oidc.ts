@@ -10,7 +10,6 @@
 // seconds): a provider that cannot be reached never stops the gateway; signing in with it answers
 // identity_provider_unavailable until it can.
 
-import { readFileSync } from "node:fs";
 import * as client from "openid-client";
 import type { Logger } from "pino";
 import { GatewayError } from "../core/errors.js";
@@ -23,45 +22,12 @@ import { sameSecret, sha256 } from "./secrets.js";
 import type { ProviderSettings } from "./settings.js";
 import type { Users } from "./users.js";
 
+export { providerSecrets } from "./provider-secrets.js";
+
 /** How long a sign-in may take between leaving for the provider and coming back. */
 export const SIGN_IN_TTL_MS = 10 * 60_000;
 const RETRY_DISCOVERY_MS = 30_000;
 const DISCOVERY_TIMEOUT_SECONDS = 10;
-
-/** Every provider's client secret by provider id, read at start-up (a missing one fails the start). */
-export function providerSecrets(
-  providers: readonly ProviderSettings[],
-  env: Readonly<Record<string, string | undefined>>,
-): Map<string, string | null> {
-  return new Map(providers.map((provider) => [provider.id, clientSecret(provider, env)]));
-}
-
-/** A provider's client secret from its environment variable or file; null: none (a public client). */
-function clientSecret(
-  provider: ProviderSettings,
-  env: Readonly<Record<string, string | undefined>>,
-): string | null {
-  if (provider.clientSecretEnv) {
-    const value = env[provider.clientSecretEnv];
-    if (!value)
-      throw new GatewayError(
-        "invalid_request",
-        `signIn.providers ${provider.id}: the environment variable ${provider.clientSecretEnv} (clientSecretEnv) is not set`,
-      );
-    return value;
-  }
-  if (provider.clientSecretFile) {
-    try {
-      return readFileSync(provider.clientSecretFile, "utf8").trim();
-    } catch (error) {
-      throw new GatewayError(
-        "invalid_request",
-        `signIn.providers ${provider.id}: cannot read clientSecretFile ${provider.clientSecretFile}: ${(error as Error).message}`,
-      );
-    }
-  }
-  return null;
-}
 
 /** Plain-HTTP issuers are accepted on loopback only (a provider run for development or tests). */
 function isLoopback(url: URL): boolean {

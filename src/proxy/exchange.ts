@@ -168,9 +168,17 @@ export class Exchange implements ExchangeEvents, Waiter {
 
   onUpstreamData(response: IncomingMessage, chunk: Buffer): void {
     if (this.request.firstChunkAt === 0) this.request.firstChunkAt = performance.now();
-    const out = (this.meter as ResponseMeter).push(chunk);
-    if (!this.held) this.send(response, out);
-    else if (!this.held.hold(chunk)) this.releaseHeld(response);
+    const meter = this.meter as ResponseMeter;
+    if (this.held) {
+      meter.push(chunk);
+      if (!this.held.hold(chunk)) this.releaseHeld(response);
+    } else if (meter.stripping) {
+      this.send(response, meter.push(chunk));
+    } else {
+      // Reading along: the client gets the chunk first, the meter reads it after.
+      if (!this.write(chunk)) this.pauseUpstream(response);
+      meter.push(chunk);
+    }
   }
 
   onUpstreamEnd(response: IncomingMessage): void {
@@ -282,11 +290,20 @@ export class Exchange implements ExchangeEvents, Waiter {
   private send(response: IncomingMessage, out: Buffer | Buffer[]): void {
     let writable = true;
     if (!Array.isArray(out)) writable = this.write(out);
-    else for (const piece of out) writable = this.write(piece) && writable;
-    if (!writable) {
-      response.pause();
-      this.res.once("drain", onClientDrain);
+    else if (out.length === 1) writable = this.write(out[0] as Buffer);
+    else if (out.length > 1) {
+      // Several pieces of one chunk leave in one write to the socket.
+      this.res.cork();
+      for (const piece of out) writable = this.write(piece) && writable;
+      this.res.uncork();
     }
+    if (!writable) this.pauseUpstream(response);
+  }
+
+  /** The client's buffer is full: no more of the upstream's bytes until it drains. */
+  private pauseUpstream(response: IncomingMessage): void {
+    response.pause();
+    this.res.once("drain", onClientDrain);
   }
 
   private write(piece: Buffer): boolean {

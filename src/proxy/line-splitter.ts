@@ -28,6 +28,11 @@ export class LineSplitter {
     private readonly sink: LineSink,
   ) {}
 
+  /** At the start of a line, with nothing of the previous one pending. */
+  get idle(): boolean {
+    return !this.pendingCR && this.contentBytes === 0 && !this.oversized;
+  }
+
   push(chunk: Buffer): void {
     let pos = 0;
     if (this.pendingCR) {

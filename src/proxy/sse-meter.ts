@@ -6,18 +6,21 @@
 // caused and nothing else (usage-strip.ts): whole events are held until they end, then passed on, changed
 // or dropped. An event too large to hold is passed on as it comes, unparsed.
 //
-// Only events that can carry token counts (or, in strip mode, end the choices) are parsed as JSON; every
-// other event costs a substring search.
+// Only events that can carry token counts (or, in strip mode, end the choices) are parsed as JSON. Most
+// events are plain — one data line, a token, no usage — and cost no more than finding their end
+// (sse-plain-events.ts): while nothing is pending, runs of them are counted in place and, in strip mode,
+// passed on as one piece of the chunk; every other event goes through the line splitter below, which reads
+// any stream however it is cut.
 
 import type { UsageReport } from "../core/usage.js";
 import { LineSplitter } from "./line-splitter.js";
+import { FINISHED, PlainEvents } from "./sse-plain-events.js";
 import { collectUsage, mayCarryUsage } from "./usage.js";
 import { type Emit, UsageStripper } from "./usage-strip.js";
 
 const DEFAULT_MAX_EVENT_BYTES = 1 << 20;
 const DATA = Buffer.from("data:");
 const DONE = Buffer.from("[DONE]");
-const FINISHED = '"finish_reason":"';
 const LF = Buffer.from("\n");
 
 interface Line {
@@ -36,8 +39,9 @@ export interface SseMeterOptions {
 
 export class SseMeter {
   readonly usage: UsageReport = {};
-  /** Data events seen, other than [DONE] and a removed usage chunk: one token each for an estimate. */
-  events = 0;
+  /** Data events the line splitter's path counted (see `events`). */
+  private counted = 0;
+  private readonly plain: PlainEvents;
   private readonly splitter: LineSplitter;
   private readonly stripper: UsageStripper | null;
   private readonly maxEventBytes: number;
@@ -57,21 +61,63 @@ export class SseMeter {
   constructor(options: SseMeterOptions) {
     this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.stripper = options.strip ? new UsageStripper(options.everyChunk ?? false) : null;
+    this.plain = new PlainEvents(this.maxEventBytes, options.strip);
     this.splitter = new LineSplitter(this.maxEventBytes, {
       raw: this.stripper ? (piece) => this.raw(piece) : undefined,
       line: (content) => this.line(content),
     });
   }
 
+  /** Data events seen, other than [DONE] and a removed usage chunk: one token each for an estimate. */
+  get events(): number {
+    return this.counted + this.plain.events;
+  }
+
   /** Bytes searched so far (the linear-time tests). */
   get scanned(): number {
-    return this.splitter.scanned;
+    return this.splitter.scanned + this.plain.scanned;
   }
 
   /** Reads a chunk. In strip mode returns the bytes to send on (possibly none); in scan mode none. */
   push(chunk: Buffer): Buffer[] {
-    this.splitter.push(chunk);
+    if (!this.idle() || !this.plain.begin(chunk)) {
+      this.splitter.push(chunk);
+      return this.take();
+    }
+    const length = chunk.length;
+    let pos = 0;
+    while (pos < length) {
+      const end = this.plain.run(pos);
+      if (end > pos && this.stripper) this.out.push(end - pos === length ? chunk : chunk.subarray(pos, end));
+      if (end === length) break;
+      // The event at `end` is not plain: the splitter reads it, and the rest of the chunk too if that leaves
+      // something pending (an event that goes on in the next chunk, a choice chunk held back).
+      const next = chunk.indexOf(EVENT_END, end);
+      if (next === -1) {
+        this.splitter.push(end === 0 ? chunk : chunk.subarray(end));
+        break;
+      }
+      pos = next + EVENT_END.length;
+      this.splitter.push(chunk.subarray(end, pos));
+      if (pos < length && !this.idle()) {
+        this.splitter.push(chunk.subarray(pos));
+        break;
+      }
+    }
     return this.take();
+  }
+
+  /** Nothing is pending between events: no line begun, no event held, no data gathered. */
+  private idle(): boolean {
+    if (!this.splitter.idle || this.data.length > 0 || this.oversized) return false;
+    if (this.stripper === null) return true;
+    return (
+      this.lines.length === 0 &&
+      this.current.raw.length === 0 &&
+      this.heldEvent === null &&
+      !this.passing &&
+      !this.stripper.holding
+    );
   }
 
   /** Ends the stream; in strip mode returns whatever is still held back. */
@@ -151,7 +197,7 @@ export class SseMeter {
     if (parts.length > 0 && !oversized) {
       data = parts.length === 1 ? (parts[0] as Buffer) : joinLines(parts);
       if (!data.equals(DONE)) {
-        this.events++;
+        this.counted++;
         if (mayCarryUsage(data) || (this.stripper && data.includes(FINISHED))) {
           try {
             parsed = JSON.parse(data.toString("utf8"));
@@ -167,7 +213,7 @@ export class SseMeter {
       this.passing = false;
     } else if (this.lines.length > 0) {
       const verdict = this.stripper.event(data, parsed);
-      if (!verdict.emit.some((e) => e.which === "current") && !verdict.hold && data !== null) this.events--;
+      if (!verdict.emit.some((e) => e.which === "current") && !verdict.hold && data !== null) this.counted--;
       this.emit(verdict.emit);
       if (verdict.hold) this.heldEvent = this.lines;
     }
@@ -212,6 +258,8 @@ export class SseMeter {
 }
 
 const NONE: Buffer[] = [];
+/** A blank line after a line: the end of an event, in a chunk without CR. */
+const EVENT_END = Buffer.from("\n\n");
 
 function startsWith(content: Buffer, prefix: Buffer): boolean {
   return content.length >= prefix.length && content.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;

@@ -45,6 +45,11 @@ export class UsageStripper {
   /** The last choice chunk, held back: its data as it came, and what it goes on with (null: as it came). */
   private held: { original: Buffer; data: Buffer | null } | null = null;
 
+  /** Whether a last choice chunk is held back, waiting for the next event. */
+  get holding(): boolean {
+    return this.held !== null;
+  }
+
   /** @param everyChunk the client asked for usage on every chunk (continuous_usage_stats) but not at the end */
   constructor(private readonly everyChunk: boolean) {}
 

@@ -86,9 +86,15 @@ function readUsage(usage: unknown, into: UsageReport): boolean {
   return found;
 }
 
-/** Whether a text may hold a usage report worth parsing: every shape has a *_tokens or *_count field. */
+/** What every usage report above holds: a *_tokens or *_count field. The stream meters search bytes for them. */
+export const USAGE_MARKERS: readonly string[] = ['_tokens"', '_count"'];
+const MARKER_BYTES = USAGE_MARKERS.map((marker) => Buffer.from(marker));
+
+/** Whether a text may hold a usage report worth parsing. */
 export function mayCarryUsage(text: Buffer | string): boolean {
-  return text.includes('_tokens"') || text.includes('_count"');
+  if (typeof text === "string") return USAGE_MARKERS.some((marker) => text.includes(marker));
+  // A Buffer searched for a string would encode the string on every call.
+  return MARKER_BYTES.some((marker) => text.includes(marker));
 }
 
 /** The counts TGI's /generate reports in its response headers only; a value that is not digits stays as it is, for the policy to refuse. */
