@@ -15,9 +15,8 @@ export function accountsCommands(program: Command): Command {
     .option("--name <name>", "display name (default: the id)")
     .option("--balance <rubles>", "opening balance in rubles", "0")
     .action((accountId: string, options: CommonOptions & { name?: string; balance: string }) =>
-      withSession(options, async ({ accounts }) => {
-        const view = accountView(
-          await accounts.create({ id: accountId, name: options.name, balance: options.balance }, CLI),
+      withSession(options, async ({ accounts, stores }) => {
+        const view = accountView(          await accounts.create({ id: accountId, name: options.name, balance: options.balance }, CLI), stores,
         );
         if (options.json) printJson(view);
         else printLines(`Created account ${view.id}.`, ...describeAccount(view));
@@ -27,8 +26,8 @@ export function accountsCommands(program: Command): Command {
   common(accounts.command("topup <accountId> <rubles>"))
     .description("add rubles to an account's balance")
     .action((accountId: string, rubles: string, options: CommonOptions) =>
-      withSession(options, async ({ accounts }) => {
-        const view = accountView(await accounts.topUp(accountId, rubles, CLI));
+      withSession(options, async ({ accounts, stores }) => {
+        const view = accountView(await accounts.topUp(accountId, rubles, CLI), stores);
         if (options.json) printJson(view);
         else printLines(`Topped up account ${view.id} by ${rubles} RUB; balance is now ${view.balance} RUB.`);
       }),
@@ -37,8 +36,8 @@ export function accountsCommands(program: Command): Command {
   common(accounts.command("show <accountId>"))
     .description("show an account and its balance")
     .action((accountId: string, options: CommonOptions) =>
-      withSession(options, async ({ accounts }) => {
-        const view = accountView(await accounts.show(accountId));
+      withSession(options, async ({ accounts, stores }) => {
+        const view = accountView(await accounts.show(accountId), stores);
         if (options.json) printJson(view);
         else printLines(...describeAccount(view));
       }),
@@ -47,8 +46,8 @@ export function accountsCommands(program: Command): Command {
   common(accounts.command("list"))
     .description("list all accounts")
     .action((options: CommonOptions) =>
-      withSession(options, async ({ accounts }) => {
-        const views = (await accounts.list()).map(accountView);
+      withSession(options, async ({ accounts, stores }) => {
+        const views = (await accounts.list()).map((account) => accountView(account, stores));
         if (options.json) printJson(views);
         else
           printLines(
@@ -64,7 +63,7 @@ export function accountsCommands(program: Command): Command {
   common(tokens.command("create <accountId>"))
     .description("issue the account's dashboard token (replacing any previous one); printed once")
     .action((accountId: string, options: CommonOptions) =>
-      withSession(options, async ({ accounts }) => {
+      withSession(options, async ({ accounts, stores }) => {
         const { account, token } = await accounts.createToken(accountId, CLI);
         if (options.json) printJson({ account_id: account.id, token });
         else
@@ -81,7 +80,7 @@ export function accountsCommands(program: Command): Command {
   common(tokens.command("revoke <accountId>"))
     .description("revoke the account's dashboard token")
     .action((accountId: string, options: CommonOptions) =>
-      withSession(options, async ({ accounts }) => {
+      withSession(options, async ({ accounts, stores }) => {
         const revoked = await accounts.revokeToken(accountId, CLI);
         if (options.json) printJson({ account_id: accountId, revoked });
         else

@@ -2,6 +2,7 @@
 // with their audit details, a budget period, a lifetime, a grace period, alert thresholds. Every error names
 // the field and says what it accepts.
 
+import type { BudgetWindow } from "../core/budget-windows.js";
 import { GatewayError } from "../core/errors.js";
 import { formatRubles, parsePositiveRubles } from "../core/money.js";
 import { isPeriod, type Period } from "../core/periods.js";
@@ -10,6 +11,7 @@ import { validateLimit, validateModels, validateName } from "../core/validate.js
 import type { KeyChanges } from "../store/key-changes.js";
 import type { KeyLimits } from "../store/records.js";
 import { amountText } from "./accounts.js";
+import { windowDetails, windowsInput } from "./budgets.js";
 import { parseGrace, parseLifetime } from "./lifetime.js";
 
 /** Changes to a key: a field left undefined stays as it is; null budget/models remove the limit. */
@@ -27,6 +29,8 @@ export interface UpdateKeyInput {
   maxParallel?: unknown;
   /** New budget alert thresholds in percent; [] for none; null for the configured ones. */
   alertAt?: unknown;
+  /** Every budget window ({period, amount} or "100/day"), replacing the key's; [] or null for none. */
+  budgets?: unknown;
 }
 
 /**
@@ -38,9 +42,19 @@ export function requestedChanges(input: UpdateKeyInput): {
   changes: KeyChanges;
   details: Record<string, unknown>;
   lifetime: number | null | undefined;
+  /** New windows, whose spent amounts the service reads from the usage (KeyService.update). */
+  windows: BudgetWindow[] | undefined;
 } {
   const changes: KeyChanges = {};
   const details: Record<string, unknown> = {};
+  let windows: BudgetWindow[] | undefined;
+  if (input.budgets !== undefined) {
+    if (input.budget !== undefined || input.period !== undefined) {
+      throw new GatewayError("invalid_request", "give budgets, or budget and period, not both");
+    }
+    windows = input.budgets === null ? [] : windowsInput(input.budgets);
+    details.budgets = windowDetails(windows);
+  }
   if (input.name !== undefined) {
     changes.name = validateName(input.name);
     details.name = changes.name;
@@ -86,10 +100,10 @@ export function requestedChanges(input: UpdateKeyInput): {
   if (Object.keys(details).length === 0 && lifetime === undefined && input.period === undefined) {
     throw new GatewayError(
       "invalid_request",
-      "nothing to change: give name, budget, period, models, log_bodies, ttl, rpm, tpm, max_parallel or alert_at",
+      "nothing to change: give name, budget, period, budgets, models, log_bodies, ttl, rpm, tpm, max_parallel or alert_at",
     );
   }
-  return { changes, details, lifetime };
+  return { changes, details, lifetime, windows };
 }
 
 export function present(value: unknown): boolean {

@@ -16,6 +16,7 @@ import {
 } from "../core/validate.js";
 import { type Actor, auditEntry } from "../store/audit-store.js";
 import type { KeyLimits, KeyRecord } from "../store/records.js";
+import type { PeriodSpending } from "../store/key-changes.js";
 import type { RequestLogEntry } from "../store/request-log-store.js";
 import type { Stores } from "../store/stores.js";
 import { amountText } from "./accounts.js";
@@ -31,6 +32,7 @@ import {
   type UpdateKeyInput,
 } from "./key-input.js";
 import { checkFilter, pageOf, type RequestFilter, type RequestPage } from "./request-log-query.js";
+import { monthDays, windowDetails, windowsInput, windowWrites } from "./budgets.js";
 import { UsageService } from "./usage.js";
 import { type DailyUsage, dailyUsageView } from "./views.js";
 
@@ -53,6 +55,8 @@ export interface CreateKeyInput {
   maxParallel?: unknown;
   /** Budget alert thresholds in percent; [] for none; the configured ones when omitted or null. */
   alertAt?: unknown;
+  /** Up to three windows ({period, amount} or "100/day"), instead of budget and period. */
+  budgets?: unknown;
 }
 
 export interface CreatedKey {
@@ -75,10 +79,20 @@ export class KeyService {
   async create(input: CreateKeyInput, actor: Actor): Promise<CreatedKey> {
     const accountId = validateAccountId(input.accountId);
     const name = validateName(input.name);
-    const budget = present(input.budget)
+    if (present(input.budgets) && (present(input.budget) || present(input.period))) {
+      throw new GatewayError("invalid_request", "give budgets, or budget and period, not both");
+    }
+    const single = present(input.budget)
       ? parsePositiveRubles(amountText(input.budget, "budget"), "budget")
       : null;
-    const period = parsePeriod(input.period, budget !== null);
+    const singlePeriod = parsePeriod(input.period, single !== null);
+    const windows = present(input.budgets)
+      ? windowsInput(input.budgets)
+      : single === null
+        ? []
+        : [{ budget: single, period: singlePeriod }];
+    const budget = windows[0]?.budget ?? null;
+    const period = windows[0]?.period ?? singlePeriod;
     const lifetime = present(input.ttl) ? lifetimeInput(input.ttl) : null;
     const allowedModels = present(input.models) ? validateModels(input.models) : null;
     const logBodies = booleanInput(input.logBodies, "log_bodies") ?? true;
@@ -90,6 +104,7 @@ export class KeyService {
     const alertAt = present(input.alertAt) ? thresholdsInput(input.alertAt) : null;
 
     const now = this.stores.now();
+    const periods = this.stores.calendar.at(now);
     const value = generateApiKey();
     const hash = hashApiKey(value);
     const record: KeyRecord = {
@@ -102,7 +117,8 @@ export class KeyService {
       budget,
       period,
       spent: 0,
-      periodStart: this.stores.calendar.at(now)[period].start,
+      periodStart: periods[period].start,
+      budgets: windows.map((window) => ({ ...window, spent: 0, periodStart: periods[window.period].start })),
       allowedModels,
       logBodies,
       revokedAt: null,
@@ -123,6 +139,7 @@ export class KeyService {
         name,
         budget: budget === null ? null : formatRubles(budget),
         period,
+        ...(windows.length > 1 && { budgets: windowDetails(windows) }),
         expires_at: record.expiresAt === null ? null : new Date(record.expiresAt).toISOString(),
         allowed_models: allowedModels,
         log_bodies: logBodies,
@@ -131,7 +148,9 @@ export class KeyService {
       },
       record.id,
     );
-    await this.stores.keys.create({ ...record, hash }, audit);
+    const zone = this.stores.calendar.zone;
+    const writes = windowWrites(windows, periods, zone, [], []);
+    await this.stores.keys.create({ ...record, hash, windows: writes, periods }, audit);
     return { record, value };
   }
 
@@ -148,7 +167,7 @@ export class KeyService {
   async update(keyId: unknown, input: UpdateKeyInput, actor: Actor): Promise<KeyRecord> {
     // Every change is checked before the key is read, so that bad input is reported as such, Redis or not.
     const id = validateKeyId(keyId);
-    const { changes, details, lifetime } = requestedChanges(input);
+    const { changes, details, lifetime, windows } = requestedChanges(input);
 
     const key = await this.show(id);
     if (lifetime !== undefined) {
@@ -170,18 +189,30 @@ export class KeyService {
     }
     const ref = { accountId: key.accountId, keyId: key.id };
     const audit = auditEntry(actor, this.stores.now(), "key.update", key.accountId, details, key.id);
-    if (newPeriod === undefined) {
+    if (newPeriod === undefined && windows === undefined) {
       await this.stores.keys.update(ref, changes, audit);
       return this.show(key.id);
     }
     // The spent amount of the new period is what the key was charged since it began. A settlement landing
     // between reading that and writing it would be lost, so the script refuses a key that was charged in
     // between, and the sum is read again.
+    // New windows get theirs the same way (budgets.ts), under the same check.
     for (let attempt = 1; ; attempt++) {
       const now = this.stores.now();
-      const start = this.stores.calendar.at(now)[newPeriod].start;
-      const { read, cost } = await this.stores.keys.periodSpending(ref, this.daysBetween(start, now));
-      Object.assign(changes, { period: newPeriod, period_start: String(start), spent: String(cost) });
+      const periods = this.stores.calendar.at(now);
+      let read: PeriodSpending["read"];
+      if (windows !== undefined) {
+        const zone = this.stores.calendar.zone;
+        const days = monthDays(periods, now, zone);
+        const spending = await this.stores.keys.periodSpending(ref, days);
+        changes.windows = windowWrites(windows, periods, zone, days, spending.dayCosts);
+        read = spending.read;
+      } else {
+        const start = periods[newPeriod as Period].start;
+        const spending = await this.stores.keys.periodSpending(ref, this.daysBetween(start, now));
+        Object.assign(changes, { period: newPeriod, period_start: String(start), spent: String(spending.cost) });
+        read = spending.read;
+      }
       if ((await this.stores.keys.update(ref, changes, audit, read)) === "ok") return this.show(key.id);
       if (attempt === PERIOD_CHANGE_ATTEMPTS) {
         throw new GatewayError(
@@ -213,6 +244,7 @@ export class KeyService {
     const graceMs = grace === undefined || grace === null ? 0 : graceInput(grace);
     const key = await this.show(id);
     const now = this.stores.now();
+    const periods = this.stores.calendar.at(now);
     const value = generateApiKey();
     const hint = keyHint(value);
     const previousUntil = now + graceMs;

@@ -10,6 +10,7 @@ import { ROUTES } from "../../src/admin/routes.js";
 import { legacyAccount, legacyAdmin, type Principal } from "../../src/identity/principal.js";
 import { AccountUsageService } from "../../src/services/account-usage.js";
 import { AlertService } from "../../src/services/alerts.js";
+import { BudgetService } from "../../src/services/budgets.js";
 import { KeyService } from "../../src/services/keys.js";
 import { OperatorOverviewService } from "../../src/services/operator-overview.js";
 import { SharingService } from "../../src/services/sharing.js";
@@ -39,6 +40,7 @@ beforeEach(async () => {
   balances = [];
   services = {
     accounts: store.accountService,
+    budgets: new BudgetService(store.stores),
     keys: new KeyService(store.stores),
     alerts: new AlertService(store.stores, { allowHttp: false, thresholds: [80, 95, 100] }),
     usage: new AccountUsageService(store.stores),

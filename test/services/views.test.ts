@@ -19,6 +19,7 @@ import { accountRecord, keyRecord } from "../helpers/records.js";
 
 const utc = new PeriodCalendar("UTC");
 const NOW = Date.parse("2026-11-21T10:00:00Z");
+const CLOCK = { now: () => NOW, calendar: utc };
 
 describe("keyState", () => {
   it("is active, expired from the expiry instant on, and revoked whatever the expiry", () => {
@@ -149,7 +150,7 @@ describe("keyView and keyListView", () => {
 describe("accountView", () => {
   it("shows the balance in rubles and leaves the dashboard token out", () => {
     expect(
-      accountView(accountRecord({ balance: 4_987_650_000, tokenHash: "f00d", tokenHint: "wxyz" })),
+      accountView(accountRecord({ balance: 4_987_650_000, tokenHash: "f00d", tokenHint: "wxyz" }), CLOCK),
     ).toEqual({
       id: "acme",
       name: "Acme Corp",
