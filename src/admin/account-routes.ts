@@ -16,10 +16,13 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
     status: 200,
     response: S.Account.array(),
     async handle({ principal, services }) {
-      if (principal.operatorRole !== null) return (await services.accounts.list()).map((account) => adminAccountView(account, services));
+      if (principal.operatorRole !== null)
+        return (await services.accounts.list()).map((account) => adminAccountView(account, services));
       const ids = [...(await principal.accounts()).keys()];
       const accounts = await Promise.all(ids.map((id) => services.accounts.find(id)));
-      return accounts.filter((account) => account !== null).map((account) => adminAccountView(account, services));
+      return accounts
+        .filter((account) => account !== null)
+        .map((account) => adminAccountView(account, services));
     },
   },
   {

@@ -69,7 +69,8 @@ export const KEY_ROUTES: readonly Route[] = [
     method: "PATCH",
     path: KEY,
     operationId: "updateKey",
-    summary: "Change a key's name, budget, period, budget windows, allowed models, privacy switch, lifetime or limits",
+    summary:
+      "Change a key's name, budget, period, budget windows, allowed models, privacy switch, lifetime or limits",
     action: "keys.write",
     body: S.UpdateKeyBody,
     status: 200,

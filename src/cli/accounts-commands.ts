@@ -16,7 +16,9 @@ export function accountsCommands(program: Command): Command {
     .option("--balance <rubles>", "opening balance in rubles", "0")
     .action((accountId: string, options: CommonOptions & { name?: string; balance: string }) =>
       withSession(options, async ({ accounts, stores }) => {
-        const view = accountView(          await accounts.create({ id: accountId, name: options.name, balance: options.balance }, CLI), stores,
+        const view = accountView(
+          await accounts.create({ id: accountId, name: options.name, balance: options.balance }, CLI),
+          stores,
         );
         if (options.json) printJson(view);
         else printLines(`Created account ${view.id}.`, ...describeAccount(view));
@@ -63,7 +65,7 @@ export function accountsCommands(program: Command): Command {
   common(tokens.command("create <accountId>"))
     .description("issue the account's dashboard token (replacing any previous one); printed once")
     .action((accountId: string, options: CommonOptions) =>
-      withSession(options, async ({ accounts, stores }) => {
+      withSession(options, async ({ accounts }) => {
         const { account, token } = await accounts.createToken(accountId, CLI);
         if (options.json) printJson({ account_id: account.id, token });
         else
@@ -80,7 +82,7 @@ export function accountsCommands(program: Command): Command {
   common(tokens.command("revoke <accountId>"))
     .description("revoke the account's dashboard token")
     .action((accountId: string, options: CommonOptions) =>
-      withSession(options, async ({ accounts, stores }) => {
+      withSession(options, async ({ accounts }) => {
         const revoked = await accounts.revokeToken(accountId, CLI);
         if (options.json) printJson({ account_id: accountId, revoked });
         else

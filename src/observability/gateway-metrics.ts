@@ -4,9 +4,9 @@
 
 import type { Registry } from "prom-client";
 import type { AttemptResult } from "../alerts/delivery-plan.js";
-import type { KeyWindowSample } from "./key-budgets.js";
 import type { Micros } from "../core/money.js";
 import type { GatewayRequest } from "../core/request.js";
+import type { KeyWindowSample } from "./key-budgets.js";
 
 /** What the gateway reports to its metrics. */
 export interface GatewayMetrics {

@@ -73,7 +73,9 @@ export function createObserver(
       // A reply without windows (a script from before them) has its first window in budget and period.
       const windows =
         result.windows?.key ??
-        (result.budget == null ? [] : [{ period: result.period ?? "month", budget: result.budget, spent: result.spent ?? 0 }]);
+        (result.budget == null
+          ? []
+          : [{ period: result.period ?? "month", budget: result.budget, spent: result.spent ?? 0 }]);
       metrics.settled(
         ref.accountId,
         ref.keyId,

@@ -32,13 +32,19 @@ const DAY_MS = 86_400_000;
  */
 export function windowsInput(value: unknown, what = "budgets"): BudgetWindow[] {
   if (!Array.isArray(value)) {
-    throw new GatewayError("invalid_request", `${what} must be a list such as [{"period":"month","amount":300000}]`);
+    throw new GatewayError(
+      "invalid_request",
+      `${what} must be a list such as [{"period":"month","amount":300000}]`,
+    );
   }
   const windows = value.map((item, i): BudgetWindow => {
     if (typeof item === "string") {
       const window = readWindowText(item);
       if (window === null) {
-        throw new GatewayError("invalid_request", `${what}[${i}] must be ${WINDOW_TEXT_RULE}; got ${JSON.stringify(item)}`);
+        throw new GatewayError(
+          "invalid_request",
+          `${what}[${i}] must be ${WINDOW_TEXT_RULE}; got ${JSON.stringify(item)}`,
+        );
       }
       return window;
     }
@@ -49,7 +55,10 @@ export function windowsInput(value: unknown, what = "budgets"): BudgetWindow[] {
         `${what}[${i}].period must be day, week or month; got ${JSON.stringify(period) ?? "nothing"}`,
       );
     }
-    return { period, budget: parsePositiveRubles(amountText(amount, `${what}[${i}].amount`), `${what}[${i}].amount`) };
+    return {
+      period,
+      budget: parsePositiveRubles(amountText(amount, `${what}[${i}].amount`), `${what}[${i}].amount`),
+    };
   });
   const problem = windowsProblem(windows);
   if (problem !== null) throw new GatewayError("invalid_request", `${what}: ${problem}`);
@@ -113,7 +122,11 @@ export class BudgetService {
    * "both" (the windows on top of its balance: nothing gets looser); no budgets without a mode make it
    * prepaid. A budgeted or both account needs a window, a prepaid one has none.
    */
-  async setAccountBudgets(accountId: unknown, input: AccountBudgetsInput, actor: Actor): Promise<AccountRecord> {
+  async setAccountBudgets(
+    accountId: unknown,
+    input: AccountBudgetsInput,
+    actor: Actor,
+  ): Promise<AccountRecord> {
     if (input.billing !== undefined && !isBillingMode(input.billing)) {
       throw new GatewayError(
         "invalid_request",

@@ -59,11 +59,14 @@ export function requestedChanges(input: UpdateKeyInput): {
     changes.name = validateName(input.name);
     details.name = changes.name;
   }
-  if (input.budget !== undefined) {
-    const budget =
-      input.budget === null ? null : parsePositiveRubles(amountText(input.budget, "budget"), "budget");
-    changes.budget = budget === null ? "" : String(budget);
-    details.budget = budget === null ? null : formatRubles(budget);
+  if (input.budget === null) {
+    // No budget: no window at all, not just the first one.
+    windows = [];
+    details.budget = null;
+  } else if (input.budget !== undefined) {
+    const budget = parsePositiveRubles(amountText(input.budget, "budget"), "budget");
+    changes.budget = String(budget);
+    details.budget = formatRubles(budget);
   }
   if (input.models !== undefined) {
     const models = input.models === null ? null : validateModels(input.models);
@@ -104,6 +107,29 @@ export function requestedChanges(input: UpdateKeyInput): {
     );
   }
   return { changes, details, lifetime, windows };
+}
+
+/**
+ * A new key's windows: `budgets` (several), or `budget` per `period` (one; the form from before windows),
+ * never both; and the period of the first window (month for a key without any).
+ */
+export function keyWindowsInput(input: { budget?: unknown; period?: unknown; budgets?: unknown }): {
+  windows: BudgetWindow[];
+  period: Period;
+} {
+  if (present(input.budgets) && (present(input.budget) || present(input.period))) {
+    throw new GatewayError("invalid_request", "give budgets, or budget and period, not both");
+  }
+  const single = present(input.budget)
+    ? parsePositiveRubles(amountText(input.budget, "budget"), "budget")
+    : null;
+  const singlePeriod = parsePeriod(input.period, single !== null);
+  const windows = present(input.budgets)
+    ? windowsInput(input.budgets)
+    : single === null
+      ? []
+      : [{ budget: single, period: singlePeriod }];
+  return { windows, period: windows[0]?.period ?? singlePeriod };
 }
 
 export function present(value: unknown): boolean {

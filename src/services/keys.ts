@@ -5,8 +5,8 @@
 
 import { generateApiKey, generateKeyId, hashApiKey, keyHint } from "../auth/api-key.js";
 import { GatewayError } from "../core/errors.js";
-import { formatRubles, parsePositiveRubles } from "../core/money.js";
-import { dayStamp, type Period } from "../core/periods.js";
+import { formatRubles } from "../core/money.js";
+import type { Period } from "../core/periods.js";
 import {
   validateAccountId,
   validateKeyId,
@@ -16,23 +16,21 @@ import {
 } from "../core/validate.js";
 import { type Actor, auditEntry } from "../store/audit-store.js";
 import type { KeyLimits, KeyRecord } from "../store/records.js";
-import type { PeriodSpending } from "../store/key-changes.js";
 import type { RequestLogEntry } from "../store/request-log-store.js";
 import type { Stores } from "../store/stores.js";
-import { amountText } from "./accounts.js";
+import { monthDays, windowDetails, windowWrites } from "./budgets.js";
 import {
   booleanInput,
   graceInput,
+  keyWindowsInput,
   lifetimeInput,
   limitDetails,
-  parsePeriod,
   present,
   requestedChanges,
   thresholdsInput,
   type UpdateKeyInput,
 } from "./key-input.js";
 import { checkFilter, pageOf, type RequestFilter, type RequestPage } from "./request-log-query.js";
-import { monthDays, windowDetails, windowsInput, windowWrites } from "./budgets.js";
 import { UsageService } from "./usage.js";
 import { type DailyUsage, dailyUsageView } from "./views.js";
 
@@ -65,7 +63,6 @@ export interface CreatedKey {
   value: string;
 }
 
-const DAY_MS = 86_400_000;
 export const MAX_REQUESTS_READ = 1000;
 /** Reads and writes of a period change before giving up on a key that is charged all the while. */
 const PERIOD_CHANGE_ATTEMPTS = 5;
@@ -79,20 +76,8 @@ export class KeyService {
   async create(input: CreateKeyInput, actor: Actor): Promise<CreatedKey> {
     const accountId = validateAccountId(input.accountId);
     const name = validateName(input.name);
-    if (present(input.budgets) && (present(input.budget) || present(input.period))) {
-      throw new GatewayError("invalid_request", "give budgets, or budget and period, not both");
-    }
-    const single = present(input.budget)
-      ? parsePositiveRubles(amountText(input.budget, "budget"), "budget")
-      : null;
-    const singlePeriod = parsePeriod(input.period, single !== null);
-    const windows = present(input.budgets)
-      ? windowsInput(input.budgets)
-      : single === null
-        ? []
-        : [{ budget: single, period: singlePeriod }];
+    const { windows, period } = keyWindowsInput(input);
     const budget = windows[0]?.budget ?? null;
-    const period = windows[0]?.period ?? singlePeriod;
     const lifetime = present(input.ttl) ? lifetimeInput(input.ttl) : null;
     const allowedModels = present(input.models) ? validateModels(input.models) : null;
     const logBodies = booleanInput(input.logBodies, "log_bodies") ?? true;
@@ -180,6 +165,12 @@ export class KeyService {
     if (input.period !== undefined && input.period !== key.period) {
       newPeriod = input.period as Period;
       details.period = input.period;
+      if (key.budgets.slice(1).some((window) => window.period === newPeriod)) {
+        throw new GatewayError(
+          "invalid_request",
+          `key ${key.id} already has a ${newPeriod} budget window; give every window with budgets instead`,
+        );
+      }
     }
     if (Object.keys(details).length === 0) {
       throw new GatewayError(
@@ -197,21 +188,26 @@ export class KeyService {
     // between reading that and writing it would be lost, so the script refuses a key that was charged in
     // between, and the sum is read again.
     // New windows get theirs the same way (budgets.ts), under the same check.
+    const zone = this.stores.calendar.zone;
     for (let attempt = 1; ; attempt++) {
       const now = this.stores.now();
       const periods = this.stores.calendar.at(now);
-      let read: PeriodSpending["read"];
-      if (windows !== undefined) {
-        const zone = this.stores.calendar.zone;
-        const days = monthDays(periods, now, zone);
-        const spending = await this.stores.keys.periodSpending(ref, days);
-        changes.windows = windowWrites(windows, periods, zone, days, spending.dayCosts);
-        read = spending.read;
-      } else {
-        const start = periods[newPeriod as Period].start;
-        const spending = await this.stores.keys.periodSpending(ref, this.daysBetween(start, now));
-        Object.assign(changes, { period: newPeriod, period_start: String(start), spent: String(spending.cost) });
-        read = spending.read;
+      const days = monthDays(periods, now, zone);
+      const { read, dayCosts } = await this.stores.keys.periodSpending(ref, days);
+      if (windows !== undefined) changes.windows = windowWrites(windows, periods, zone, days, dayCosts);
+      else {
+        const [spending] = windowWrites(
+          [{ period: newPeriod as Period, budget: 0 }],
+          periods,
+          zone,
+          days,
+          dayCosts,
+        );
+        Object.assign(changes, {
+          period: newPeriod,
+          period_start: spending?.period_start,
+          spent: spending?.spent,
+        });
       }
       if ((await this.stores.keys.update(ref, changes, audit, read)) === "ok") return this.show(key.id);
       if (attempt === PERIOD_CHANGE_ATTEMPTS) {
@@ -244,7 +240,6 @@ export class KeyService {
     const graceMs = grace === undefined || grace === null ? 0 : graceInput(grace);
     const key = await this.show(id);
     const now = this.stores.now();
-    const periods = this.stores.calendar.at(now);
     const value = generateApiKey();
     const hint = keyHint(value);
     const previousUntil = now + graceMs;
@@ -321,18 +316,4 @@ export class KeyService {
       Math.min(Math.max(1, limit), MAX_REQUESTS_READ),
     );
   }
-
-  /** Calendar days (billing time zone) from the one containing `start` to the one containing `end`. */
-  private daysBetween(start: number, end: number): string[] {
-    const last = dayStamp(end, this.stores.calendar.zone);
-    const days: string[] = [];
-    for (let day = dayStamp(start, this.stores.calendar.zone); day <= last; day = shiftDay(day, 1))
-      days.push(day);
-    return days;
-  }
-}
-
-/** The calendar date `days` after `day` (both YYYY-MM-DD). */
-function shiftDay(day: string, days: number): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }

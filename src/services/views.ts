@@ -95,7 +95,11 @@ export interface ViewClock {
 }
 
 /** Windows as their views show them, each in its current period. */
-export function windowViews(windows: readonly StoredWindow[], now: number, calendar: PeriodCalendar): WindowView[] {
+export function windowViews(
+  windows: readonly StoredWindow[],
+  now: number,
+  calendar: PeriodCalendar,
+): WindowView[] {
   const periods = calendar.at(now);
   return windows.map((window) => {
     const spent = currentWindowSpent(window, periods[window.period].start);

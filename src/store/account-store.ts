@@ -140,7 +140,13 @@ export class AccountStore {
    */
   async setBudgets(
     accountId: string,
-    change: { billing: BillingMode; windows: WindowWrite[]; alertAt: string; month: string; requests: string },
+    change: {
+      billing: BillingMode;
+      windows: WindowWrite[];
+      alertAt: string;
+      month: string;
+      requests: string;
+    },
     audit: string,
   ): Promise<"ok" | "conflict"> {
     const [code] = await runScript(

@@ -14,7 +14,10 @@ const CLOCK = { now: () => NOW, calendar: utc };
 
 describe("adminAccountView", () => {
   it("shows whether the account has a dashboard token by its hint, never its hash", () => {
-    const view = adminAccountView(accountRecord({ balance: 1_500_000, tokenHash: "f00d", tokenHint: "wxyz" }), CLOCK);
+    const view = adminAccountView(
+      accountRecord({ balance: 1_500_000, tokenHash: "f00d", tokenHint: "wxyz" }),
+      CLOCK,
+    );
     expect(view).toEqual({
       id: "acme",
       name: "Acme Corp",

@@ -26,8 +26,12 @@ describe("KeyBudgets", () => {
   it("shows each key's budget and what remains of it, in rubles", async () => {
     const clock = new TestClock();
     const budgets = new KeyBudgets(clock.now);
-    budgets.set("acme", "key_a", "prod", [{ period: "month", budget: 5_000_000, spent: 1_250_000, resetAt: clock.now() + 1000 }]);
-    budgets.set("acme", "key_b", "dev", [{ period: "month", budget: 1_000_000, spent: 1_500_000, resetAt: clock.now() + 1000 }]);
+    budgets.set("acme", "key_a", "prod", [
+      { period: "month", budget: 5_000_000, spent: 1_250_000, resetAt: clock.now() + 1000 },
+    ]);
+    budgets.set("acme", "key_b", "dev", [
+      { period: "month", budget: 1_000_000, spent: 1_500_000, resetAt: clock.now() + 1000 },
+    ]);
     expect(await gauges(budgets).read()).toEqual([
       'budget{account="acme",key_id="key_a",key_name="prod",period="month"} 5',
       'budget{account="acme",key_id="key_b",key_name="dev",period="month"} 1',
@@ -40,20 +44,30 @@ describe("KeyBudgets", () => {
   it("shows the whole budget remaining once the period has ended, without waiting for a request", async () => {
     const clock = new TestClock();
     const budgets = new KeyBudgets(clock.now);
-    budgets.set("acme", "key_a", "prod", [{ period: "month", budget: 5_000_000, spent: 5_000_000, resetAt: clock.now() + 1000 }]);
+    budgets.set("acme", "key_a", "prod", [
+      { period: "month", budget: 5_000_000, spent: 5_000_000, resetAt: clock.now() + 1000 },
+    ]);
     const read = gauges(budgets).read;
-    expect(await read()).toContain('remaining{account="acme",key_id="key_a",key_name="prod",period="month"} 0');
+    expect(await read()).toContain(
+      'remaining{account="acme",key_id="key_a",key_name="prod",period="month"} 0',
+    );
     clock.advance(1000);
-    expect(await read()).toContain('remaining{account="acme",key_id="key_a",key_name="prod",period="month"} 5');
+    expect(await read()).toContain(
+      'remaining{account="acme",key_id="key_a",key_name="prod",period="month"} 5',
+    );
   });
 
   it("keeps one series per key under its latest name, and none once the key has no budget", async () => {
     const clock = new TestClock();
     const budgets = new KeyBudgets(clock.now);
-    budgets.set("acme", "key_a", "old name", [{ period: "month", budget: 1_000_000, spent: 0, resetAt: clock.now() + 1000 }]);
+    budgets.set("acme", "key_a", "old name", [
+      { period: "month", budget: 1_000_000, spent: 0, resetAt: clock.now() + 1000 },
+    ]);
     const read = gauges(budgets).read;
     await read();
-    budgets.set("acme", "key_a", "new name", [{ period: "month", budget: 2_000_000, spent: 0, resetAt: clock.now() + 1000 }]);
+    budgets.set("acme", "key_a", "new name", [
+      { period: "month", budget: 2_000_000, spent: 0, resetAt: clock.now() + 1000 },
+    ]);
     expect(await read()).toEqual([
       'budget{account="acme",key_id="key_a",key_name="new name",period="month"} 2',
       'remaining{account="acme",key_id="key_a",key_name="new name",period="month"} 2',
@@ -78,6 +92,8 @@ describe("KeyBudgets", () => {
     ]);
     clock.advance(1000);
     expect(await read()).toContain('remaining{account="acme",key_id="key_a",key_name="prod",period="day"} 1');
-    expect(await read()).toContain('remaining{account="acme",key_id="key_a",key_name="prod",period="month"} 15');
+    expect(await read()).toContain(
+      'remaining{account="acme",key_id="key_a",key_name="prod",period="month"} 15',
+    );
   });
 });

@@ -138,7 +138,11 @@ describe("Metrics", () => {
       { perKey: true, maxKeySeries: 10, maxModelSeries: 10, defaultMetrics: false },
       probes,
     );
-    expect(() => metrics.settled("acme", "key_a", "k", -(2 ** 60), [{ period: "day", budget: 1, spent: 2 ** 60, resetAt: 0 }])).not.toThrow();
+    expect(() =>
+      metrics.settled("acme", "key_a", "k", -(2 ** 60), [
+        { period: "day", budget: 1, spent: 2 ** 60, resetAt: 0 },
+      ]),
+    ).not.toThrow();
   });
 
   it("bounds model names chosen by clients", async () => {
