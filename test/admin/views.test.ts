@@ -25,6 +25,9 @@ describe("adminAccountView", () => {
       currency: "RUB",
       created_at: "2026-11-01T08:00:00.000Z",
       sharing: { weight: 1, priority: null, max_wait_ms: null },
+      billing: "prepaid",
+      budgets: [],
+      budget_alert_at: null,
       token: { hint: "wxyz" },
     });
     expect(JSON.stringify(view)).not.toContain("f00d");
@@ -74,6 +77,7 @@ describe("adminKeyView", () => {
       "allowed_models",
       "log_bodies",
       "budget",
+      "budgets",
       "period",
       "limits",
       "alert_at",
