@@ -361,6 +361,69 @@ describe("operatorOverview", () => {
   });
 });
 
+describe("budgets", () => {
+  it("lets an operator set an account's mode and windows, and keys several windows, answering the new views", async () => {
+    expect(routeOf("setAccountBudgets").action).toBe("account.budgets");
+    const account = await call(
+      "setAccountBudgets",
+      ADMIN,
+      { accountId: "acme" },
+      { body: { billing: "budgeted", budgets: [{ period: "month", amount: 300000 }], alert_at: [90] } },
+    );
+    expect(account).toMatchObject({
+      billing: "budgeted",
+      budgets: [{ period: "month", amount: 300000, spent: 0, remaining: 300000 }],
+      budget_alert_at: [90],
+    });
+    // The body's schema refuses what is not a window before the service sees it; the service, the rest.
+    expect(() =>
+      routeOf("setAccountBudgets").body?.parse({ budgets: [{ period: "year", amount: 1 }] }),
+    ).toThrow();
+    await expect(
+      call("setAccountBudgets", ADMIN, { accountId: "acme" }, { body: { billing: "budgeted", budgets: [] } }),
+    ).rejects.toMatchObject({ code: "invalid_request" });
+
+    const created = await call(
+      "createKey",
+      ACME,
+      { accountId: "acme" },
+      {
+        body: {
+          name: "search",
+          budgets: [
+            { period: "day", amount: 100 },
+            { period: "month", amount: "2000.5" },
+          ],
+        },
+      },
+    );
+    expect(created.budget).toMatchObject({ period: "day", initial: 100 });
+    expect(created.budgets.map((w: { period: string; amount: number }) => [w.period, w.amount])).toEqual([
+      ["day", 100],
+      ["month", 2000.5],
+    ]);
+    const changed = await call(
+      "updateKey",
+      ACME,
+      { accountId: "acme", keyId: created.id },
+      { body: { budgets: [{ period: "week", amount: 10 }] } },
+    );
+    expect(changed.budgets).toHaveLength(1);
+    expect(changed.budget).toMatchObject({ period: "week", initial: 10 });
+    await expect(
+      call(
+        "updateKey",
+        ACME,
+        { accountId: "acme", keyId: created.id },
+        { body: { budgets: [{ period: "day", amount: 1 }], budget: 5 } },
+      ),
+    ).rejects.toMatchObject({
+      code: "invalid_request",
+      message: "give budgets, or budget and period, not both",
+    });
+  });
+});
+
 describe("sharing a full model server", () => {
   it("lets an operator set an account's weight, priority and wait, and a key its own, answering the new views", async () => {
     const account = await call(
