@@ -48,12 +48,12 @@ local balance = redis.call('HGET', KEYS[1], 'balance')
 if not balance then
   return { 'account_not_found' }
 end
-local accountWindows = readWindows(KEYS[1], cjson.decode(ARGV[19]), false)
+local accountWindows, account = readWindows(KEYS[1], cjson.decode(ARGV[19]), false, { 'billing' })
 local full = refusingWindow(accountWindows, 0, 0)
 if full then
   return { 'budget_exceeded', full.period }
 end
-if balanceRequired(redis.call('HGET', KEYS[1], 'billing'), accountWindows) and tonumber(balance) <= 0 then
+if balanceRequired(account[1], accountWindows) and tonumber(balance) <= 0 then
   return { 'insufficient_balance', tonumber(balance) }
 end
 if redis.call('EXISTS', KEYS[2]) == 1 then

@@ -76,9 +76,8 @@ local amount = math.min(asked, current)
 if asked > current and state == 'ok' and ARGV[11] == '1' then
   local starts = { day = ARGV[2], week = ARGV[3], month = ARGV[4] }
   local keyWindows = readWindows(KEYS[1], starts, true)
-  local accountWindows = readWindows(KEYS[2], starts, false)
+  local accountWindows, account = readWindows(KEYS[2], starts, false, { 'balance', 'billing' })
   local reserved = redis.call('HMGET', KEYS[5], keyId, '*')
-  local account = redis.call('HMGET', KEYS[2], 'balance', 'billing')
   local balance
   if balanceRequired(account[2], accountWindows) then balance = tonumber(account[1] or '0') end
   local free = freeToReserve(balance, tonumber(reserved[2] or '0'), keyWindows, tonumber(reserved[1] or '0'),

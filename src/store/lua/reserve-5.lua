@@ -115,7 +115,7 @@ end
 
 local starts = { day = ARGV[2], week = ARGV[3], month = ARGV[4] }
 local keyWindows = readWindows(KEYS[1], starts, true)
-local accountWindows = readWindows(KEYS[2], starts, false)
+local accountWindows, account = readWindows(KEYS[2], starts, false, { 'balance', 'billing' })
 local amount = tonumber(ARGV[6])
 local keyReserved = tonumber(reserved[1] or '0')
 local accountReserved = tonumber(reserved[2] or '0')
@@ -128,7 +128,6 @@ if refusing then
   return { 'budget_exceeded', expired, refusing.budget, refusing.spent, accountReserved, refusing.period, 'account' }
 end
 
-local account = redis.call('HMGET', KEYS[2], 'balance', 'billing')
 local balance = tonumber(account[1] or '0')
 if balanceRequired(account[2], accountWindows) and (balance <= 0 or (amount > 0 and balance - accountReserved < amount)) then
   return { 'insufficient_balance', expired, balance, accountReserved }

@@ -162,8 +162,7 @@ local function settle(keyKey, usageKey, logKey, monthKey, a)
       redis.call('HSET', keyKey, 'tpm_tat', newMs .. ' ' .. newRem)
     end
   end
-  local accountWindows = readWindows(KEYS[1], starts, false)
-  local account = redis.call('HMGET', KEYS[1], 'balance', 'billing')
+  local accountWindows, account = readWindows(KEYS[1], starts, false, { 'balance', 'billing' })
   local chargesBalance = balanceRequired(account[2], accountWindows)
   local balance = tonumber(account[1] or '0')
   if cost ~= '0' then

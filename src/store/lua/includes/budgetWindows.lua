@@ -9,8 +9,9 @@
   A key's first slot is tracked even without a budget (its spent amount is what the dashboard shows for the
   key's period), so `trackFirst` keeps it in the list with budget nil: it is charged, never checked.
 
-  readWindows(hashKey, starts, trackFirst)
-    reads the windows and brings each into its current period: when the start of the current day, week or
+  readWindows(hashKey, starts, trackFirst, extra)
+    reads the windows — and, in the same HMGET, the fields named in the list `extra` (optional), whose values
+    it returns second, in order — and brings each window into its current period: when the start of the current day, week or
     month (starts[period], ms as a string, computed by the gateway in the billing time zone) is later than
     the stored one, its spent amount starts again from zero. Starts only move forward, so a replica whose
     clock lags a little cannot undo a reset.
@@ -33,8 +34,14 @@ for _, suffix in ipairs(WINDOW_SUFFIXES) do
   end
 end
 
-local function readWindows(hashKey, starts, trackFirst)
-  local r = redis.call('HMGET', hashKey, unpack(WINDOW_FIELDS))
+local function readWindows(hashKey, starts, trackFirst, extra)
+  local fields = WINDOW_FIELDS
+  if extra then
+    fields = {}
+    for i, field in ipairs(WINDOW_FIELDS) do fields[i] = field end
+    for _, field in ipairs(extra) do fields[#fields + 1] = field end
+  end
+  local r = redis.call('HMGET', hashKey, unpack(fields))
   local windows = {}
   for slot = 1, #WINDOW_SUFFIXES do
     local at = (slot - 1) * 4
@@ -53,7 +60,11 @@ local function readWindows(hashKey, starts, trackFirst)
         slot = slot, budget = budget and tonumber(budget), period = period, spent = spent, start = start }
     end
   end
-  return windows
+  local values = {}
+  if extra then
+    for i = 1, #extra do values[i] = r[#WINDOW_FIELDS + i] end
+  end
+  return windows, values
 end
 
 local function refusingWindow(windows, reserved, amount)
