@@ -41,7 +41,9 @@ export function metricsMicrosPerRequest(): number {
     metrics.redisOperation("reserve", 0.0002);
     metrics.request(record);
     metrics.redisOperation("settle", 0.0002);
-    metrics.settled("bench", "key_00000000000000000000", "bench", 999_000_000, 5_000_000, 1_000, resetAt);
+    metrics.settled("bench", "key_00000000000000000000", "bench", 999_000_000, [
+      { period: "month", budget: 5_000_000, spent: 1_000, resetAt },
+    ]);
   };
   for (let i = 0; i < WARM_UP; i++) request();
   const started = performance.now();

@@ -8,6 +8,7 @@
 import { Command, CommanderError } from "commander";
 import { accountsCommands } from "./cli/accounts-commands.js";
 import { alertCommands } from "./cli/alert-commands.js";
+import { budgetCommands } from "./cli/budget-commands.js";
 import { EXIT_FAILURE, EXIT_USAGE, refuseRepeatedOptions, version } from "./cli/common.js";
 import { keysCommands } from "./cli/keys-commands.js";
 import { printFailure } from "./cli/output.js";
@@ -23,7 +24,9 @@ function buildProgram(): Command {
     .exitOverride()
     .showHelpAfterError("(run with --help for usage)");
   serveCommand(program);
-  alertCommands(accountsCommands(program));
+  const accounts = accountsCommands(program);
+  alertCommands(accounts);
+  budgetCommands(accounts);
   keysCommands(program);
   sharingCommands(program);
   usageCommand(program);

@@ -16,10 +16,13 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
     status: 200,
     response: S.Account.array(),
     async handle({ principal, services }) {
-      if (principal.operatorRole !== null) return (await services.accounts.list()).map(adminAccountView);
+      if (principal.operatorRole !== null)
+        return (await services.accounts.list()).map((account) => adminAccountView(account, services));
       const ids = [...(await principal.accounts()).keys()];
       const accounts = await Promise.all(ids.map((id) => services.accounts.find(id)));
-      return accounts.filter((account) => account !== null).map(adminAccountView);
+      return accounts
+        .filter((account) => account !== null)
+        .map((account) => adminAccountView(account, services));
     },
   },
   {
@@ -33,7 +36,7 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
     response: S.Account,
     async handle({ principal, body, services }) {
       const input = body as z.infer<typeof S.CreateAccountBody>;
-      return adminAccountView(await services.accounts.create(input, principal.actor));
+      return adminAccountView(await services.accounts.create(input, principal.actor), services);
     },
   },
   {
@@ -45,7 +48,7 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
     status: 200,
     response: S.Account,
     async handle({ params, services }) {
-      return adminAccountView(await services.accounts.show(params.accountId));
+      return adminAccountView(await services.accounts.show(params.accountId), services);
     },
   },
   {
@@ -61,7 +64,27 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
       const { amount } = body as z.infer<typeof S.TopUpBody>;
       const account = await services.accounts.topUp(params.accountId, amount, principal.actor);
       services.balanceChanged?.(account.id, account.balance);
-      return adminAccountView(account);
+      return adminAccountView(account, services);
+    },
+  },
+  {
+    method: "PUT",
+    path: `${ACCOUNT}/budgets`,
+    operationId: "setAccountBudgets",
+    summary:
+      "Set how an account pays (prepaid, budgeted, both) and its own budget windows, shared by all its keys (operators)",
+    action: "account.budgets",
+    body: S.AccountBudgetsBody,
+    status: 200,
+    response: S.Account,
+    async handle({ principal, params, body, services }) {
+      const input = body as z.infer<typeof S.AccountBudgetsBody>;
+      const account = await services.budgets.setAccountBudgets(
+        params.accountId,
+        { billing: input.billing, budgets: input.budgets, alertAt: input.alert_at },
+        principal.actor,
+      );
+      return adminAccountView(account, services);
     },
   },
   {

@@ -11,6 +11,7 @@ import type { Identity } from "../identity/identity.js";
 import { AccountUsageService } from "../services/account-usage.js";
 import { AccountService } from "../services/accounts.js";
 import { type AlertOptions, AlertService } from "../services/alerts.js";
+import { BudgetService } from "../services/budgets.js";
 import { KeyService } from "../services/keys.js";
 import { OperatorOverviewService } from "../services/operator-overview.js";
 import { type QueueProbe, SharingService } from "../services/sharing.js";
@@ -51,6 +52,7 @@ export function adminHandler(options: AdminServerOptions): RequestListener {
   const { stores } = options;
   const services: AdminServices = {
     accounts: new AccountService(stores),
+    budgets: new BudgetService(stores),
     keys: new KeyService(stores),
     alerts: new AlertService(stores, options.alerts),
     usage: new AccountUsageService(stores),

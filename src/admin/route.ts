@@ -12,6 +12,7 @@ import type { Principal } from "../identity/principal.js";
 import type { AccountUsageService } from "../services/account-usage.js";
 import type { AccountService } from "../services/accounts.js";
 import type { AlertService } from "../services/alerts.js";
+import type { BudgetService } from "../services/budgets.js";
 import type { KeyService } from "../services/keys.js";
 import type { OperatorOverviewService } from "../services/operator-overview.js";
 import type { QueueProbe, SharingService } from "../services/sharing.js";
@@ -21,6 +22,8 @@ import type { CookieNames } from "./cookies.js";
 
 export interface AdminServices {
   accounts: AccountService;
+  /** An account's billing mode and own budget windows. */
+  budgets: BudgetService;
   keys: KeyService;
   alerts: AlertService;
   usage: AccountUsageService;

@@ -3,7 +3,8 @@
 // by the service layer (the same rules as the CLI); these schemas refuse unknown fields and wrong types.
 
 import { z } from "zod";
-import { isoTime, Key, period } from "../services/key-schema.js";
+import { BILLING_MODES } from "../core/budget-windows.js";
+import { BudgetWindowView, isoTime, Key, period } from "../services/key-schema.js";
 import { ACCOUNT_AUDIT_ACTIONS } from "../store/audit-store.js";
 
 const amount = z.union([z.number(), z.string()]).meta({
@@ -27,6 +28,11 @@ const alertAt = z.array(z.number()).nullable().meta({
     "Budget alert thresholds, whole percents of the budget from 1 to 100 (e.g. [50, 80, 100]); [] for none; null for the gateway's defaults",
 });
 
+const windowsBody = z.array(z.strictObject({ period, amount })).meta({
+  description:
+    'Budget windows: at most three, each period (day, week, month) at most once, e.g. [{"period":"day","amount":100},{"period":"month","amount":2000}]; a request must fit in every one',
+});
+
 export const AccountIdParam = z.string().meta({ description: "Account id", examples: ["acme"] });
 export const KeyIdParam = z.string().meta({ description: "Key id", examples: ["key_5m2x8q0c7w1r9t4z6b3n"] });
 
@@ -37,6 +43,19 @@ export const CreateAccountBody = z
     balance: amount.optional(),
   })
   .meta({ id: "CreateAccount" });
+
+export const AccountBudgetsBody = z
+  .strictObject({
+    billing: z.enum(BILLING_MODES).optional().meta({
+      description:
+        "prepaid: the balance limits the keys; budgeted: the windows alone do (no balance needed or charged); both. Omit to keep (budgets given to a prepaid account make it both)",
+    }),
+    budgets: windowsBody
+      .optional()
+      .meta({ description: "The account's windows, shared by all its keys; omit to keep" }),
+    alert_at: alertAt.optional(),
+  })
+  .meta({ id: "AccountBudgetsChange" });
 
 export const TopUpBody = z.strictObject({ amount }).meta({ id: "TopUp" });
 
@@ -67,6 +86,9 @@ export const CreateKeyBody = z
       .optional()
       .meta({ description: "Rubles per period; omit or null for no budget" }),
     period: period.optional().meta({ description: "Budget period (needs a budget); month by default" }),
+    budgets: windowsBody
+      .optional()
+      .meta({ description: "Several budget windows, instead of budget and period" }),
     ttl: z
       .string()
       .optional()
@@ -87,6 +109,10 @@ export const UpdateKeyBody = z
     name: z.string().optional(),
     budget: amount.nullable().optional().meta({ description: "New budget; null removes it" }),
     period: period.optional(),
+    budgets: windowsBody.nullable().optional().meta({
+      description:
+        "Every budget window, replacing the key's (not with budget or period); [] or null for none",
+    }),
     models: z
       .array(z.string())
       .nullable()
@@ -167,6 +193,11 @@ export const Account = z
       .nullable()
       .meta({ description: "The account's dashboard token (its last characters), or null" }),
     sharing: AccountSharing,
+    billing: z.enum(BILLING_MODES).meta({ description: "How the account pays: prepaid, budgeted or both" }),
+    budgets: z.array(BudgetWindowView).meta({ description: "The account's own windows, for all its keys" }),
+    budget_alert_at: z.array(z.number()).nullable().meta({
+      description: "Alert thresholds of its windows in percent; null: the gateway's defaults; []: none",
+    }),
   })
   .meta({ id: "Account" });
 

@@ -26,7 +26,7 @@ export const SHARING_ROUTES: readonly Route[] = [
         { weight: input.weight, priority: input.priority, maxWaitMs: input.max_wait_ms },
         principal.actor,
       );
-      return adminAccountView(account);
+      return adminAccountView(account, services);
     },
   },
   {

@@ -114,7 +114,7 @@ export const USAGE_ROUTES: readonly Route[] = [
       return {
         ...overview,
         accounts: overview.accounts.map(({ account, month, undeliveredSince }) => ({
-          ...adminAccountView(account),
+          ...adminAccountView(account, services),
           month: { requests: month.requests, cost: rublesForJson(month.cost) },
           undelivered_since: undeliveredSince === null ? null : new Date(undeliveredSince).toISOString(),
         })),

@@ -3,11 +3,11 @@
 
 import type { PeriodCalendar } from "../core/periods.js";
 import { Key, serializerFor } from "../services/key-schema.js";
-import { accountView, completeKeyView } from "../services/views.js";
+import { accountView, completeKeyView, type ViewClock } from "../services/views.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
 
-export function adminAccountView(account: AccountRecord) {
-  return { ...accountView(account), token: account.tokenHint ? { hint: account.tokenHint } : null };
+export function adminAccountView(account: AccountRecord, clock: ViewClock) {
+  return { ...accountView(account, clock), token: account.tokenHint ? { hint: account.tokenHint } : null };
 }
 
 const adminKey = serializerFor(Key);

@@ -30,8 +30,11 @@ const DATA: Record<EventType, (fields: Fields, zone: string) => Record<string, u
     const spent = micros(f.spent);
     const period = isPeriod(f.period) ? f.period : "month";
     const start = Number(f.period_start);
+    // An account's own window (scope account) names the account; a key's, the key (as before windows).
+    const account = f.scope === "account";
     return {
-      key_name: f.name ?? "",
+      scope: account ? "account" : "key",
+      ...(account ? { account_name: f.name ?? "" } : { key_name: f.name ?? "" }),
       threshold: Number(f.threshold),
       period,
       budget: rublesForJson(budget),

@@ -58,20 +58,25 @@ export function refusalError(
       const spent = refusal.spent ?? 0;
       const reserved = refusal.keyReserved ?? 0;
       const period = refusal.period ?? "month";
+      const scope = refusal.scope ?? "key";
       const resets = new Date(periods[period].end).toISOString();
+      const whose = scope === "account" ? "The account's" : "This key's";
+      const fields = { window: { scope, period } };
       if (spent >= budget) {
         return new GatewayError(
           "budget_exceeded",
-          `This key's budget of ${rub(budget)} per ${period} is used up (${rub(spent)} spent); it resets at ${resets}.`,
+          `${whose} budget of ${rub(budget)} per ${period} is used up (${rub(spent)} spent); it resets at ${resets}.`,
+          { fields },
         );
       }
       const available = budget - spent - reserved;
       return new GatewayError(
         "budget_exceeded",
         `This request could cost up to ${rub(worst.amount)} (${worst.promptTokens} prompt + ${worst.completionTokens} ` +
-          `completion tokens), but ${rub(budget - spent)} of this key's ${ADJECTIVE[period]} budget remain` +
+          `completion tokens), but ${rub(budget - spent)} of ${whose.toLowerCase()} ${ADJECTIVE[period]} budget remain` +
           (reserved > 0 ? `, of which ${rub(reserved)} are held by requests in flight` : "") +
           `. ${fitHint(available, worst, price)}The budget resets at ${resets}.`,
+        { fields },
       );
     }
     case "insufficient_balance": {

@@ -192,7 +192,10 @@ export class RequestBilling {
 /** A refusal for the budget or the balance while something was reserved: leases may be holding it. */
 function reclaimable(reservation: Reservation | Refusal): "key" | "balance" | null {
   if (reservation.ok) return null;
-  if (reservation.code === "budget_exceeded" && (reservation.keyReserved ?? 0) > 0) return "key";
+  // An account window is shared by every key of the account: any of their leases may hold part of it.
+  if (reservation.code === "budget_exceeded" && (reservation.keyReserved ?? 0) > 0) {
+    return reservation.scope === "account" ? "balance" : "key";
+  }
   if (reservation.code === "insufficient_balance" && (reservation.accountReserved ?? 0) > 0) return "balance";
   return null;
 }

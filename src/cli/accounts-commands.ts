@@ -15,9 +15,10 @@ export function accountsCommands(program: Command): Command {
     .option("--name <name>", "display name (default: the id)")
     .option("--balance <rubles>", "opening balance in rubles", "0")
     .action((accountId: string, options: CommonOptions & { name?: string; balance: string }) =>
-      withSession(options, async ({ accounts }) => {
+      withSession(options, async ({ accounts, stores }) => {
         const view = accountView(
           await accounts.create({ id: accountId, name: options.name, balance: options.balance }, CLI),
+          stores,
         );
         if (options.json) printJson(view);
         else printLines(`Created account ${view.id}.`, ...describeAccount(view));
@@ -27,8 +28,8 @@ export function accountsCommands(program: Command): Command {
   common(accounts.command("topup <accountId> <rubles>"))
     .description("add rubles to an account's balance")
     .action((accountId: string, rubles: string, options: CommonOptions) =>
-      withSession(options, async ({ accounts }) => {
-        const view = accountView(await accounts.topUp(accountId, rubles, CLI));
+      withSession(options, async ({ accounts, stores }) => {
+        const view = accountView(await accounts.topUp(accountId, rubles, CLI), stores);
         if (options.json) printJson(view);
         else printLines(`Topped up account ${view.id} by ${rubles} RUB; balance is now ${view.balance} RUB.`);
       }),
@@ -37,8 +38,8 @@ export function accountsCommands(program: Command): Command {
   common(accounts.command("show <accountId>"))
     .description("show an account and its balance")
     .action((accountId: string, options: CommonOptions) =>
-      withSession(options, async ({ accounts }) => {
-        const view = accountView(await accounts.show(accountId));
+      withSession(options, async ({ accounts, stores }) => {
+        const view = accountView(await accounts.show(accountId), stores);
         if (options.json) printJson(view);
         else printLines(...describeAccount(view));
       }),
@@ -47,8 +48,8 @@ export function accountsCommands(program: Command): Command {
   common(accounts.command("list"))
     .description("list all accounts")
     .action((options: CommonOptions) =>
-      withSession(options, async ({ accounts }) => {
-        const views = (await accounts.list()).map(accountView);
+      withSession(options, async ({ accounts, stores }) => {
+        const views = (await accounts.list()).map((account) => accountView(account, stores));
         if (options.json) printJson(views);
         else
           printLines(

@@ -2,6 +2,7 @@
 // recorded as, and the refusals of a command line (usage errors, exit 2, found before anything is loaded).
 
 import { type Command, CommanderError } from "commander";
+import { readThresholdList } from "../core/thresholds.js";
 import type { Actor } from "../store/audit-store.js";
 
 export const EXIT_FAILURE = 1;
@@ -51,4 +52,22 @@ export function usageError(message: string): never {
 /** A number when the text is one, else the text, for the configuration schema to refuse with its name. */
 export function numeric(text: string): number | string {
   return text.trim() !== "" && Number.isFinite(Number(text)) ? Number(text) : text;
+}
+
+/**
+ * --alert-at as the services take it: percents, null for `default` (or no option), or the text itself when it is
+ * not a list of whole percents, for the services to refuse with their message.
+ */
+export function thresholdsOption(text: string | undefined): unknown {
+  if (text === undefined || text.trim() === "default") return text === undefined ? undefined : null;
+  return readThresholdList(text) ?? text;
+}
+
+/** --budgets "100/day,2000/month" as the services take it: a list of window texts, each checked there. */
+export function windowsOption(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  return text
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "");
 }

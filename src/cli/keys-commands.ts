@@ -2,9 +2,8 @@
 // disabled and enabled, revoked.
 
 import { type Command, Option } from "commander";
-import { readThresholdList } from "../core/thresholds.js";
 import { keyListView, keyView } from "../services/views.js";
-import { CLI, common, usageError } from "./common.js";
+import { CLI, common, thresholdsOption, usageError, windowsOption } from "./common.js";
 import { describeKey, keyTable, printJson, printLines } from "./output.js";
 import { type CommonOptions, withSession } from "./session.js";
 
@@ -18,6 +17,12 @@ export function keysCommands(program: Command): void {
     .option("--budget <rubles>", "budget in rubles per period (default: no budget)")
     .addOption(
       new Option("--period <period>", "budget period (default: month)").choices(["day", "week", "month"]),
+    )
+    .addOption(
+      new Option(
+        "--budgets <windows>",
+        "several budget windows, comma-separated, each period once: 100/day,2000/month (up to three)",
+      ).conflicts(["budget", "period"]),
     )
     .option("--ttl <duration>", "lifetime: 15m, 2h, 30d, 1w, … or never", "never")
     .option("--models <a,b,…>", "comma-separated models the key may use (default: all)")
@@ -37,6 +42,7 @@ export function keysCommands(program: Command): void {
           name: string;
           budget?: string;
           period?: string;
+          budgets?: string;
           ttl: string;
           models?: string;
           logBodies: boolean;
@@ -53,6 +59,7 @@ export function keysCommands(program: Command): void {
               name: options.name,
               budget: options.budget,
               period: options.period,
+              budgets: windowsOption(options.budgets),
               ttl: options.ttl,
               models: options.models?.split(","),
               logBodies: options.logBodies,
@@ -105,11 +112,19 @@ export function keysCommands(program: Command): void {
     );
 
   common(keys.command("update <keyId>"))
-    .description("change a key's name, budget, period, allowed models, privacy switch, lifetime or limits")
+    .description(
+      "change a key's name, budget, period, budget windows, allowed models, privacy switch, lifetime or limits",
+    )
     .option("--name <name>", "new name")
     .option("--budget <rubles>", "new budget per period")
-    .option("--no-budget", "remove the budget")
+    .option("--no-budget", "remove the budget (every window)")
     .addOption(new Option("--period <period>", "new budget period").choices(["day", "week", "month"]))
+    .addOption(
+      new Option(
+        "--budgets <windows>",
+        "every budget window, replacing the key's: 100/day,2000/month (up to three, each period once)",
+      ).conflicts(["budget", "period"]),
+    )
     .option("--models <a,b,…>", "allow only these models")
     .addOption(new Option("--all-models", "allow every model").conflicts("models"))
     .option("--log-bodies", "allow request and response bodies in logs")
@@ -133,6 +148,7 @@ export function keysCommands(program: Command): void {
           name?: string;
           budget?: string | false;
           period?: string;
+          budgets?: string;
           models?: string;
           allModels?: boolean;
           logBodies?: boolean;
@@ -148,6 +164,7 @@ export function keysCommands(program: Command): void {
               name: options.name,
               budget: options.budget === false ? null : options.budget,
               period: options.period,
+              budgets: windowsOption(options.budgets),
               models: options.allModels ? null : options.models?.split(","),
               logBodies: options.logBodies,
               ttl: options.ttl,
@@ -241,13 +258,4 @@ interface LimitOptions {
 function limitInputs(options: LimitOptions) {
   const input = (value: string | false | undefined) => (value === false ? null : value);
   return { rpm: input(options.rpm), tpm: input(options.tpm), maxParallel: input(options.maxParallel) };
-}
-
-/**
- * --alert-at as the services take it: percents, null for `default` (or no option), or the text itself when it is
- * not a list of whole percents, for the services to refuse with their message.
- */
-function thresholdsOption(text: string | undefined): unknown {
-  if (text === undefined || text.trim() === "default") return text === undefined ? undefined : null;
-  return readThresholdList(text) ?? text;
 }

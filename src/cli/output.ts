@@ -16,6 +16,7 @@ import {
   type LimitsView,
   limitsView,
   requestsOf,
+  type WindowView,
 } from "../services/views.js";
 import type { KeyRecord } from "../store/records.js";
 
@@ -48,13 +49,33 @@ function asCliFailure(error: unknown): GatewayError {
 }
 
 export function describeAccount(account: AccountView): string[] {
-  return [
+  const lines = [
     `account  ${account.id}`,
     `name     ${account.name}`,
     `balance  ${account.balance} ${account.currency}`,
     `created  ${account.created_at}`,
     `sharing  ${sharingText(account.sharing)}`,
   ];
+  // A prepaid account without windows reads as it always did.
+  if (account.billing !== "prepaid" || account.budgets.length > 0) {
+    lines.push(`billing  ${BILLING_TEXT[account.billing]}`);
+    for (const window of account.budgets) lines.push(`budget   ${windowText(window, account.currency)}`);
+  }
+  return lines;
+}
+
+const BILLING_TEXT: Record<AccountView["billing"], string> = {
+  prepaid: "prepaid: the balance limits the keys",
+  budgeted: "budgeted: the account's budgets alone limit the keys; no balance is needed",
+  both: "both: the account's budgets and its balance limit the keys",
+};
+
+/** `12.5 of 100 RUB spent this day, 87.5 left, resets 2026-11-22T00:00:00.000Z` */
+function windowText(window: WindowView, currency: string): string {
+  return (
+    `${window.spent} of ${window.amount} ${currency} spent this ${window.period}, ` +
+    `${window.remaining} left, resets ${window.resets_at}`
+  );
 }
 
 /** `weight 3, priority 1, max wait 5000 ms`, with only the weight when the account sets nothing else. */
@@ -163,6 +184,8 @@ export function describeKey(key: KeyView & { revoked_at?: string | null }, hint?
     `created  ${key.created_at}`,
     `expires  ${key.expires_at ?? "never"}`,
     `budget   ${budget}`,
+    // Windows beyond the first, each on its own line.
+    ...key.budgets.slice(1).map((window) => `budget   ${windowText(window, key.currency)}`),
     `limits   ${limitsText(key.limits, "long")}`,
     `models   ${key.allowed_models ? key.allowed_models.join(", ") : "all"}`,
     `bodies   ${key.log_bodies ? "may be logged" : "never logged"}`,

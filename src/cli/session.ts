@@ -11,6 +11,7 @@ import { identitySettings } from "../identity/settings.js";
 import { createLogger } from "../observability/logger.js";
 import { AccountService } from "../services/accounts.js";
 import { AlertService } from "../services/alerts.js";
+import { BudgetService } from "../services/budgets.js";
 import { KeyService } from "../services/keys.js";
 import { UsageService } from "../services/usage.js";
 import { closeRedis, createRedis, explainConnectFailures } from "../store/redis.js";
@@ -30,6 +31,7 @@ export interface Session {
   config: ManagementConfig;
   stores: Stores;
   accounts: AccountService;
+  budgets: BudgetService;
   keys: KeyService;
   usage: UsageService;
   alerts: AlertService;
@@ -81,6 +83,7 @@ export async function withSession<T>(
       identity: buildIdentity(stores, signIn, { logger: createLogger("silent") }),
       dashboardUrl: signIn.externalUrl ?? `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
       accounts: new AccountService(stores),
+      budgets: new BudgetService(stores),
       keys: new KeyService(stores),
       usage: new UsageService(stores),
       alerts: new AlertService(stores, {

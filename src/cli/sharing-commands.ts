@@ -37,7 +37,7 @@ export function sharingCommands(program: Command): void {
               CLI,
             )
           : await accounts.show(accountId);
-        const { sharing } = accountView(account);
+        const { sharing } = accountView(account, stores);
         if (options.json) printJson({ account_id: account.id, ...sharing });
         else
           printLines(

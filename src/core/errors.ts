@@ -256,14 +256,24 @@ export class GatewayError extends Error {
   readonly type: string;
   /** Milliseconds the client should wait before retrying (a rate limit), for Retry-After. */
   readonly retryAfterMs: number | undefined;
+  /**
+   * Facts a program can act on, beside the message, in the error object of the body: budget_exceeded's
+   * `window` ({scope: "key" | "account", period}), the window that refused.
+   */
+  readonly fields: Readonly<Record<string, unknown>> | undefined;
 
-  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown; retryAfterMs?: number }) {
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options?: { cause?: unknown; retryAfterMs?: number; fields?: Record<string, unknown> },
+  ) {
     super(message ?? ERRORS[code].message, options);
     this.name = "GatewayError";
     this.code = code;
     this.status = ERRORS[code].status;
     this.type = ERRORS[code].type;
     this.retryAfterMs = options?.retryAfterMs;
+    this.fields = options?.fields;
   }
 }
 
@@ -293,10 +303,12 @@ export function errorBody(error: GatewayError, format: ErrorFormat = "openai"): 
   if (format === "anthropic") {
     return JSON.stringify({
       type: "error",
-      error: { type: anthropicType(error.status), message: error.message, code: error.code },
+      error: { type: anthropicType(error.status), message: error.message, code: error.code, ...error.fields },
     });
   }
-  return JSON.stringify({ error: { message: error.message, type: error.type, code: error.code } });
+  return JSON.stringify({
+    error: { message: error.message, type: error.type, code: error.code, ...error.fields },
+  });
 }
 
 /** Anthropic's error type for a status (docs.anthropic.com, "Errors"). */

@@ -44,6 +44,12 @@ export const PERMISSIONS = {
     roles: ["operator"],
     does: "change how this account shares a full model server",
   },
+  "account.budgets": {
+    scope: "account",
+    kind: "write",
+    roles: ["operator"],
+    does: "change how this account pays and its budgets",
+  },
   "audit.read": {
     scope: "account",
     kind: "read",

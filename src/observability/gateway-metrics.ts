@@ -6,6 +6,7 @@ import type { Registry } from "prom-client";
 import type { AttemptResult } from "../alerts/delivery-plan.js";
 import type { Micros } from "../core/money.js";
 import type { GatewayRequest } from "../core/request.js";
+import type { KeyWindowSample } from "./key-budgets.js";
 
 /** What the gateway reports to its metrics. */
 export interface GatewayMetrics {
@@ -14,17 +15,15 @@ export interface GatewayMetrics {
   /** A request the gateway finished or refused. */
   request(request: GatewayRequest): void;
   /**
-   * The balance and the key's budget as the settle script returned them; `keyName` null for the release of
-   * a request that was never forwarded, which touches no per-key series.
+   * The balance and the key's budget windows as the settle script returned them; `keyName` null for the
+   * release of a request that was never forwarded, which touches no per-key series.
    */
   settled(
     accountId: string,
     keyId: string,
     keyName: string | null,
     balance: Micros,
-    budget: Micros | null,
-    spent: Micros,
-    resetAt: number,
+    windows: readonly KeyWindowSample[],
   ): void;
   /** An account's balance as just read or written (after a settlement or a top-up). */
   balance(accountId: string, balance: Micros): void;

@@ -152,14 +152,14 @@ export const METRICS = {
   keyBudget: {
     name: "key_budget_rubles",
     type: "gauge",
-    help: "A key's budget per period, for keys that have one.",
-    labels: KEY_LABELS,
+    help: "A key's budget per period, one series per budget window (its period), for keys that have one.",
+    labels: [...KEY_LABELS, "period"],
   },
   keyBudgetRemaining: {
     name: "key_budget_remaining_rubles",
     type: "gauge",
-    help: "What remains of a key's budget in the current period (the whole budget once a period has ended).",
-    labels: KEY_LABELS,
+    help: "What remains of a key's budget window in its current period (the whole budget once the period has ended).",
+    labels: [...KEY_LABELS, "period"],
   },
   accountBalance: {
     name: "account_balance_rubles",

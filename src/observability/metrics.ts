@@ -22,7 +22,7 @@ import {
   histogramSeries,
 } from "./fast-series.js";
 import type { GatewayMetrics, MetricsOptions, MetricsProbes, RunningKey } from "./gateway-metrics.js";
-import { KeyBudgets } from "./key-budgets.js";
+import { KeyBudgets, type KeyWindowSample } from "./key-budgets.js";
 import { METRICS, type MetricKey } from "./metric-definitions.js";
 import { type Built, buildMetrics } from "./metric-registry.js";
 import { QueueSeries } from "./queue-metrics.js";
@@ -214,14 +214,12 @@ export class Metrics implements GatewayMetrics {
     keyId: string,
     keyName: string | null,
     balance: Micros,
-    budget: Micros | null,
-    spent: Micros,
-    resetAt: number,
+    windows: readonly KeyWindowSample[],
   ): void {
     this.balance(accountId, balance);
     // Folded keys share a series; a budget gauge of "other" would mean nothing.
     if (keyName === null || !this.options.perKey || this.keys.label(keyId) === OTHER) return;
-    this.budgets.set(accountId, keyId, keyName, budget, spent, resetAt);
+    this.budgets.set(accountId, keyId, keyName, windows);
   }
 
   /**

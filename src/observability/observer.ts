@@ -70,15 +70,18 @@ export function createObserver(
     settled(settlement, result) {
       if (result.balance === undefined) return;
       const { ref, periods } = settlement;
-      const resetAt = periods[result.period ?? "month"].end;
+      // A reply without windows (a script from before them) has its first window in budget and period.
+      const windows =
+        result.windows?.key ??
+        (result.budget == null
+          ? []
+          : [{ period: result.period ?? "month", budget: result.budget, spent: result.spent ?? 0 }]);
       metrics.settled(
         ref.accountId,
         ref.keyId,
         settlement.keyName ?? null,
         result.balance,
-        result.budget ?? null,
-        result.spent ?? 0,
-        resetAt,
+        windows.map((window) => ({ ...window, resetAt: periods[window.period].end })),
       );
     },
     retrying(settlement, error) {

@@ -9,7 +9,7 @@ import { assertUsable } from "../auth/key-status.js";
 import { GatewayError } from "../core/errors.js";
 import { rublesForJson } from "../core/money.js";
 import { sendJson } from "../http/respond.js";
-import { budgetView, CURRENCY, keyState, keyView, limitsView } from "../services/views.js";
+import { budgetView, CURRENCY, keyState, keyView, limitsView, windowViews } from "../services/views.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
 import type { Stores } from "../store/stores.js";
 
@@ -51,15 +51,19 @@ async function key(req: IncomingMessage, res: ServerResponse, ctx: LocalRouteDep
 async function balance(req: IncomingMessage, res: ServerResponse, ctx: LocalRouteDeps): Promise<void> {
   const { key, account } = await usableKey(req, ctx);
   const now = ctx.stores.now();
+  const { calendar } = ctx.stores;
   sendJson(res, 200, {
     account_id: account.id,
     balance: rublesForJson(account.balance),
     currency: CURRENCY,
+    billing: account.billing,
+    budgets: windowViews(account.budgets, now, calendar),
     key: {
       id: key.id,
       name: key.name,
       state: keyState(key, now),
-      budget: budgetView(key, now, ctx.stores.calendar),
+      budget: budgetView(key, now, calendar),
+      budgets: windowViews(key.budgets, now, calendar),
       limits: limitsView(key),
     },
   });

@@ -30,7 +30,15 @@ export class AccountService {
     const balance =
       input.balance === undefined || input.balance === null ? 0 : rublesInput(input.balance, "balance");
     const now = this.stores.now();
-    const account = { id, name, balance, createdAt: now };
+    const account: AccountRecord = {
+      id,
+      name,
+      balance,
+      createdAt: now,
+      billing: "prepaid",
+      budgets: [],
+      alertAt: null,
+    };
     const audit = auditEntry(actor, now, "account.create", id, { name, balance: formatRubles(balance) });
     await this.stores.accounts.create(account, audit);
     return account;

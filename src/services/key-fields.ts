@@ -16,6 +16,7 @@ export const CLIENT_KEY_FIELDS = [
   "allowed_models",
   "log_bodies",
   "budget",
+  "budgets",
   "currency",
   "state",
   "grace_until",

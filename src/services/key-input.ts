@@ -2,6 +2,7 @@
 // with their audit details, a budget period, a lifetime, a grace period, alert thresholds. Every error names
 // the field and says what it accepts.
 
+import type { BudgetWindow } from "../core/budget-windows.js";
 import { GatewayError } from "../core/errors.js";
 import { formatRubles, parsePositiveRubles } from "../core/money.js";
 import { isPeriod, type Period } from "../core/periods.js";
@@ -10,6 +11,7 @@ import { validateLimit, validateModels, validateName } from "../core/validate.js
 import type { KeyChanges } from "../store/key-changes.js";
 import type { KeyLimits } from "../store/records.js";
 import { amountText } from "./accounts.js";
+import { windowDetails, windowsInput } from "./budgets.js";
 import { parseGrace, parseLifetime } from "./lifetime.js";
 
 /** Changes to a key: a field left undefined stays as it is; null budget/models remove the limit. */
@@ -27,6 +29,8 @@ export interface UpdateKeyInput {
   maxParallel?: unknown;
   /** New budget alert thresholds in percent; [] for none; null for the configured ones. */
   alertAt?: unknown;
+  /** Every budget window ({period, amount} or "100/day"), replacing the key's; [] or null for none. */
+  budgets?: unknown;
 }
 
 /**
@@ -38,18 +42,31 @@ export function requestedChanges(input: UpdateKeyInput): {
   changes: KeyChanges;
   details: Record<string, unknown>;
   lifetime: number | null | undefined;
+  /** New windows, whose spent amounts the service reads from the usage (KeyService.update). */
+  windows: BudgetWindow[] | undefined;
 } {
   const changes: KeyChanges = {};
   const details: Record<string, unknown> = {};
+  let windows: BudgetWindow[] | undefined;
+  if (input.budgets !== undefined) {
+    if (input.budget !== undefined || input.period !== undefined) {
+      throw new GatewayError("invalid_request", "give budgets, or budget and period, not both");
+    }
+    windows = input.budgets === null ? [] : windowsInput(input.budgets);
+    details.budgets = windowDetails(windows);
+  }
   if (input.name !== undefined) {
     changes.name = validateName(input.name);
     details.name = changes.name;
   }
-  if (input.budget !== undefined) {
-    const budget =
-      input.budget === null ? null : parsePositiveRubles(amountText(input.budget, "budget"), "budget");
-    changes.budget = budget === null ? "" : String(budget);
-    details.budget = budget === null ? null : formatRubles(budget);
+  if (input.budget === null) {
+    // No budget: no window at all, not just the first one.
+    windows = [];
+    details.budget = null;
+  } else if (input.budget !== undefined) {
+    const budget = parsePositiveRubles(amountText(input.budget, "budget"), "budget");
+    changes.budget = String(budget);
+    details.budget = formatRubles(budget);
   }
   if (input.models !== undefined) {
     const models = input.models === null ? null : validateModels(input.models);
@@ -86,10 +103,33 @@ export function requestedChanges(input: UpdateKeyInput): {
   if (Object.keys(details).length === 0 && lifetime === undefined && input.period === undefined) {
     throw new GatewayError(
       "invalid_request",
-      "nothing to change: give name, budget, period, models, log_bodies, ttl, rpm, tpm, max_parallel or alert_at",
+      "nothing to change: give name, budget, period, budgets, models, log_bodies, ttl, rpm, tpm, max_parallel or alert_at",
     );
   }
-  return { changes, details, lifetime };
+  return { changes, details, lifetime, windows };
+}
+
+/**
+ * A new key's windows: `budgets` (several), or `budget` per `period` (one; the form from before windows),
+ * never both; and the period of the first window (month for a key without any).
+ */
+export function keyWindowsInput(input: { budget?: unknown; period?: unknown; budgets?: unknown }): {
+  windows: BudgetWindow[];
+  period: Period;
+} {
+  if (present(input.budgets) && (present(input.budget) || present(input.period))) {
+    throw new GatewayError("invalid_request", "give budgets, or budget and period, not both");
+  }
+  const single = present(input.budget)
+    ? parsePositiveRubles(amountText(input.budget, "budget"), "budget")
+    : null;
+  const singlePeriod = parsePeriod(input.period, single !== null);
+  const windows = present(input.budgets)
+    ? windowsInput(input.budgets)
+    : single === null
+      ? []
+      : [{ budget: single, period: singlePeriod }];
+  return { windows, period: windows[0]?.period ?? singlePeriod };
 }
 
 export function present(value: unknown): boolean {

@@ -26,6 +26,16 @@ export const Budget = z
   .object({ period, initial: z.number(), spent: z.number(), remaining: z.number(), reset_at: isoTime })
   .meta({ id: "Budget" });
 
+export const BudgetWindowView = z
+  .object({
+    period,
+    amount: z.number().meta({ description: "Rubles per period" }),
+    spent: z.number().meta({ description: "Rubles spent in the current period" }),
+    remaining: z.number(),
+    resets_at: isoTime.meta({ description: "When the current period ends (billing time zone)" }),
+  })
+  .meta({ id: "BudgetWindow", description: "A budget window: so much per day, week or month" });
+
 export const KeySharing = z
   .object({
     priority: z.number().nullable().meta({
@@ -60,7 +70,10 @@ export const Key = z
     disabled_at: isoTime.nullable(),
     allowed_models: z.array(z.string()).nullable(),
     log_bodies: z.boolean(),
-    budget: Budget.nullable(),
+    budget: Budget.nullable().meta({ description: "The first budget window, as before keys had several" }),
+    budgets: z.array(BudgetWindowView).meta({
+      description: "Every budget window (up to three, each period once); a request must fit in all of them",
+    }),
     period: period,
     limits: Limits,
     alert_at: z

@@ -5,8 +5,8 @@
 
 import { generateApiKey, generateKeyId, hashApiKey, keyHint } from "../auth/api-key.js";
 import { GatewayError } from "../core/errors.js";
-import { formatRubles, parsePositiveRubles } from "../core/money.js";
-import { dayStamp, type Period } from "../core/periods.js";
+import { formatRubles } from "../core/money.js";
+import type { Period } from "../core/periods.js";
 import {
   validateAccountId,
   validateKeyId,
@@ -18,13 +18,13 @@ import { type Actor, auditEntry } from "../store/audit-store.js";
 import type { KeyLimits, KeyRecord } from "../store/records.js";
 import type { RequestLogEntry } from "../store/request-log-store.js";
 import type { Stores } from "../store/stores.js";
-import { amountText } from "./accounts.js";
+import { monthDays, windowDetails, windowWrites } from "./budgets.js";
 import {
   booleanInput,
   graceInput,
+  keyWindowsInput,
   lifetimeInput,
   limitDetails,
-  parsePeriod,
   present,
   requestedChanges,
   thresholdsInput,
@@ -53,6 +53,8 @@ export interface CreateKeyInput {
   maxParallel?: unknown;
   /** Budget alert thresholds in percent; [] for none; the configured ones when omitted or null. */
   alertAt?: unknown;
+  /** Up to three windows ({period, amount} or "100/day"), instead of budget and period. */
+  budgets?: unknown;
 }
 
 export interface CreatedKey {
@@ -61,7 +63,6 @@ export interface CreatedKey {
   value: string;
 }
 
-const DAY_MS = 86_400_000;
 export const MAX_REQUESTS_READ = 1000;
 /** Reads and writes of a period change before giving up on a key that is charged all the while. */
 const PERIOD_CHANGE_ATTEMPTS = 5;
@@ -75,10 +76,8 @@ export class KeyService {
   async create(input: CreateKeyInput, actor: Actor): Promise<CreatedKey> {
     const accountId = validateAccountId(input.accountId);
     const name = validateName(input.name);
-    const budget = present(input.budget)
-      ? parsePositiveRubles(amountText(input.budget, "budget"), "budget")
-      : null;
-    const period = parsePeriod(input.period, budget !== null);
+    const { windows, period } = keyWindowsInput(input);
+    const budget = windows[0]?.budget ?? null;
     const lifetime = present(input.ttl) ? lifetimeInput(input.ttl) : null;
     const allowedModels = present(input.models) ? validateModels(input.models) : null;
     const logBodies = booleanInput(input.logBodies, "log_bodies") ?? true;
@@ -90,6 +89,7 @@ export class KeyService {
     const alertAt = present(input.alertAt) ? thresholdsInput(input.alertAt) : null;
 
     const now = this.stores.now();
+    const periods = this.stores.calendar.at(now);
     const value = generateApiKey();
     const hash = hashApiKey(value);
     const record: KeyRecord = {
@@ -102,7 +102,8 @@ export class KeyService {
       budget,
       period,
       spent: 0,
-      periodStart: this.stores.calendar.at(now)[period].start,
+      periodStart: periods[period].start,
+      budgets: windows.map((window) => ({ ...window, spent: 0, periodStart: periods[window.period].start })),
       allowedModels,
       logBodies,
       revokedAt: null,
@@ -123,6 +124,7 @@ export class KeyService {
         name,
         budget: budget === null ? null : formatRubles(budget),
         period,
+        ...(windows.length > 1 && { budgets: windowDetails(windows) }),
         expires_at: record.expiresAt === null ? null : new Date(record.expiresAt).toISOString(),
         allowed_models: allowedModels,
         log_bodies: logBodies,
@@ -131,7 +133,9 @@ export class KeyService {
       },
       record.id,
     );
-    await this.stores.keys.create({ ...record, hash }, audit);
+    const zone = this.stores.calendar.zone;
+    const writes = windowWrites(windows, periods, zone, [], []);
+    await this.stores.keys.create({ ...record, hash, windows: writes, periods }, audit);
     return { record, value };
   }
 
@@ -148,7 +152,7 @@ export class KeyService {
   async update(keyId: unknown, input: UpdateKeyInput, actor: Actor): Promise<KeyRecord> {
     // Every change is checked before the key is read, so that bad input is reported as such, Redis or not.
     const id = validateKeyId(keyId);
-    const { changes, details, lifetime } = requestedChanges(input);
+    const { changes, details, lifetime, windows } = requestedChanges(input);
 
     const key = await this.show(id);
     if (lifetime !== undefined) {
@@ -161,6 +165,12 @@ export class KeyService {
     if (input.period !== undefined && input.period !== key.period) {
       newPeriod = input.period as Period;
       details.period = input.period;
+      if (key.budgets.slice(1).some((window) => window.period === newPeriod)) {
+        throw new GatewayError(
+          "invalid_request",
+          `key ${key.id} already has a ${newPeriod} budget window; give every window with budgets instead`,
+        );
+      }
     }
     if (Object.keys(details).length === 0) {
       throw new GatewayError(
@@ -170,18 +180,35 @@ export class KeyService {
     }
     const ref = { accountId: key.accountId, keyId: key.id };
     const audit = auditEntry(actor, this.stores.now(), "key.update", key.accountId, details, key.id);
-    if (newPeriod === undefined) {
+    if (newPeriod === undefined && windows === undefined) {
       await this.stores.keys.update(ref, changes, audit);
       return this.show(key.id);
     }
     // The spent amount of the new period is what the key was charged since it began. A settlement landing
     // between reading that and writing it would be lost, so the script refuses a key that was charged in
     // between, and the sum is read again.
+    // New windows get theirs the same way (budgets.ts), under the same check.
+    const zone = this.stores.calendar.zone;
     for (let attempt = 1; ; attempt++) {
       const now = this.stores.now();
-      const start = this.stores.calendar.at(now)[newPeriod].start;
-      const { read, cost } = await this.stores.keys.periodSpending(ref, this.daysBetween(start, now));
-      Object.assign(changes, { period: newPeriod, period_start: String(start), spent: String(cost) });
+      const periods = this.stores.calendar.at(now);
+      const days = monthDays(periods, now, zone);
+      const { read, dayCosts } = await this.stores.keys.periodSpending(ref, days);
+      if (windows !== undefined) changes.windows = windowWrites(windows, periods, zone, days, dayCosts);
+      else {
+        const [spending] = windowWrites(
+          [{ period: newPeriod as Period, budget: 0 }],
+          periods,
+          zone,
+          days,
+          dayCosts,
+        );
+        Object.assign(changes, {
+          period: newPeriod,
+          period_start: spending?.period_start,
+          spent: spending?.spent,
+        });
+      }
       if ((await this.stores.keys.update(ref, changes, audit, read)) === "ok") return this.show(key.id);
       if (attempt === PERIOD_CHANGE_ATTEMPTS) {
         throw new GatewayError(
@@ -289,18 +316,4 @@ export class KeyService {
       Math.min(Math.max(1, limit), MAX_REQUESTS_READ),
     );
   }
-
-  /** Calendar days (billing time zone) from the one containing `start` to the one containing `end`. */
-  private daysBetween(start: number, end: number): string[] {
-    const last = dayStamp(end, this.stores.calendar.zone);
-    const days: string[] = [];
-    for (let day = dayStamp(start, this.stores.calendar.zone); day <= last; day = shiftDay(day, 1))
-      days.push(day);
-    return days;
-  }
-}
-
-/** The calendar date `days` after `day` (both YYYY-MM-DD). */
-function shiftDay(day: string, days: number): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }

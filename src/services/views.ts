@@ -2,6 +2,7 @@
 // JSON numbers (exact to the micro-ruble), times ISO-8601 UTC.
 
 import type { z } from "zod";
+import { type BillingMode, currentWindowSpent, type StoredWindow } from "../core/budget-windows.js";
 import { type Micros, rublesForJson } from "../core/money.js";
 import type { PeriodCalendar } from "../core/periods.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
@@ -9,6 +10,7 @@ import { LATENCY_BUCKETS_MS } from "../store/settle-script.js";
 import type { UsageCounters } from "../store/usage-store.js";
 import {
   type Budget,
+  type BudgetWindowView,
   ClientKey,
   type Key,
   type KeyState,
@@ -77,6 +79,40 @@ export interface AccountView {
   created_at: string;
   /** How it shares a full model server (docs/fair-sharing.md). */
   sharing: AccountSharingView;
+  /** How it pays: prepaid, budgeted or both (docs/billing.md, "Account budgets"). */
+  billing: BillingMode;
+  /** Its own budget windows, shared by all its keys. */
+  budgets: WindowView[];
+  /** Alert thresholds of its windows in percent; null: the gateway's defaults; []: none. */
+  budget_alert_at: number[] | null;
+}
+
+/** A budget window in its views (the key's and the account's budgets). */
+export type WindowView = z.output<typeof BudgetWindowView>;
+
+/** What views need to tell where a window's period stands: the clock and the billing calendar. */
+export interface ViewClock {
+  now: () => number;
+  calendar: PeriodCalendar;
+}
+
+/** Windows as their views show them, each in its current period. */
+export function windowViews(
+  windows: readonly StoredWindow[],
+  now: number,
+  calendar: PeriodCalendar,
+): WindowView[] {
+  const periods = calendar.at(now);
+  return windows.map((window) => {
+    const spent = currentWindowSpent(window, periods[window.period].start);
+    return {
+      period: window.period,
+      amount: rublesForJson(window.budget),
+      spent: rublesForJson(spent),
+      remaining: rublesForJson(Math.max(0, window.budget - spent)),
+      resets_at: iso(periods[window.period].end),
+    };
+  });
 }
 
 /** An account's fair-sharing settings: its weight (1 by default), and null where it has none. */
@@ -125,6 +161,7 @@ export function completeKeyView(key: KeyRecord, now: number, calendar: PeriodCal
     allowed_models: key.allowedModels,
     log_bodies: key.logBodies,
     budget: budgetView(key, now, calendar),
+    budgets: windowViews(key.budgets, now, calendar),
     period: key.period,
     limits: limitsView(key),
     alert_at: key.alertAt,
@@ -146,7 +183,7 @@ export function keyListView(key: KeyRecord, now: number, calendar: PeriodCalenda
   return listedKey(completeKeyView(key, now, calendar));
 }
 
-export function accountView(account: AccountRecord): AccountView {
+export function accountView(account: AccountRecord, clock: ViewClock): AccountView {
   return {
     id: account.id,
     name: account.name,
@@ -158,6 +195,9 @@ export function accountView(account: AccountRecord): AccountView {
       priority: account.priority ?? null,
       max_wait_ms: account.maxWaitMs ?? null,
     },
+    billing: account.billing,
+    budgets: windowViews(account.budgets, clock.now(), clock.calendar),
+    budget_alert_at: account.alertAt,
   };
 }
 

@@ -1,9 +1,11 @@
 // Accounts in Redis: creation, top-ups and dashboard tokens go through their Lua scripts (every balance
 // change does, and each records itself in the audit log); reads are plain hash reads.
 
+import type { BillingMode } from "../core/budget-windows.js";
 import { GatewayError } from "../core/errors.js";
 import { formatRubles, MAX_MICROS, type Micros } from "../core/money.js";
 import { AUDIT_CAP } from "./audit-store.js";
+import type { WindowWrite } from "./key-changes.js";
 import { type AccountRecord, parseAccount } from "./records.js";
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
@@ -93,6 +95,73 @@ export class AccountStore {
       ["", "", audit, AUDIT_CAP],
     );
     return true;
+  }
+
+  /**
+   * What the account's keys were charged on `days` (YYYY-MM-DD, billing time zone) by their daily usage
+   * counters, day by day, with the account's count of requests in `month` (YYYY-MM) as stored ("" when
+   * none): read at one instant (MULTI), the basis on which new account windows get their spent amounts and
+   * what setBudgets checks against. The list of keys is read again in the same instant; a key created in
+   * between makes it read once more.
+   */
+  async budgetSpending(
+    accountId: string,
+    days: readonly string[],
+    month: string,
+  ): Promise<{ requests: string; dayCosts: Micros[] }> {
+    let keyIds = await this.redis.zrange(this.keys.accountKeys(accountId), "0", "-1");
+    for (;;) {
+      const transaction = this.redis
+        .multi()
+        .zrange(this.keys.accountKeys(accountId), "0", "-1")
+        .hget(this.keys.month(accountId, month), "requests");
+      for (const day of days) {
+        for (const keyId of keyIds) transaction.hget(this.keys.usage(accountId, keyId, day), "cost");
+      }
+      const results = (await transaction.exec()) ?? [];
+      for (const [error] of results) if (error) throw error;
+      const listed = (results[0]?.[1] ?? []) as string[];
+      if (listed.join(" ") !== keyIds.join(" ")) {
+        keyIds = listed;
+        continue;
+      }
+      const costs = results.slice(2).map(([, value]) => Number(value ?? 0));
+      const dayCosts = days.map((_, d) =>
+        costs.slice(d * keyIds.length, (d + 1) * keyIds.length).reduce((sum, cost) => sum + cost, 0),
+      );
+      return { requests: (results[1]?.[1] as string | null) ?? "", dayCosts };
+    }
+  }
+
+  /**
+   * Sets the account's billing mode, windows and their alert thresholds ("keep" leaves them), if its month
+   * requests count is still `requests` (from budgetSpending); otherwise nothing changes and the answer is
+   * "conflict", for the caller to read again and retry.
+   */
+  async setBudgets(
+    accountId: string,
+    change: {
+      billing: BillingMode;
+      windows: WindowWrite[];
+      alertAt: string;
+      month: string;
+      requests: string;
+    },
+    audit: string,
+  ): Promise<"ok" | "conflict"> {
+    const [code] = await runScript(
+      this.redis,
+      "setAccountBudgets",
+      [
+        this.keys.account(accountId),
+        this.keys.audit(accountId),
+        this.keys.month(accountId, change.month),
+        this.keys.changes(accountId),
+      ],
+      [change.billing, JSON.stringify(change.windows), change.alertAt, change.requests, audit, AUDIT_CAP],
+    );
+    if (code === "account_not_found") throw accountNotFound(accountId);
+    return code === "conflict" ? "conflict" : "ok";
   }
 
   /**

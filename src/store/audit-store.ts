@@ -57,6 +57,7 @@ export const ACCOUNT_AUDIT_ACTIONS = [
   "token.revoke",
   "account.sharing.update",
   "key.sharing.update",
+  "account.budgets.update",
 ] as const;
 
 export const USER_AUDIT_ACTIONS = [

@@ -61,6 +61,9 @@ export interface Reservation {
   inFlight: number;
 }
 
+/** Whose budget window it is: the key's own, or its account's (shared by every key of the account). */
+export type BudgetScope = "key" | "account";
+
 export interface Refusal {
   ok: false;
   expired: number;
@@ -83,8 +86,11 @@ export interface Refusal {
   /** The key's max_parallel and its requests in flight, for a concurrency refusal. */
   maxParallel?: number;
   inFlight?: number;
+  /** For a budget refusal, the window that refused: the key's or the account's, and its figures. */
+  scope?: BudgetScope;
   budget?: Micros;
   spent?: Micros;
+  /** What requests in flight hold for the refusing window's key (scope key) or account (scope account). */
   keyReserved?: Micros;
   period?: Period;
   balance?: Micros;
@@ -168,6 +174,7 @@ export class BillingStore {
           spent: Number(reply[3]),
           keyReserved: Number(reply[4]),
           period: isPeriod(reply[5]) ? reply[5] : "month",
+          scope: reply[6] === "account" ? "account" : "key",
         };
       case "insufficient_balance":
         return { ok: false, expired, code, balance: Number(reply[2]), accountReserved: Number(reply[3]) };

@@ -9,6 +9,16 @@ export interface PeriodSpending {
   read: { spent: string; periodStart: string };
   /** µ₽ charged on the days asked for, by the daily usage counters. */
   cost: Micros;
+  /** The same day by day, in the order asked for. */
+  dayCosts: Micros[];
+}
+
+/** A budget window as the scripts write it (setWindows.lua): every value a string. */
+export interface WindowWrite {
+  period: string;
+  budget: string;
+  spent: string;
+  period_start: string;
 }
 
 /** Changes to a key as the updateKey script takes them: every value a string. */
@@ -31,4 +41,6 @@ export interface KeyChanges {
   rpm?: string;
   tpm?: string;
   max_parallel?: string;
+  /** Every budget window, replacing the key's (given without budget and period). */
+  windows?: WindowWrite[];
 }

@@ -5,11 +5,11 @@
 import { GatewayError } from "../core/errors.js";
 import type { KeyRef } from "../core/key-ref.js";
 import { formatRubles, type Micros } from "../core/money.js";
-import type { Period } from "../core/periods.js";
+import type { CurrentPeriods, Period } from "../core/periods.js";
 import { accountNotFound } from "./account-store.js";
 import { AUDIT_CAP } from "./audit-store.js";
 import type { EventStore } from "./event-store.js";
-import type { KeyChanges, PeriodSpending } from "./key-changes.js";
+import type { KeyChanges, PeriodSpending, WindowWrite } from "./key-changes.js";
 import { type AccountRecord, type KeyLimits, type KeyRecord, parseAccount, parseKey } from "./records.js";
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
@@ -32,6 +32,10 @@ export interface NewKey {
   limits: KeyLimits;
   /** Budget alert thresholds in percent: null for the configured defaults, [] for none. */
   alertAt: number[] | null;
+  /** Every budget window (the first is budget/period's), as written. */
+  windows: WindowWrite[];
+  /** The current periods, for the check that none of the account's windows is used up. */
+  periods: CurrentPeriods;
 }
 
 export class KeyStore {
@@ -72,6 +76,12 @@ export class KeyStore {
         this.events.context(key.createdAt),
         key.hash,
         JSON.stringify(limitFields(key.limits)),
+        JSON.stringify(key.windows),
+        JSON.stringify({
+          day: String(key.periods.day.start),
+          week: String(key.periods.week.start),
+          month: String(key.periods.month.start),
+        }),
       ],
     );
     if (code === "account_not_found") throw accountNotFound(key.accountId);
@@ -79,6 +89,13 @@ export class KeyStore {
       throw new GatewayError(
         "insufficient_balance",
         `cannot create a key for account ${key.accountId}: its balance is not positive (${formatRubles(Number(balance))} RUB); top it up first`,
+      );
+    }
+    if (code === "budget_exceeded") {
+      throw new GatewayError(
+        "budget_exceeded",
+        `cannot create a key for account ${key.accountId}: its ${String(balance)} budget is used up until the period resets`,
+        { fields: { window: { scope: "account", period: String(balance) } } },
       );
     }
     if (code === "key_exists") throw new GatewayError("internal_error", "key id collision; try again");
@@ -236,8 +253,9 @@ export class KeyStore {
     const results = (await transaction.exec()) ?? [];
     for (const [error] of results) if (error) throw error;
     const [spent, periodStart] = (results[0]?.[1] ?? []) as (string | null)[];
-    const cost = results.slice(1).reduce((sum, [, value]) => sum + Number(value ?? 0), 0);
-    return { read: { spent: spent ?? "", periodStart: periodStart ?? "" }, cost };
+    const dayCosts = results.slice(1).map(([, value]) => Number(value ?? 0));
+    const cost = dayCosts.reduce((sum, value) => sum + value, 0);
+    return { read: { spent: spent ?? "", periodStart: periodStart ?? "" }, cost, dayCosts };
   }
 
   /**

@@ -1,6 +1,7 @@
 // Typed views of the Redis hashes that hold accounts and keys. Field names are the ones the Lua scripts
 // write; amounts are integer micro-rubles, times epoch milliseconds.
 
+import { type BillingMode, isBillingMode, type StoredWindow } from "../core/budget-windows.js";
 import type { Micros } from "../core/money.js";
 import { isPeriod, type Period } from "../core/periods.js";
 
@@ -21,6 +22,12 @@ export interface AccountRecord {
   priority?: number;
   /** The longest its requests wait for their turn (ms), when shorter than queue.maxWaitMs. */
   maxWaitMs?: number;
+  /** How it pays: prepaid (an account without the field), budgeted or both (core/budget-windows.ts). */
+  billing: BillingMode;
+  /** Its own budget windows, shared by all its keys; [] for none. */
+  budgets: StoredWindow[];
+  /** Alert thresholds of its windows in percent: null for the configured defaults, [] for none. */
+  alertAt: number[] | null;
 }
 
 export interface KeyRecord {
@@ -31,11 +38,14 @@ export interface KeyRecord {
   hint: string;
   createdAt: number;
   expiresAt: number | null;
+  /** The first window's budget, period, spent amount and start (the fields a key had before windows). */
   budget: Micros | null;
   period: Period;
-  /** Spent in the period that started at periodStart; see effectiveSpent for the current period. */
+  /** Spent in the period that started at periodStart; see currentSpent for the current period. */
   spent: Micros;
   periodStart: number;
+  /** Every budget window, the first one first (the same as budget/period/spent); [] for none. */
+  budgets: StoredWindow[];
   allowedModels: string[] | null;
   logBodies: boolean;
   revokedAt: number | null;
@@ -84,6 +94,9 @@ export function parseAccount(hash: Hash): AccountRecord | null {
     name: hash.name ?? hash.id,
     balance: int(hash.balance),
     createdAt: int(hash.created_at),
+    billing: isBillingMode(hash.billing) ? hash.billing : "prepaid",
+    budgets: parseWindows(hash),
+    alertAt: hash.alert_at === undefined ? null : parseThresholds(hash.alert_at),
   };
   if (hash.token_hash) account.tokenHash = hash.token_hash;
   if (hash.token_hint) account.tokenHint = hash.token_hint;
@@ -107,6 +120,7 @@ export function parseKey(hash: Hash): KeyRecord | null {
     period: isPeriod(hash.period) ? hash.period : "month",
     spent: int(hash.spent),
     periodStart: int(hash.period_start),
+    budgets: parseWindows(hash),
     allowedModels: hash.models ? parseModels(hash.models) : null,
     logBodies: hash.log_bodies !== "0",
     revokedAt: optionalInt(hash.revoked_at),
@@ -122,6 +136,30 @@ export function parseKey(hash: Hash): KeyRecord | null {
     alertAt: hash.alert_at === undefined ? null : parseThresholds(hash.alert_at),
     sharing: { priority: optionalInt(hash.priority), maxWaitMs: optionalInt(hash.max_wait_ms) },
   };
+}
+
+/**
+ * The field suffixes of the window slots: the first window in budget, period, spent and period_start (the
+ * fields a key had before it could have several, so an old key reads as a key with one window), the second in
+ * budget_2 ..., the third in budget_3 ... (src/store/lua/includes/budgetWindows.lua).
+ */
+export const WINDOW_SUFFIXES = ["", "_2", "_3"] as const;
+
+/** The windows of a key or account hash, the first slot first; a slot without a budget is none. */
+export function parseWindows(hash: Hash): StoredWindow[] {
+  const windows: StoredWindow[] = [];
+  for (const suffix of WINDOW_SUFFIXES) {
+    const budget = optionalInt(hash[`budget${suffix}`]);
+    if (budget === null) continue;
+    const period = hash[`period${suffix}`];
+    windows.push({
+      budget,
+      period: isPeriod(period) ? period : "month",
+      spent: int(hash[`spent${suffix}`]),
+      periodStart: int(hash[`period_start${suffix}`]),
+    });
+  }
+  return windows;
 }
 
 export function parseModels(json: string): string[] {

@@ -85,6 +85,7 @@ export type ScriptName =
   | "appendAudit"
   | "setInvitation"
   | "setAccountSharing"
+  | "setAccountBudgets"
   | "setKeySharing"
   | "syncUpstreamSlots";
 

@@ -84,6 +84,24 @@ export interface Settled {
   events?: number;
   /** For a leased request: how its lease changed (µ₽, <= 0), and whether the lease still exists. */
   lease?: { delta: Micros; live: boolean };
+  /** Every budget window of the key and of its account after the charge (absent for a duplicate). */
+  windows?: { key: WindowState[]; account: WindowState[] };
+}
+
+/** A budget window as a script reports it: its period, budget and spent amount in the current period. */
+export interface WindowState {
+  period: Period;
+  budget: Micros;
+  spent: Micros;
+}
+
+/** The windows of a script's reply: "<period>:<budget>:<spent>" separated by spaces ("" for none). */
+export function parseWindowStates(text: unknown): WindowState[] {
+  if (typeof text !== "string" || text === "") return [];
+  return text.split(" ").map((part) => {
+    const [period, budget, spent] = part.split(":");
+    return { period: isPeriod(period) ? period : "month", budget: Number(budget), spent: Number(spent) };
+  });
 }
 
 /**
@@ -155,7 +173,10 @@ export async function runSettle(
       spent: Number(reply[3]),
       period: isPeriod(reply[4]) ? reply[4] : "month",
       events: Number(reply[5] ?? 0),
-      ...(reply[7] === undefined ? {} : { lease: { delta: Number(reply[6]), live: reply[7] === "live" } }),
+      ...(reply[7] === "" || reply[7] === undefined
+        ? {}
+        : { lease: { delta: Number(reply[6]), live: reply[7] === "live" } }),
+      windows: { key: parseWindowStates(reply[8]), account: parseWindowStates(reply[9]) },
     };
   });
   if (results.some((result) => (result.events ?? 0) > 0)) await events.hintWork(accountId);

@@ -10,6 +10,7 @@ import { ROUTES } from "../../src/admin/routes.js";
 import { legacyAccount, legacyAdmin, type Principal } from "../../src/identity/principal.js";
 import { AccountUsageService } from "../../src/services/account-usage.js";
 import { AlertService } from "../../src/services/alerts.js";
+import { BudgetService } from "../../src/services/budgets.js";
 import { KeyService } from "../../src/services/keys.js";
 import { OperatorOverviewService } from "../../src/services/operator-overview.js";
 import { SharingService } from "../../src/services/sharing.js";
@@ -39,6 +40,7 @@ beforeEach(async () => {
   balances = [];
   services = {
     accounts: store.accountService,
+    budgets: new BudgetService(store.stores),
     keys: new KeyService(store.stores),
     alerts: new AlertService(store.stores, { allowHttp: false, thresholds: [80, 95, 100] }),
     usage: new AccountUsageService(store.stores),
@@ -364,6 +366,69 @@ describe("operatorOverview", () => {
       ["other", 50, { requests: 2, cost: 0.25 }],
     ]);
     expect(routeOf("operatorOverview").action).toBe("overview.read");
+  });
+});
+
+describe("budgets", () => {
+  it("lets an operator set an account's mode and windows, and keys several windows, answering the new views", async () => {
+    expect(routeOf("setAccountBudgets").action).toBe("account.budgets");
+    const account = await call(
+      "setAccountBudgets",
+      ADMIN,
+      { accountId: "acme" },
+      { body: { billing: "budgeted", budgets: [{ period: "month", amount: 300000 }], alert_at: [90] } },
+    );
+    expect(account).toMatchObject({
+      billing: "budgeted",
+      budgets: [{ period: "month", amount: 300000, spent: 0, remaining: 300000 }],
+      budget_alert_at: [90],
+    });
+    // The body's schema refuses what is not a window before the service sees it; the service, the rest.
+    expect(() =>
+      routeOf("setAccountBudgets").body?.parse({ budgets: [{ period: "year", amount: 1 }] }),
+    ).toThrow();
+    await expect(
+      call("setAccountBudgets", ADMIN, { accountId: "acme" }, { body: { billing: "budgeted", budgets: [] } }),
+    ).rejects.toMatchObject({ code: "invalid_request" });
+
+    const created = await call(
+      "createKey",
+      ACME,
+      { accountId: "acme" },
+      {
+        body: {
+          name: "search",
+          budgets: [
+            { period: "day", amount: 100 },
+            { period: "month", amount: "2000.5" },
+          ],
+        },
+      },
+    );
+    expect(created.budget).toMatchObject({ period: "day", initial: 100 });
+    expect(created.budgets.map((w: { period: string; amount: number }) => [w.period, w.amount])).toEqual([
+      ["day", 100],
+      ["month", 2000.5],
+    ]);
+    const changed = await call(
+      "updateKey",
+      ACME,
+      { accountId: "acme", keyId: created.id },
+      { body: { budgets: [{ period: "week", amount: 10 }] } },
+    );
+    expect(changed.budgets).toHaveLength(1);
+    expect(changed.budget).toMatchObject({ period: "week", initial: 10 });
+    await expect(
+      call(
+        "updateKey",
+        ACME,
+        { accountId: "acme", keyId: created.id },
+        { body: { budgets: [{ period: "day", amount: 1 }], budget: 5 } },
+      ),
+    ).rejects.toMatchObject({
+      code: "invalid_request",
+      message: "give budgets, or budget and period, not both",
+    });
   });
 });
 

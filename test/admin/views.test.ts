@@ -10,11 +10,13 @@ import { accountRecord, keyRecord } from "../helpers/records.js";
 
 const utc = new PeriodCalendar("UTC");
 const NOW = Date.parse("2026-11-21T10:00:00Z");
+const CLOCK = { now: () => NOW, calendar: utc };
 
 describe("adminAccountView", () => {
   it("shows whether the account has a dashboard token by its hint, never its hash", () => {
     const view = adminAccountView(
       accountRecord({ balance: 1_500_000, tokenHash: "f00d", tokenHint: "wxyz" }),
+      CLOCK,
     );
     expect(view).toEqual({
       id: "acme",
@@ -23,16 +25,19 @@ describe("adminAccountView", () => {
       currency: "RUB",
       created_at: "2026-11-01T08:00:00.000Z",
       sharing: { weight: 1, priority: null, max_wait_ms: null },
+      billing: "prepaid",
+      budgets: [],
+      budget_alert_at: null,
       token: { hint: "wxyz" },
     });
     expect(JSON.stringify(view)).not.toContain("f00d");
-    expect(adminAccountView(accountRecord()).token).toBeNull();
+    expect(adminAccountView(accountRecord(), CLOCK).token).toBeNull();
   });
 
   it("is what the Account schema describes", () => {
     for (const view of [
-      adminAccountView(accountRecord({ tokenHint: "wxyz" })),
-      adminAccountView(accountRecord()),
+      adminAccountView(accountRecord({ tokenHint: "wxyz" }), CLOCK),
+      adminAccountView(accountRecord(), CLOCK),
     ])
       expect(S.Account.strict().parse(view)).toEqual(view);
   });
@@ -72,6 +77,7 @@ describe("adminKeyView", () => {
       "allowed_models",
       "log_bodies",
       "budget",
+      "budgets",
       "period",
       "limits",
       "alert_at",

@@ -15,6 +15,7 @@ describe("event data", () => {
       period_start: String(Date.parse("2026-10-31T21:00:00Z")),
     };
     expect(eventData("budget.threshold", fields, "Europe/Moscow")).toEqual({
+      scope: "key",
       key_name: "prod",
       threshold: 80,
       period: "month",
@@ -24,6 +25,26 @@ describe("event data", () => {
       reset_at: "2026-11-30T21:00:00.000Z",
       currency: "RUB",
     });
+  });
+
+  it("names the account, not a key, for a threshold of the account's own window", () => {
+    const fields = {
+      name: "Search",
+      threshold: "80",
+      budget: "300000000000",
+      spent: "240000000000",
+      period: "month",
+      period_start: String(Date.parse("2026-10-31T21:00:00Z")),
+      scope: "account",
+    };
+    expect(eventData("budget.threshold", fields, "Europe/Moscow")).toMatchObject({
+      scope: "account",
+      account_name: "Search",
+      threshold: 80,
+      budget: 300000,
+      remaining: 60000,
+    });
+    expect(eventData("budget.threshold", fields, "Europe/Moscow")).not.toHaveProperty("key_name");
   });
 
   it("never shows a negative remaining amount, and shows a negative balance as it is", () => {

@@ -56,6 +56,35 @@ describe("model_not_allowed", () => {
 });
 
 describe("budget_exceeded", () => {
+  it("names the window that refused, the key's or the account's, in the message and in a field", () => {
+    const used = refusalError(
+      refusal({
+        code: "budget_exceeded",
+        budget: 5_000_000,
+        spent: 5_000_000,
+        period: "month",
+        scope: "account",
+      }),
+      WORST,
+      PRICE,
+      { kind: "named", model: "big" },
+      PERIODS,
+    );
+    expect(used.message).toBe(
+      "The account's budget of 5 RUB per month is used up (5 RUB spent); it resets at 2026-12-01T00:00:00.000Z.",
+    );
+    expect(used.fields).toEqual({ window: { scope: "account", period: "month" } });
+    const small = refusalError(
+      refusal({ code: "budget_exceeded", budget: 3_000_000, spent: 0, period: "day", scope: "key" }),
+      WORST,
+      PRICE,
+      { kind: "named", model: "big" },
+      PERIODS,
+    );
+    expect(small.message).toContain("of this key's daily budget remain");
+    expect(small.fields).toEqual({ window: { scope: "key", period: "day" } });
+  });
+
   it("says a used-up budget is used up, and when it resets", () => {
     expect(message({ code: "budget_exceeded", budget: 5_000_000, spent: 5_000_001, period: "week" })).toBe(
       "This key's budget of 5 RUB per week is used up (5.000001 RUB spent); it resets at 2026-11-23T00:00:00.000Z.",

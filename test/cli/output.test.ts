@@ -23,6 +23,7 @@ import { accountRecord, keyRecord } from "../helpers/records.js";
 
 const utc = new PeriodCalendar("UTC");
 const NOW = Date.parse("2026-11-21T10:00:00Z");
+const CLOCK = { now: () => NOW, calendar: utc };
 
 function captured(stream: "stdout" | "stderr", print: () => void): string {
   let text = "";
@@ -147,7 +148,7 @@ describe("usage", () => {
 
 describe("descriptions", () => {
   it("describe an account line by line", () => {
-    expect(describeAccount(accountView(accountRecord({ balance: 4_987_650_000 })))).toEqual([
+    expect(describeAccount(accountView(accountRecord({ balance: 4_987_650_000 }), CLOCK))).toEqual([
       "account  acme",
       "name     Acme Corp",
       "balance  4987.65 RUB",
@@ -155,7 +156,7 @@ describe("descriptions", () => {
       "sharing  weight 1",
     ]);
     expect(
-      describeAccount(accountView(accountRecord({ weight: 3, priority: -1, maxWaitMs: 5000 }))).at(-1),
+      describeAccount(accountView(accountRecord({ weight: 3, priority: -1, maxWaitMs: 5000 }), CLOCK)).at(-1),
     ).toBe("sharing  weight 3, priority -1, max wait 5000 ms");
   });
 

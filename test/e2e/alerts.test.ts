@@ -114,6 +114,7 @@ describe("budget.threshold", () => {
       account_id: key.accountId,
       key_id: key.id,
       data: {
+        scope: "key",
         key_name: "test key",
         threshold: 80,
         period: "month",

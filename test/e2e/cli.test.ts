@@ -80,6 +80,9 @@ describe("accounts", () => {
       currency: "RUB",
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       sharing: { weight: 1, priority: null, max_wait_ms: null },
+      billing: "prepaid",
+      budgets: [],
+      budget_alert_at: null,
     });
     expect(await ok(["accounts", "topup", "acme", "12.35"], own)).toMatchObject({ balance: 5000 });
     expect(await ok(["accounts", "show", "acme"], own)).toEqual({ ...(created as object), balance: 5000 });
@@ -144,6 +147,7 @@ describe("keys", () => {
       allowed_models: ["llama-3-8b", "qwen-2"],
       log_bodies: false,
       budget: { period: "month", initial: 1000, spent: 0, remaining: 1000, reset_at: expect.any(String) },
+      budgets: [{ period: "month", amount: 1000, spent: 0, remaining: 1000, resets_at: expect.any(String) }],
       currency: "RUB",
       state: "active",
       grace_until: null,
@@ -358,6 +362,51 @@ describe("dashboard tokens and key changes", () => {
       /'--all-models' cannot be used with option '--models/,
     );
     await fails(["keys", "update", id], 1, /nothing to change/);
+  });
+});
+
+describe("budget windows", () => {
+  it("create a key with several windows, give an account budgets of its own, and clear them", async () => {
+    await ok(["accounts", "create", "teamco", "--balance", "0"]);
+    await fails(["keys", "create", "--account", "teamco", "--name", "x"], 1, /balance is not positive/);
+    const budgeted = [
+      "accounts",
+      "budget",
+      "set",
+      "teamco",
+      "--budgets",
+      "300000/month",
+      "--billing",
+      "budgeted",
+    ];
+    expect(await ok(budgeted)).toMatchObject({
+      billing: "budgeted",
+      budgets: [{ period: "month", amount: 300000, spent: 0, remaining: 300000 }],
+    });
+    // A budgeted account needs no balance for a key.
+    const key = (await ok([
+      ...["keys", "create", "--account", "teamco", "--name", "search", "--budgets", "100/day,2000/month"],
+    ])) as { id: string; budget: unknown; budgets: { period: string; amount: number }[] };
+    expect(key.budgets.map((window) => [window.period, window.amount])).toEqual([
+      ["day", 100],
+      ["month", 2000],
+    ]);
+    expect(key.budget).toMatchObject({ period: "day", initial: 100 });
+    const updated = (await ok(["keys", "update", key.id, "--budgets", "50/week"])) as typeof key;
+    expect(updated.budgets.map((window) => [window.period, window.amount])).toEqual([["week", 50]]);
+    await fails(
+      ["keys", "create", "--account", "teamco", "--name", "y", "--budgets", "1/day,2/day"],
+      1,
+      /day is given twice/,
+    );
+    await fails(["keys", "update", key.id, "--budgets", "5/fortnight"], 1, /budgets\[0\] must be an amount/);
+    const shown = await run(["accounts", "show", "teamco"], env);
+    expect(shown.stdout).toContain("billing  budgeted");
+    expect(shown.stdout).toMatch(/budget {3}0 of 300000 RUB spent this month/);
+    expect(await ok(["accounts", "budget", "clear", "teamco"])).toMatchObject({
+      billing: "prepaid",
+      budgets: [],
+    });
   });
 });
 

@@ -152,7 +152,8 @@ describe("an invitation and my account", () => {
     await page.getByRole("button", { name: ru["invite.acceptNew"] }).click();
     await page.getByRole("heading", { level: 1, name: "Аккаунт acme" }).waitFor();
     expect(await page.getByTestId("who").innerText()).toContain("Nina Newcomer");
-    // A member: keys to make, no members page.
+    // A member: keys to make, no members page. The heading is there before the account's data: wait for it.
+    await page.getByRole("link", { name: ru["account.newKey"] }).waitFor();
     expect(await page.getByRole("link", { name: ru["account.newKey"] }).count()).toBe(1);
     expect(await page.getByRole("link", { name: ru["members.link"] }).count()).toBe(0);
     // The server refused the common password (400): logged by the browser, nothing else.

@@ -30,6 +30,8 @@ export interface KeyOptions {
   balance?: string;
   budget?: string;
   period?: string;
+  /** Several budget windows, "100/day" each. */
+  budgets?: string[];
   ttl?: string;
   models?: string[];
   logBodies?: boolean;
@@ -100,6 +102,7 @@ export async function startTestGateway(
           name: "test key",
           budget: keyOptions.budget,
           period: keyOptions.period,
+          budgets: keyOptions.budgets,
           ttl: keyOptions.ttl,
           models: keyOptions.models,
           logBodies: keyOptions.logBodies,

@@ -6,7 +6,7 @@ import type { AccountRecord, KeyRecord } from "../../src/store/records.js";
 export const HASH = "a".repeat(64);
 
 export function keyRecord(fields: Partial<KeyRecord> = {}): KeyRecord {
-  return {
+  const record: KeyRecord = {
     id: "key_5m2x8q0c7w1r9t4z6b3n",
     accountId: "acme",
     name: "prod",
@@ -27,8 +27,15 @@ export function keyRecord(fields: Partial<KeyRecord> = {}): KeyRecord {
     previousUntil: null,
     alertAt: null,
     sharing: { priority: null, maxWaitMs: null },
+    budgets: [],
     ...fields,
   };
+  // A key with a budget has it as its first window, as the store reads it.
+  if (fields.budgets === undefined && record.budget !== null) {
+    const { budget, period, spent, periodStart } = record;
+    record.budgets = [{ budget, period, spent, periodStart }];
+  }
+  return record;
 }
 
 export function accountRecord(fields: Partial<AccountRecord> = {}): AccountRecord {
@@ -37,6 +44,9 @@ export function accountRecord(fields: Partial<AccountRecord> = {}): AccountRecor
     name: "Acme Corp",
     balance: 0,
     createdAt: Date.parse("2026-11-01T08:00:00Z"),
+    billing: "prepaid",
+    budgets: [],
+    alertAt: null,
     ...fields,
   };
 }

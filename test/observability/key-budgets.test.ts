@@ -9,7 +9,7 @@ import { TestClock } from "../helpers/clock.js";
 
 function gauges(budgets: KeyBudgets) {
   const registry = new Registry();
-  const labelNames = ["account", "key_id", "key_name"];
+  const labelNames = ["account", "key_id", "key_name", "period"];
   const budget = new Gauge({ name: "budget", help: "b", labelNames, registers: [registry] });
   const remaining = new Gauge({ name: "remaining", help: "r", labelNames, registers: [registry] });
   return {
@@ -26,39 +26,74 @@ describe("KeyBudgets", () => {
   it("shows each key's budget and what remains of it, in rubles", async () => {
     const clock = new TestClock();
     const budgets = new KeyBudgets(clock.now);
-    budgets.set("acme", "key_a", "prod", 5_000_000, 1_250_000, clock.now() + 1000);
-    budgets.set("acme", "key_b", "dev", 1_000_000, 1_500_000, clock.now() + 1000);
+    budgets.set("acme", "key_a", "prod", [
+      { period: "month", budget: 5_000_000, spent: 1_250_000, resetAt: clock.now() + 1000 },
+    ]);
+    budgets.set("acme", "key_b", "dev", [
+      { period: "month", budget: 1_000_000, spent: 1_500_000, resetAt: clock.now() + 1000 },
+    ]);
     expect(await gauges(budgets).read()).toEqual([
-      'budget{account="acme",key_id="key_a",key_name="prod"} 5',
-      'budget{account="acme",key_id="key_b",key_name="dev"} 1',
-      'remaining{account="acme",key_id="key_a",key_name="prod"} 3.75',
+      'budget{account="acme",key_id="key_a",key_name="prod",period="month"} 5',
+      'budget{account="acme",key_id="key_b",key_name="dev",period="month"} 1',
+      'remaining{account="acme",key_id="key_a",key_name="prod",period="month"} 3.75',
       // Spent past the budget (a credible overage): nothing remains, never less.
-      'remaining{account="acme",key_id="key_b",key_name="dev"} 0',
+      'remaining{account="acme",key_id="key_b",key_name="dev",period="month"} 0',
     ]);
   });
 
   it("shows the whole budget remaining once the period has ended, without waiting for a request", async () => {
     const clock = new TestClock();
     const budgets = new KeyBudgets(clock.now);
-    budgets.set("acme", "key_a", "prod", 5_000_000, 5_000_000, clock.now() + 1000);
+    budgets.set("acme", "key_a", "prod", [
+      { period: "month", budget: 5_000_000, spent: 5_000_000, resetAt: clock.now() + 1000 },
+    ]);
     const read = gauges(budgets).read;
-    expect(await read()).toContain('remaining{account="acme",key_id="key_a",key_name="prod"} 0');
+    expect(await read()).toContain(
+      'remaining{account="acme",key_id="key_a",key_name="prod",period="month"} 0',
+    );
     clock.advance(1000);
-    expect(await read()).toContain('remaining{account="acme",key_id="key_a",key_name="prod"} 5');
+    expect(await read()).toContain(
+      'remaining{account="acme",key_id="key_a",key_name="prod",period="month"} 5',
+    );
   });
 
   it("keeps one series per key under its latest name, and none once the key has no budget", async () => {
     const clock = new TestClock();
     const budgets = new KeyBudgets(clock.now);
-    budgets.set("acme", "key_a", "old name", 1_000_000, 0, clock.now() + 1000);
+    budgets.set("acme", "key_a", "old name", [
+      { period: "month", budget: 1_000_000, spent: 0, resetAt: clock.now() + 1000 },
+    ]);
     const read = gauges(budgets).read;
     await read();
-    budgets.set("acme", "key_a", "new name", 2_000_000, 0, clock.now() + 1000);
-    expect(await read()).toEqual([
-      'budget{account="acme",key_id="key_a",key_name="new name"} 2',
-      'remaining{account="acme",key_id="key_a",key_name="new name"} 2',
+    budgets.set("acme", "key_a", "new name", [
+      { period: "month", budget: 2_000_000, spent: 0, resetAt: clock.now() + 1000 },
     ]);
-    budgets.set("acme", "key_a", "new name", null, 0, clock.now() + 1000);
+    expect(await read()).toEqual([
+      'budget{account="acme",key_id="key_a",key_name="new name",period="month"} 2',
+      'remaining{account="acme",key_id="key_a",key_name="new name",period="month"} 2',
+    ]);
+    budgets.set("acme", "key_a", "new name", []);
     expect(await read()).toEqual([]);
+  });
+
+  it("keeps one series per window of a key, each with its own period and reset", async () => {
+    const clock = new TestClock();
+    const budgets = new KeyBudgets(clock.now);
+    budgets.set("acme", "key_a", "prod", [
+      { period: "day", budget: 1_000_000, spent: 1_000_000, resetAt: clock.now() + 1000 },
+      { period: "month", budget: 20_000_000, spent: 5_000_000, resetAt: clock.now() + 5000 },
+    ]);
+    const read = gauges(budgets).read;
+    expect(await read()).toEqual([
+      'budget{account="acme",key_id="key_a",key_name="prod",period="day"} 1',
+      'budget{account="acme",key_id="key_a",key_name="prod",period="month"} 20',
+      'remaining{account="acme",key_id="key_a",key_name="prod",period="day"} 0',
+      'remaining{account="acme",key_id="key_a",key_name="prod",period="month"} 15',
+    ]);
+    clock.advance(1000);
+    expect(await read()).toContain('remaining{account="acme",key_id="key_a",key_name="prod",period="day"} 1');
+    expect(await read()).toContain(
+      'remaining{account="acme",key_id="key_a",key_name="prod",period="month"} 15',
+    );
   });
 });

@@ -54,7 +54,9 @@ describe("Metrics", () => {
       { perKey: true, maxKeySeries: 10, maxModelSeries: 10, defaultMetrics: false },
       { ...probes, now: () => now },
     );
-    metrics.settled("acme", "key_a", "prod", 5_000_000, 10_000_000, 9_500_000, 2000);
+    metrics.settled("acme", "key_a", "prod", 5_000_000, [
+      { period: "month", budget: 10_000_000, spent: 9_500_000, resetAt: 2000 },
+    ]);
     expect(await metrics.registry.metrics()).toMatch(
       /tunnel_gateway_key_budget_remaining_rubles\{[^}]*key_id="key_a"[^}]*\} 0\.5$/m,
     );
@@ -63,7 +65,7 @@ describe("Metrics", () => {
       /tunnel_gateway_key_budget_remaining_rubles\{[^}]*key_id="key_a"[^}]*\} 10$/m,
     );
     // Removing the key's budget removes its series.
-    metrics.settled("acme", "key_a", "prod", 5_000_000, null, 0, 3000);
+    metrics.settled("acme", "key_a", "prod", 5_000_000, []);
     expect(await metrics.registry.metrics()).not.toMatch(/key_budget_remaining_rubles\{/);
   });
 
@@ -136,7 +138,11 @@ describe("Metrics", () => {
       { perKey: true, maxKeySeries: 10, maxModelSeries: 10, defaultMetrics: false },
       probes,
     );
-    expect(() => metrics.settled("acme", "key_a", "k", -(2 ** 60), 1, 2 ** 60, 0)).not.toThrow();
+    expect(() =>
+      metrics.settled("acme", "key_a", "k", -(2 ** 60), [
+        { period: "day", budget: 1, spent: 2 ** 60, resetAt: 0 },
+      ]),
+    ).not.toThrow();
   });
 
   it("bounds model names chosen by clients", async () => {

@@ -156,10 +156,42 @@ describe("reservations and settlements", () => {
       period: "week",
     });
     observer.settled(settlement(), { duplicate: false, balance: 9_948_000, budget: null, spent: 0 });
+    observer.settled(settlement(), {
+      duplicate: false,
+      balance: 9_900_000,
+      budget: 1_000_000,
+      spent: 48_000,
+      period: "day",
+      windows: {
+        key: [
+          { period: "day", budget: 1_000_000, spent: 48_000 },
+          { period: "month", budget: 9_000_000, spent: 100_000 },
+        ],
+        account: [],
+      },
+    });
     const periods = calendar.at(NOW);
     expect(metrics.calls).toEqual([
-      ["settled", "acme", "key_a", "prod", 9_974_000, 5_000_000, 26_000, periods.week.end],
-      ["settled", "acme", "key_a", "prod", 9_948_000, null, 0, periods.month.end],
+      [
+        "settled",
+        "acme",
+        "key_a",
+        "prod",
+        9_974_000,
+        [{ period: "week", budget: 5_000_000, spent: 26_000, resetAt: periods.week.end }],
+      ],
+      ["settled", "acme", "key_a", "prod", 9_948_000, []],
+      [
+        "settled",
+        "acme",
+        "key_a",
+        "prod",
+        9_900_000,
+        [
+          { period: "day", budget: 1_000_000, spent: 48_000, resetAt: periods.day.end },
+          { period: "month", budget: 9_000_000, spent: 100_000, resetAt: periods.month.end },
+        ],
+      ],
     ]);
   });
 

@@ -110,6 +110,15 @@ describe("GET /v1/key", () => {
         remaining: 987.5,
         reset_at: "2026-12-01T00:00:00.000Z",
       },
+      budgets: [
+        {
+          period: "month",
+          amount: 1000,
+          spent: 12.5,
+          remaining: 987.5,
+          resets_at: "2026-12-01T00:00:00.000Z",
+        },
+      ],
       currency: "RUB",
       state: "active",
       grace_until: null,
@@ -184,6 +193,8 @@ describe("GET /v1/balance", () => {
       account_id: "acme",
       balance: 4987.65,
       currency: "RUB",
+      billing: "prepaid",
+      budgets: [],
       key: {
         id: key.id,
         name: "test key",
@@ -195,6 +206,15 @@ describe("GET /v1/balance", () => {
           remaining: 987.5,
           reset_at: "2026-11-23T00:00:00.000Z",
         },
+        budgets: [
+          {
+            period: "week",
+            amount: 1000,
+            spent: 12.5,
+            remaining: 987.5,
+            resets_at: "2026-11-23T00:00:00.000Z",
+          },
+        ],
         limits: { rpm: null, tpm: 100_000, max_parallel: null },
       },
     });

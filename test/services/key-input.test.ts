@@ -44,8 +44,15 @@ describe("requestedChanges", () => {
   });
 
   it("removes a budget, a model list or thresholds given null, and reads a lifetime", () => {
-    const { changes, lifetime } = requestedChanges({ budget: null, models: null, alertAt: null, ttl: "1h" });
-    expect(changes).toEqual({ budget: "", models: "", alert_at: "default" });
+    const { changes, lifetime, windows } = requestedChanges({
+      budget: null,
+      models: null,
+      alertAt: null,
+      ttl: "1h",
+    });
+    // No budget is no window at all: the service writes an empty list of windows.
+    expect(changes).toEqual({ models: "", alert_at: "default" });
+    expect(windows).toEqual([]);
     expect(lifetime).toBe(3_600_000);
     expect(requestedChanges({ ttl: "never" }).lifetime).toBeNull();
   });

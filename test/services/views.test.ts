@@ -19,6 +19,7 @@ import { accountRecord, keyRecord } from "../helpers/records.js";
 
 const utc = new PeriodCalendar("UTC");
 const NOW = Date.parse("2026-11-21T10:00:00Z");
+const CLOCK = { now: () => NOW, calendar: utc };
 
 describe("keyState", () => {
   it("is active, expired from the expiry instant on, and revoked whatever the expiry", () => {
@@ -121,6 +122,7 @@ describe("keyView and keyListView", () => {
       allowed_models: ["m"],
       log_bodies: false,
       budget: null,
+      budgets: [],
       currency: "RUB",
       state: "revoked",
       grace_until: null,
@@ -149,7 +151,7 @@ describe("keyView and keyListView", () => {
 describe("accountView", () => {
   it("shows the balance in rubles and leaves the dashboard token out", () => {
     expect(
-      accountView(accountRecord({ balance: 4_987_650_000, tokenHash: "f00d", tokenHint: "wxyz" })),
+      accountView(accountRecord({ balance: 4_987_650_000, tokenHash: "f00d", tokenHint: "wxyz" }), CLOCK),
     ).toEqual({
       id: "acme",
       name: "Acme Corp",
@@ -157,7 +159,78 @@ describe("accountView", () => {
       currency: "RUB",
       created_at: "2026-11-01T08:00:00.000Z",
       sharing: { weight: 1, priority: null, max_wait_ms: null },
+      billing: "prepaid",
+      budgets: [],
+      budget_alert_at: null,
     });
+  });
+
+  it("shows an account's windows each in its current period, spent from zero once a period has turned", () => {
+    const account = accountRecord({
+      billing: "budgeted",
+      budgets: [
+        {
+          period: "month",
+          budget: 300_000_000_000,
+          spent: 1_000_000,
+          periodStart: Date.parse("2026-11-01T00:00:00Z"),
+        },
+        // Last charged yesterday: today's window has spent nothing yet, though Redis still says 5.
+        {
+          period: "day",
+          budget: 10_000_000_000,
+          spent: 5_000_000,
+          periodStart: Date.parse("2026-11-20T00:00:00Z"),
+        },
+      ],
+      alertAt: [50],
+    });
+    expect(accountView(account, CLOCK)).toMatchObject({
+      billing: "budgeted",
+      budgets: [
+        {
+          period: "month",
+          amount: 300_000,
+          spent: 1,
+          remaining: 299_999,
+          resets_at: "2026-12-01T00:00:00.000Z",
+        },
+        { period: "day", amount: 10_000, spent: 0, remaining: 10_000, resets_at: "2026-11-22T00:00:00.000Z" },
+      ],
+      budget_alert_at: [50],
+    });
+  });
+});
+
+describe("a key's windows", () => {
+  it("shows the first window as budget (as before) and every window in budgets", () => {
+    const key = keyRecord({
+      budget: 1_000_000,
+      period: "day",
+      spent: 250_000,
+      periodStart: Date.parse("2026-11-21T00:00:00Z"),
+      budgets: [
+        { period: "day", budget: 1_000_000, spent: 250_000, periodStart: Date.parse("2026-11-21T00:00:00Z") },
+        {
+          period: "month",
+          budget: 20_000_000,
+          spent: 4_000_000,
+          periodStart: Date.parse("2026-11-01T00:00:00Z"),
+        },
+      ],
+    });
+    const view = keyView(key, NOW, utc);
+    expect(view.budget).toEqual({
+      period: "day",
+      initial: 1,
+      spent: 0.25,
+      remaining: 0.75,
+      reset_at: "2026-11-22T00:00:00.000Z",
+    });
+    expect(view.budgets).toEqual([
+      { period: "day", amount: 1, spent: 0.25, remaining: 0.75, resets_at: "2026-11-22T00:00:00.000Z" },
+      { period: "month", amount: 20, spent: 4, remaining: 16, resets_at: "2026-12-01T00:00:00.000Z" },
+    ]);
   });
 });
 

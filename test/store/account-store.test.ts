@@ -36,6 +36,9 @@ describe("create", () => {
       name: "Acme Corp",
       balance: 10_000_000,
       createdAt: store.clock.now(),
+      billing: "prepaid",
+      budgets: [],
+      alertAt: null,
     });
     expect((await store.accounts.list()).map((a) => a.id)).toEqual(["acme"]);
     expect(await auditActions()).toEqual(["account.create"]);

@@ -274,6 +274,7 @@ describe("settle", () => {
       spent: rub("2.5"),
       period: "month",
       events: 0,
+      windows: { key: [{ period: "month", budget: rub("50"), spent: rub("2.5") }], account: [] },
     });
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
     const usage = await store.redis.hgetall(
@@ -513,8 +514,17 @@ describe("settling several requests of an account in one call", () => {
         spent: rub("1"),
         period: "month",
         events: 0,
+        windows: { key: [{ period: "month", budget: rub("50"), spent: rub("1") }], account: [] },
       },
-      { duplicate: false, balance: rub("97"), budget: null, spent: rub("2"), period: "month", events: 0 },
+      {
+        duplicate: false,
+        balance: rub("97"),
+        budget: null,
+        spent: rub("2"),
+        period: "month",
+        events: 0,
+        windows: { key: [], account: [] },
+      },
       { duplicate: true },
       {
         duplicate: false,
@@ -523,6 +533,7 @@ describe("settling several requests of an account in one call", () => {
         spent: rub("5"),
         period: "month",
         events: 0,
+        windows: { key: [{ period: "month", budget: rub("50"), spent: rub("5") }], account: [] },
       },
     ]);
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });

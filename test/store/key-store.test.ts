@@ -118,6 +118,7 @@ describe("updateKey", () => {
     const days = ["2026-11-21"];
     const before = await store.keys.periodSpending(ref, days);
     expect(before).toEqual({
+      dayCosts: [rub("2")],
       read: { spent: String(rub("2")), periodStart: String(Date.parse("2026-11-01T00:00:00Z")) },
       cost: rub("2"),
     });

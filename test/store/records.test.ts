@@ -49,6 +49,38 @@ describe("parseAccount", () => {
       createdAt: 1_763_719_200_000,
       tokenHash: "f00d",
       tokenHint: "wxyz",
+      billing: "prepaid",
+      budgets: [],
+      alertAt: null,
+    });
+  });
+
+  it("reads an account's billing mode, windows and their thresholds; one stored before them is prepaid", () => {
+    expect(
+      parseAccount({
+        id: "acme",
+        billing: "budgeted",
+        budget: "300000000000",
+        period: "month",
+        spent: "1500000",
+        period_start: "1793491200000",
+        budget_2: "20000000000",
+        period_2: "day",
+        spent_2: "0",
+        period_start_2: "1795564800000",
+        alert_at: "80,100",
+      }),
+    ).toMatchObject({
+      billing: "budgeted",
+      budgets: [
+        { period: "month", budget: 300_000_000_000, spent: 1_500_000, periodStart: 1_793_491_200_000 },
+        { period: "day", budget: 20_000_000_000, spent: 0, periodStart: 1_795_564_800_000 },
+      ],
+      alertAt: [80, 100],
+    });
+    expect(parseAccount({ id: "acme", billing: "free lunch" })).toMatchObject({
+      billing: "prepaid",
+      budgets: [],
     });
   });
 
@@ -66,7 +98,15 @@ describe("parseAccount", () => {
 
   it("names an account by its id when it has no name, and leaves out a token it does not have", () => {
     const account = parseAccount({ id: "acme", balance: "0", created_at: "1" });
-    expect(account).toEqual({ id: "acme", name: "acme", balance: 0, createdAt: 1 });
+    expect(account).toEqual({
+      id: "acme",
+      name: "acme",
+      balance: 0,
+      createdAt: 1,
+      billing: "prepaid",
+      budgets: [],
+      alertAt: null,
+    });
     expect(account).not.toHaveProperty("tokenHash");
     expect(parseAccount({ id: "acme", token_hash: "", token_hint: "" })).not.toHaveProperty("tokenHint");
   });
@@ -90,6 +130,7 @@ describe("parseKey", () => {
       period: "week",
       spent: 1_250_000,
       periodStart: 1_763_337_600_000,
+      budgets: [{ period: "week", budget: 5_000_000, spent: 1_250_000, periodStart: 1_763_337_600_000 }],
       allowedModels: ["gpt-x", "llama-3"],
       logBodies: true,
       revokedAt: 1_763_720_000_000,
@@ -101,6 +142,30 @@ describe("parseKey", () => {
       alertAt: [50, 80, 100],
       sharing: { priority: 5, maxWaitMs: 2000 },
     });
+  });
+
+  it("reads a key stored before windows, with one budget, as a key with that one window (no rewrite)", () => {
+    const { budget, period, spent, period_start } = KEY_HASH;
+    const old = { id: "key_a", account: "acme", budget, period, spent, period_start };
+    expect(parseKey(old)?.budgets).toEqual([
+      { period: "week", budget: 5_000_000, spent: 1_250_000, periodStart: 1_763_337_600_000 },
+    ]);
+    // A key without a budget tracks its spent amount but has no window.
+    expect(parseKey({ id: "key_a", account: "acme", period: "month", spent: "7" })?.budgets).toEqual([]);
+  });
+
+  it("reads every window of a key in slot order, and skips a slot without a budget", () => {
+    const key = parseKey({
+      ...KEY_HASH,
+      budget_3: "90000000",
+      period_3: "month",
+      spent_3: "3000000",
+      period_start_3: "1761955200000",
+    });
+    expect(key?.budgets.map((window) => [window.period, window.budget, window.spent])).toEqual([
+      ["week", 5_000_000, 1_250_000],
+      ["month", 90_000_000, 3_000_000],
+    ]);
   });
 
   it("reads absent or empty optional fields as none: no expiry, no budget, every model, not revoked", () => {

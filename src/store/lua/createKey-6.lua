@@ -1,7 +1,10 @@
 --[[
-  Creates an API key record for an account, only while the account's balance is positive, and records it
+  Creates an API key record for an account, only while the account's balance is positive (where the balance
+  limits the account: not for a budgeted account with a window, budgetWindows.lua) and no window of the
+  account is used up, and records it
   in the account's audit log, schedules its time-based events (scheduleKeyEvents.lua) and emits key.created.
-  Nothing is written when the account is missing or its balance is zero or less. The key's value is never
+  Nothing is written when the account is missing, its balance is zero or less (where it counts) or one of its
+  windows is used up. The key's value is never
   seen here, only its hash; the gateway stores the hash -> key mapping separately once this script has
   succeeded.
 
@@ -29,18 +32,28 @@
   ARGV[15] event context (JSON, see emitEvent.lua)
   ARGV[16] SHA-256 of the key's value: the value requests must present (rotation replaces it)
   ARGV[17] limits as a JSON object of strings: rpm, tpm, max_parallel (each optional)
+  ARGV[18] every budget window as a JSON list of {period, budget, spent, period_start} (strings; the first is
+           ARGV[7]'s): more than one is written by setWindows.lua
+  ARGV[19] the start of the current day, week and month (ms) as a JSON object {day, week, month} of strings
 
   Returns  {'ok'} | {'account_not_found'} | {'insufficient_balance', balance} | {'key_exists'}
+           | {'budget_exceeded', period}   the account's window of that period is used up
 ]]
 --- @include "appendAudit"
 --- @include "emitEvent"
 --- @include "scheduleKeyEvents"
+--- @include "setWindows"
 
 local balance = redis.call('HGET', KEYS[1], 'balance')
 if not balance then
   return { 'account_not_found' }
 end
-if tonumber(balance) <= 0 then
+local accountWindows, account = readWindows(KEYS[1], cjson.decode(ARGV[19]), false, { 'billing' })
+local full = refusingWindow(accountWindows, 0, 0)
+if full then
+  return { 'budget_exceeded', full.period }
+end
+if balanceRequired(account[1], accountWindows) and tonumber(balance) <= 0 then
   return { 'insufficient_balance', tonumber(balance) }
 end
 if redis.call('EXISTS', KEYS[2]) == 1 then
@@ -54,6 +67,8 @@ if ARGV[7] ~= '' then redis.call('HSET', KEYS[2], 'budget', ARGV[7]) end
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[2], 'models', ARGV[10]) end
 if ARGV[14] ~= 'default' then redis.call('HSET', KEYS[2], 'alert_at', ARGV[14]) end
 for limit, value in pairs(cjson.decode(ARGV[17])) do redis.call('HSET', KEYS[2], limit, value) end
+local windows = cjson.decode(ARGV[18])
+if #windows > 1 then setWindows(KEYS[2], windows, true) end
 redis.call('ZADD', KEYS[3], ARGV[1], ARGV[2])
 appendAudit(KEYS[4], ARGV[12], ARGV[13])
 local events = readEventContext(ARGV[15])

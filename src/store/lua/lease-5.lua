@@ -1,5 +1,6 @@
 --[[
-  Sets a replica's admission lease on a key: an amount of the key's budget and the account's balance that
+  Sets a replica's admission lease on a key: an amount of the key's budget windows, the account's windows and
+  the account's balance (where it limits the account) that
   the replica may hand out to requests with local arithmetic only, without a Redis round trip before
   forwarding. The lease is a reservation record like a request's ("<keyId> <amount> L"), so every other
   replica's reserve and lease see it as reserved, and it expires by itself if the replica dies (its expiry
@@ -8,8 +9,8 @@
 
   A lease shrinks to any amount asked for (0 deletes it): that is how a replica gives back what it does not
   use. It grows only for a key that is usable and has no rate or concurrency limits (those are checked per
-  request, in reserve), and only up to a share — 1/ARGV[10] — of what the budget and the balance would
-  leave without it: a replica never holds more than that share of what is available to it, however often
+  request, in reserve), and only up to a share — 1/ARGV[10] — of what every window of the key and of the
+  account, and the balance, would leave without it: a replica never holds more than that share of what is available to it, however often
   it asks, so the others always find some left, and near a limit the lease becomes too small to cover a
   request and the replica falls back to reserving request by request.
 
@@ -44,7 +45,7 @@
     the rest are the key's fields the replica checks each request against ('' when absent)
 ]]
 --- @include "purgeExpiredReservations"
---- @include "rollOverPeriod"
+--- @include "budgetWindows"
 --- @include "resizeLease"
 
 local now = tonumber(ARGV[1])
@@ -73,10 +74,14 @@ if held == 'expired' then state = 'lost' end
 
 local amount = math.min(asked, current)
 if asked > current and state == 'ok' and ARGV[11] == '1' then
-  local spent = rollOverPeriod(KEYS[1], record[8], record[9], record[10], { day = ARGV[2], week = ARGV[3], month = ARGV[4] })
+  local starts = { day = ARGV[2], week = ARGV[3], month = ARGV[4] }
+  local keyWindows = readWindows(KEYS[1], starts, true)
+  local accountWindows, account = readWindows(KEYS[2], starts, false, { 'balance', 'billing' })
   local reserved = redis.call('HMGET', KEYS[5], keyId, '*')
-  local balance = tonumber(redis.call('HGET', KEYS[2], 'balance') or '0')
-  local free = freeToReserve(balance, tonumber(reserved[2] or '0'), tonumber(record[5]), spent, tonumber(reserved[1] or '0'))
+  local balance
+  if balanceRequired(account[2], accountWindows) then balance = tonumber(account[1] or '0') end
+  local free = freeToReserve(balance, tonumber(reserved[2] or '0'), keyWindows, tonumber(reserved[1] or '0'),
+    accountWindows)
   amount = math.min(asked, math.max(current, leaseCap(free + current, tonumber(ARGV[10]))))
 end
 if state ~= 'lost' then

@@ -9,9 +9,11 @@
   2. Releases reservations of the account that expired unsettled.
   3. Checks the key's limits, without counting anything yet: requests per minute and tokens per minute (the
      request's worst case, at most the whole allowance) by GCRA, and requests in flight against max_parallel.
-  4. Rolls the key's spent amount over into the current period; refuses when the budget is used up or
-     cannot cover spent + reserved + this request's worst case.
-  5. Refuses when the balance is not positive or cannot cover what is reserved + this worst case.
+  4. Brings every budget window of the key and of its account into its current period (budgetWindows.lua);
+     refuses when one of them is used up or cannot cover its spent amount + what is reserved (for the key,
+     or for the whole account) + this request's worst case, naming that window.
+  5. Refuses when the account's balance limits it (every account but a budgeted one with a window) and the
+     balance is not positive or cannot cover what is reserved + this worst case.
   6. Counts the request against its limits, records the reservation under its id with an expiry, and holds
      the amount and a request in flight on the key (the amount on the account too). The record is what makes
      settlement exactly-once: settle deletes it, and a settlement that finds no record has already been made.
@@ -39,18 +41,21 @@
   Returns, with `expired` the number of reservations released in step 2:
     {'ok', expired, name, logBodies, models, budget, spent, keyReserved, balance, accountReserved,
        rpm, rpmRemaining, rpmResetMs, tpm, tpmRemaining, tpmResetMs, maxParallel, inFlight}
-      models is the JSON list or ''; budget is '' for a key without one; amounts in µ₽ after reserving;
+      models is the JSON list or ''; budget and spent are the key's first window's (budget '' for a key
+      without one); amounts in µ₽ after reserving;
       a limit the key does not have is '' (its remaining and reset too)
     {'invalid_api_key', expired}   the record is missing (the mapping outlived it)
     {'key_revoked', expired} | {'key_expired', expired} | {'key_rotated', expired} | {'key_disabled', expired}
     {'model_not_allowed', expired, models}
     {'rate_limit_exceeded', expired, 'rpm'|'tpm', limit, waitMs}
     {'concurrency_limit_exceeded', expired, maxParallel, inFlight}
-    {'budget_exceeded', expired, budget, spent, keyReserved, period}
+    {'budget_exceeded', expired, budget, spent, reserved, period, scope}
+                                   the window that refused: scope 'key' or 'account', its period, budget
+                                   and spent amount, and what is reserved for the key or the account
     {'insufficient_balance', expired, balance, accountReserved}
 ]]
 --- @include "purgeExpiredReservations"
---- @include "rollOverPeriod"
+--- @include "budgetWindows"
 --- @include "gcra"
 
 local now = tonumber(ARGV[1])
@@ -58,8 +63,8 @@ local record = redis.call('HMGET', KEYS[1],
   'id', 'name', 'log_bodies', 'models', 'budget', 'expires_at', 'revoked_at', 'period', 'spent', 'period_start',
   'disabled_at', 'hash', 'previous_hash', 'previous_until',
   'rpm', 'rpm_tat', 'tpm', 'tpm_tat', 'max_parallel')
-local keyId, name, logBodies, models, budget, expiresAt, revokedAt, period =
-  record[1], record[2], record[3], record[4], record[5], record[6], record[7], record[8]
+local keyId, name, logBodies, models, expiresAt, revokedAt =
+  record[1], record[2], record[3], record[4], record[6], record[7]
 
 if not keyId then return { 'invalid_api_key', 0 } end
 if revokedAt then return { 'key_revoked', 0 } end
@@ -108,19 +113,23 @@ if maxParallel and inFlight >= maxParallel then
   return { 'concurrency_limit_exceeded', expired, maxParallel, inFlight }
 end
 
-local spent = rollOverPeriod(KEYS[1], period, record[9], record[10], { day = ARGV[2], week = ARGV[3], month = ARGV[4] })
+local starts = { day = ARGV[2], week = ARGV[3], month = ARGV[4] }
+local keyWindows = readWindows(KEYS[1], starts, true)
+local accountWindows, account = readWindows(KEYS[2], starts, false, { 'balance', 'billing' })
 local amount = tonumber(ARGV[6])
 local keyReserved = tonumber(reserved[1] or '0')
-if budget then
-  local limit = tonumber(budget)
-  if spent >= limit or (amount > 0 and spent + keyReserved + amount > limit) then
-    return { 'budget_exceeded', expired, limit, spent, keyReserved, period }
-  end
+local accountReserved = tonumber(reserved[2] or '0')
+local refusing = refusingWindow(keyWindows, keyReserved, amount)
+if refusing then
+  return { 'budget_exceeded', expired, refusing.budget, refusing.spent, keyReserved, refusing.period, 'key' }
+end
+refusing = refusingWindow(accountWindows, accountReserved, amount)
+if refusing then
+  return { 'budget_exceeded', expired, refusing.budget, refusing.spent, accountReserved, refusing.period, 'account' }
 end
 
-local balance = tonumber(redis.call('HGET', KEYS[2], 'balance') or '0')
-local accountReserved = tonumber(reserved[2] or '0')
-if balance <= 0 or (amount > 0 and balance - accountReserved < amount) then
+local balance = tonumber(account[1] or '0')
+if balanceRequired(account[2], accountWindows) and (balance <= 0 or (amount > 0 and balance - accountReserved < amount)) then
   return { 'insufficient_balance', expired, balance, accountReserved }
 end
 
@@ -141,5 +150,6 @@ if amount > 0 then
   accountReserved = redis.call('HINCRBY', KEYS[5], '*', ARGV[6])
 end
 
-return { 'ok', expired, name, logBodies, models or '', budget or '', spent, keyReserved, balance, accountReserved,
+local first = keyWindows[1]
+return { 'ok', expired, name, logBodies, models or '', first.budget or '', first.spent, keyReserved, balance, accountReserved,
   record[15] or '', rpmRemaining, rpmReset, record[17] or '', tpmRemaining, tpmReset, record[19] or '', inFlight }

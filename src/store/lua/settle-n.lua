@@ -1,6 +1,8 @@
 --[[
   Settles requests of one account, atomically and each exactly once: releases its reservation, charges its
-  cost to the key's spent amount for the current period and to the account's balance, adds it to the key's
+  cost to the spent amount of every budget window of the key and of the account, each once, in its current
+  period (budgetWindows.lua), and to the account's balance (unless the account is budgeted: then its windows
+  alone limit it and the balance is left as it is), adds it to the key's
   daily usage counters (in all, and by model) and to the account's counters of the month, and keeps it in
   the key's list of recent requests, whose lifetime it starts again (so that the list of a key no longer used
   goes away by itself).
@@ -17,7 +19,7 @@
   charged all the same.
 
   The cost exceeds what was reserved only when the gateway charges overage (billing.overage: charge); the
-  spent amount and the balance then go past their limits by that difference.
+  spent amounts and the balance then go past their limits by that difference.
 
   A key with a tokens-per-minute limit counted the request's worst case at admission; its settlement gives
   back what the request did not use (or takes what it used beyond), so that a minute's allowance is freed by
@@ -32,7 +34,8 @@
   share as lease-5.lua grants): a lease that far from the limits stays the same size however many requests
   it serves, and one near them shrinks.
 
-  A charge that takes the key's spent amount to one of its budget thresholds, or the balance below its
+  A charge that takes a window's spent amount (the key's or the account's) to one of its budget thresholds,
+  or the balance below its
   low-balance mark or to zero, emits the alert event in this same script (budgetAlerts.lua,
   balanceAlerts.lua), so that it happens exactly once too.
 
@@ -80,11 +83,14 @@
   ARGV[#ARGV]  the event context (JSON, see emitEvent.lua)
 
   Returns one reply per settlement, in order:
-    {'ok', balance, budget, spent, period, events, leaseDelta, leaseState}
-                                             budget is '' for a key without one; events the number of alert
-                                             events this settlement emitted; for a leased request, how much
-                                             its lease changed (µ₽, <= 0) and 'live', or 'gone' when the lease
-                                             no longer exists (it expired, or was given up)
+    {'ok', balance, budget, spent, period, events, leaseDelta, leaseState, keyWindows, accountWindows}
+                                             budget, spent and period are the key's first window's (budget ''
+                                             for a key without one); events the number of alert events this
+                                             settlement emitted; for a leased request, how much its lease
+                                             changed (µ₽, <= 0) and 'live', or 'gone' when the lease no longer
+                                             exists (it expired, or was given up), both '' for a request with a
+                                             reservation record; the windows as "<period>:<budget>:<spent>"
+                                             separated by spaces ('' for none)
     {'duplicate'}                            no such reservation: this request was settled before
 
   Expired reservations are released by reserve, where they matter; this script makes as few calls per
@@ -100,7 +106,7 @@
   ... ("other models") instead, so that a hash never holds more than MAX_USAGE_FIELDS + 5 fields.
 ]]
 --- @include "releaseReserved"
---- @include "rollOverPeriod"
+--- @include "budgetWindows"
 --- @include "gcra"
 --- @include "budgetAlerts"
 --- @include "balanceAlerts"
@@ -144,26 +150,30 @@ local function settle(keyKey, usageKey, logKey, monthKey, a)
   end
 
   local cost = ARGV[a + 4]
-  local record = redis.call('HMGET', keyKey, 'id', 'period', 'spent', 'period_start', 'budget', 'log_bodies', 'tpm', 'tpm_tat')
-  local spent = 0
+  local record = redis.call('HMGET', keyKey, 'id', 'log_bodies', 'tpm', 'tpm_tat')
+  local starts = { day = ARGV[a], week = ARGV[a + 1], month = ARGV[a + 2] }
+  local keyWindows = {}
   if record[1] then
-    spent = rollOverPeriod(keyKey, record[2], record[3], record[4], { day = ARGV[a], week = ARGV[a + 1], month = ARGV[a + 2] })
+    keyWindows = readWindows(keyKey, starts, true)
     -- Only a live reservation's tokens are corrected (an expired one's count stands), and only while the key
     -- still has the limit they were counted against: a changed limit started its allowance afresh.
     local used = tonumber(ARGV[a + 5]) + tonumber(ARGV[a + 6])
-    if reservedTokens and record[7] == reservedTpm and record[8] and tonumber(reservedTokens) ~= used then
-      local ms, rem = string.match(record[8], '^(%d+) (%d+)$')
-      local newMs, newRem = gcraRefund(tonumber(ms), tonumber(rem), tonumber(ARGV[a + 13]), tonumber(record[7]), tonumber(reservedTokens) - used)
+    if reservedTokens and record[3] == reservedTpm and record[4] and tonumber(reservedTokens) ~= used then
+      local ms, rem = string.match(record[4], '^(%d+) (%d+)$')
+      local newMs, newRem = gcraRefund(tonumber(ms), tonumber(rem), tonumber(ARGV[a + 13]), tonumber(record[3]), tonumber(reservedTokens) - used)
       redis.call('HSET', keyKey, 'tpm_tat', newMs .. ' ' .. newRem)
     end
   end
-  local balance
+  local accountWindows, account = readWindows(KEYS[1], starts, false, { 'balance', 'billing' })
+  local chargesBalance = balanceRequired(account[2], accountWindows)
+  local balance = tonumber(account[1] or '0')
   if cost ~= '0' then
-    if record[1] then spent = redis.call('HINCRBY', keyKey, 'spent', cost) end
-    balance = redis.call('HINCRBY', KEYS[1], 'balance', '-' .. cost)
-  else
-    balance = tonumber(redis.call('HGET', KEYS[1], 'balance') or '0')
+    chargeWindows(keyKey, keyWindows, cost)
+    chargeWindows(KEYS[1], accountWindows, cost)
+    if chargesBalance then balance = redis.call('HINCRBY', KEYS[1], 'balance', '-' .. cost) end
   end
+  local first = keyWindows[1] or {}
+  local spent = first.spent or 0
 
   -- The first request of the day creates the hash and gives it its lifetime.
   if redis.call('HINCRBY', usageKey, ARGV[a + 10], 1) == 1 and redis.call('HLEN', usageKey) == 1 then
@@ -194,7 +204,7 @@ local function settle(keyKey, usageKey, logKey, monthKey, a)
 
   if logKeep ~= '0' then
     local entry = ARGV[a + 11]
-    if record[6] == '1' and ARGV[a + 12] ~= '' then entry = ARGV[a + 12] end
+    if record[2] == '1' and ARGV[a + 12] ~= '' then entry = ARGV[a + 12] end
     redis.call('LPUSH', logKey, entry)
     redis.call('LTRIM', logKey, 0, tonumber(logKeep) - 1)
     redis.call('PEXPIRE', logKey, logTtl)
@@ -202,25 +212,32 @@ local function settle(keyKey, usageKey, logKey, monthKey, a)
 
   local emitted = 0
   if cost ~= '0' then
-    if record[1] then emitted = budgetAlerts(keyKey, streamKey, events) end
-    emitted = emitted + balanceAlerts(KEYS[1], streamKey, events)
+    emitted = budgetAlerts(keyKey, streamKey, events, keyWindows, 'key')
+      + budgetAlerts(KEYS[1], streamKey, events, accountWindows, 'account')
+    if chargesBalance then emitted = emitted + balanceAlerts(KEYS[1], streamKey, events) end
   end
 
-  if not leaseId then return { 'ok', balance, record[5] or '', spent, record[2] or 'month', emitted } end
-  if not leaseKeyId then return { 'ok', balance, record[5] or '', spent, record[2] or 'month', emitted, '0', 'gone' } end
+  local budget, period = first.budget and string.format('%d', first.budget) or '', first.period or 'month'
+  local keyReply, accountReply = windowsReply(keyWindows), windowsReply(accountWindows)
+  if not leaseId then
+    return { 'ok', balance, budget, spent, period, emitted, '', '', keyReply, accountReply }
+  end
+  if not leaseKeyId then
+    return { 'ok', balance, budget, spent, period, emitted, '0', 'gone', keyReply, accountReply }
+  end
   local released = math.min(tonumber(hold), leaseAmount)
   local kept = 0
   if share ~= '0' then
     -- Back in as far as the lease stays within its cap (lease-5.lua), never above what it was.
     local reserved = redis.call('HMGET', KEYS[4], leaseKeyId, '*')
     local rest = leaseAmount - released
-    local free = freeToReserve(tonumber(balance), tonumber(reserved[2] or '0') - released, tonumber(record[5]),
-      tonumber(spent), tonumber(reserved[1] or '0') - released)
+    local free = freeToReserve(chargesBalance and tonumber(balance) or nil, tonumber(reserved[2] or '0') - released,
+      keyWindows, tonumber(reserved[1] or '0') - released, accountWindows)
     kept = math.max(0, math.min(released, leaseCap(free + rest, tonumber(share)) - rest))
   end
   resizeLease(KEYS[2], KEYS[3], KEYS[4], leaseId, leaseKeyId, leaseAmount, leaseAmount - released + kept, nil)
-  return { 'ok', balance, record[5] or '', spent, record[2] or 'month', emitted,
-    string.format('%d', kept - released), 'live' }
+  return { 'ok', balance, budget, spent, period, emitted, string.format('%d', kept - released), 'live', keyReply,
+    accountReply }
 end
 
 local replies = {}

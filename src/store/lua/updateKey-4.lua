@@ -11,6 +11,10 @@
   period roll-over, another change), this script changes nothing and answers 'conflict', and the gateway
   reads again and retries.
 
+  New budget windows (changes.windows) replace the key's windows (setWindows.lua); a window of a period the
+  key had keeps its spent amount, and one of a new period takes what the gateway summed from the usage, so
+  they are applied under the same check as a period change.
+
   A new expiry reschedules the key's time-based events (scheduleKeyEvents.lua).
 
   KEYS[1]  key record hash     {a:<account>}:key:<keyId>
@@ -22,12 +26,14 @@
              name, budget ('' removes the budget), models (JSON list, '' allows all models),
              log_bodies ('1' | '0'), expires_at (ms; '' for never), rpm, tpm, max_parallel ('' removes the
              limit), period with period_start and spent (µ₽) for the new period, alert_at (percents
-             "50,80,100", '' for no budget alerts, 'default' for the configured thresholds)
+             "50,80,100", '' for no budget alerts, 'default' for the configured thresholds),
+             windows (a list of {period, budget, spent, period_start}, strings: every window, [] for none;
+             given without budget and period)
   ARGV[2]  audit entry (JSON)
   ARGV[3]  most audit entries kept
   ARGV[4]  the key's spent field as read with the usage summed into `spent` ('' if it had none)
   ARGV[5]  the key's period_start field as read with it ('' if it had none)
-           (both checked only when the period changes)
+           (both checked only when the period or the windows change)
   ARGV[6]  now (ms)
 
   Returns  {'ok'} | {'key_not_found'} | {'key_revoked'}
@@ -36,6 +42,7 @@
 --- @include "appendAudit"
 --- @include "publishChange"
 --- @include "scheduleKeyEvents"
+--- @include "setWindows"
 
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return { 'key_not_found' }
@@ -53,6 +60,13 @@ if changes.period then
     end
     newPeriod = true
   end
+end
+if changes.windows then
+  local current = redis.call('HMGET', KEYS[1], 'spent', 'period_start')
+  if (current[1] or '') ~= ARGV[4] or (current[2] or '') ~= ARGV[5] then
+    return { 'conflict' }
+  end
+  setWindows(KEYS[1], changes.windows, true)
 end
 if changes.name then redis.call('HSET', KEYS[1], 'name', changes.name) end
 if changes.log_bodies then redis.call('HSET', KEYS[1], 'log_bodies', changes.log_bodies) end

@@ -49,6 +49,7 @@ function key(id: string, fields: Partial<Key>): Key {
     allowed_models: null,
     log_bodies: true,
     budget: null,
+    budgets: [],
     period: "month",
     limits: { rpm: null, tpm: null, max_parallel: null },
     alert_at: null,

@@ -6,6 +6,7 @@ import { peopleCalls } from "./people-endpoints.js";
 import type {
   Account,
   AccountAlerts,
+  AccountBudgetsBody,
   AccountQueue,
   AccountSharingBody,
   AccountUsage,
@@ -50,6 +51,8 @@ export const api = {
   accountQueue: (id: string) => call<AccountQueue>("GET", `${account(id)}/queue`),
   setAccountSharing: (id: string, body: AccountSharingBody) =>
     call<Account>("PUT", `${account(id)}/sharing`, { body }),
+  setAccountBudgets: (id: string, body: AccountBudgetsBody) =>
+    call<Account>("PUT", `${account(id)}/budgets`, { body }),
   accountAudit: (id: string, limit = 100) => call<AuditLog>("GET", `${account(id)}/audit?limit=${limit}`),
   audit: (limit = 100) => call<AuditLog>("GET", `/admin/v1/audit?limit=${limit}`),
   keys: (accountId: string) => call<Key[]>("GET", `${account(accountId)}/keys`),

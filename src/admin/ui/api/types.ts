@@ -13,6 +13,7 @@ export type Me = z.infer<typeof S.Me>;
 export type Account = z.infer<typeof S.Account>;
 export type AccountQueue = z.infer<typeof S.AccountQueue>;
 export type AccountSharingBody = z.input<typeof S.AccountSharingBody>;
+export type AccountBudgetsBody = z.input<typeof S.AccountBudgetsBody>;
 export type Key = z.infer<typeof S.Key>;
 export type ClientKey = z.infer<typeof K.ClientKey>;
 export type CreatedKey = z.infer<typeof S.CreatedKey>;

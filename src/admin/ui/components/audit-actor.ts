@@ -128,6 +128,7 @@ function deed(
     case "account.webhook.set":
     case "account.webhook.remove":
     case "account.sharing.update":
+    case "account.budgets.update":
       return { key: `audit.did.${line.action}`, values: {} };
     default:
       return { key: "audit.did.other", values: { action: line.action } };

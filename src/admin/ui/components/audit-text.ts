@@ -256,6 +256,14 @@ function describe(w: Words, entry: AuditEntry, before: Known): string {
       ]);
     case "account.webhook.remove":
       return sentences(w, [w.t("audit.webhookRemoved"), ...others(w, d, [])]);
+    case "account.budgets.update":
+      return sentences(w, [
+        w.t("audit.accountBudgets", {
+          billing: w.plain(d.billing),
+          budgets: Array.isArray(d.budgets) && d.budgets.length > 0 ? w.list(d.budgets) : "—",
+        }),
+        ...others(w, d, ["billing", "budgets"]),
+      ]);
     case "key.create":
       return keyCreated(w, d);
     case "key.update":

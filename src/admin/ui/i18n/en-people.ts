@@ -221,6 +221,7 @@ export const enPeople = {
   "audit.did.account.webhook.set": "{who} set the webhook",
   "audit.did.account.webhook.remove": "{who} removed the webhook",
   "audit.did.account.sharing.update": "{who} changed the account's share of the model server",
+  "audit.did.account.budgets.update": "{who} changed the account's budgets",
   "audit.did.key.create": "{who} created the key {key}",
   "audit.did.key.update": "{who} changed the key {key}",
   "audit.did.key.rotate": "{who} replaced the value of the key {key}",

@@ -222,6 +222,7 @@ export const ruPeople: Record<keyof typeof enPeople, string> = {
   "audit.did.account.webhook.set": "{who}: задан вебхук",
   "audit.did.account.webhook.remove": "{who}: вебхук удалён",
   "audit.did.account.sharing.update": "{who}: доля аккаунта в модельном сервере изменена",
+  "audit.did.account.budgets.update": "{who}: бюджеты аккаунта изменены",
   "audit.did.key.create": "{who}: создан ключ {key}",
   "audit.did.key.update": "{who}: изменён ключ {key}",
   "audit.did.key.rotate": "{who}: заменено значение ключа {key}",

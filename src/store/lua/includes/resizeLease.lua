@@ -27,13 +27,16 @@ local function resizeLease(resvKey, recordsKey, reservedKey, leaseId, keyId, cur
 end
 
 --[[
-  What may still be reserved for a key (µ₽, possibly negative): the least of what its budget leaves beyond
-  its spent and reserved amounts (when it has a budget) and what the balance leaves beyond the account's
-  reserved amount.
+  What may still be reserved for a key (µ₽, possibly negative): the least of what each of its budget windows
+  leaves beyond its spent amount and the key's reserved amount, what each of the account's windows leaves
+  beyond its spent amount and the account's reserved amount, and — when the balance limits the account
+  (`balance` not nil) — what the balance leaves beyond the account's reserved amount. Needs budgetWindows.lua.
 ]]
-local function freeToReserve(balance, accountReserved, budget, spent, keyReserved)
-  local free = balance - accountReserved
-  if budget then free = math.min(free, budget - spent - keyReserved) end
+local function freeToReserve(balance, accountReserved, keyWindows, keyReserved, accountWindows)
+  local free = balance and (balance - accountReserved)
+  for _, left in ipairs({ windowsFree(keyWindows, keyReserved), windowsFree(accountWindows, accountReserved) }) do
+    if not free or left < free then free = left end
+  end
   return free
 end
 

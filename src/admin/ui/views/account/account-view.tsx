@@ -1,4 +1,4 @@
-// One account: its balance, its keys (sortable, revocable), its usage, its share of a full model server, its
+// One account: its balance, its own budgets, its keys (sortable, revocable), its usage, its share of a full model server, its
 // alerts and its audit log; what the credential's role does not allow (creating keys, alerts, members) is not
 // offered.
 
@@ -17,6 +17,7 @@ import { useUi } from "../../hooks/use-ui.js";
 import type { MessageKey, Values } from "../../i18n/lookup.js";
 import { href } from "../../route.js";
 import { AccountAlertsSection } from "./account-alerts.js";
+import { AccountBudgetsSection } from "./account-budgets.js";
 import { AccountSharingSection } from "./account-sharing.js";
 import { AccountUsageSection } from "./account-usage.js";
 import { KeysTable } from "./keys-table.js";
@@ -84,6 +85,11 @@ export function AccountView({ accountId }: { accountId: string }) {
               />
             )}
           </section>
+
+          <AccountBudgetsSection
+            account={data.account}
+            onSaved={(account) => loaded.set({ ...data, account })}
+          />
 
           <AccountUsageSection accountId={accountId} />
 

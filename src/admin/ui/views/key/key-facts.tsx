@@ -1,4 +1,5 @@
-// A key's facts as its page shows them: ids, times, budget and its reset, limits, models and privacy.
+// A key's facts as its page shows them: ids, times, every budget window and its reset, limits, models and
+// privacy.
 
 import type { Key } from "../../api/types.js";
 import { BillingTime, Time, TimeMessage } from "../../components/time.js";
@@ -7,7 +8,6 @@ import type { MessageKey } from "../../i18n/lookup.js";
 
 export function KeyFacts({ k }: { k: Key }) {
   const { t, rub, num } = useUi();
-  const budget = k.budget;
   const limits = [
     k.limits.rpm !== null && t("key.limit.rpm", { n: num(k.limits.rpm) }),
     k.limits.tpm !== null && t("key.limit.tpm", { n: num(k.limits.tpm) }),
@@ -51,28 +51,38 @@ export function KeyFacts({ k }: { k: Key }) {
         <dd>{k.expires_at ? <Time iso={k.expires_at} /> : t("common.never")}</dd>
         <dt>{t("keys.col.budget")}</dt>
         <dd>
-          {budget ? (
-            <div class="budget">
-              <span class="spent">
-                {t("keys.spentOf", {
-                  spent: rub(budget.spent),
-                  initial: rub(budget.initial),
-                  period: t(`keys.period.${budget.period}` as MessageKey),
-                })}
-              </span>
-              <progress
-                max={budget.initial}
-                value={Math.min(budget.spent, budget.initial)}
-                aria-label={t("keys.spentLabel", { spent: rub(budget.spent), initial: rub(budget.initial) })}
-              />
-              <span class="muted">{t("keys.remaining", { remaining: rub(budget.remaining) })}</span>
-            </div>
+          {k.budgets.length > 0 ? (
+            k.budgets.map((window) => (
+              <div class="budget" key={window.period} data-testid={`window-${window.period}`}>
+                <span class="spent">
+                  {t("keys.spentOf", {
+                    spent: rub(window.spent),
+                    initial: rub(window.amount),
+                    period: t(`keys.period.${window.period}` as MessageKey),
+                  })}
+                </span>
+                <progress
+                  max={window.amount}
+                  value={Math.min(window.spent, window.amount)}
+                  aria-label={t("keys.spentLabel", { spent: rub(window.spent), initial: rub(window.amount) })}
+                />
+                <span class="muted">{t("keys.remaining", { remaining: rub(window.remaining) })}</span>
+              </div>
+            ))
           ) : (
             <span class="muted">{t("keys.noBudget")}</span>
           )}
         </dd>
         <dt>{t("keys.col.reset")}</dt>
-        <dd>{budget ? <BillingTime iso={budget.reset_at} /> : "—"}</dd>
+        <dd>
+          {k.budgets.length === 0
+            ? "—"
+            : k.budgets.map((window) => (
+                <div key={window.period}>
+                  <BillingTime iso={window.resets_at} />
+                </div>
+              ))}
+        </dd>
         <dt>{t("key.limits")}</dt>
         <dd>{limits.length === 0 ? <span class="muted">{t("key.noLimits")}</span> : limits.join(", ")}</dd>
         <dt>{t("keys.col.models")}</dt>

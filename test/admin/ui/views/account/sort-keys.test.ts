@@ -28,6 +28,7 @@ function key(id: string, fields: Partial<Key> = {}): Key {
     allowed_models: null,
     log_bodies: true,
     budget: null,
+    budgets: [],
     limits: { rpm: null, tpm: null, max_parallel: null },
     alert_at: null,
     period: "month",

@@ -1,0 +1,62 @@
+// `tunnel-gateway accounts budget …`: how an account pays (prepaid, budgeted, both) and its own budget
+// windows, which every key of the account shares (docs/billing.md, "Account budgets").
+
+import { type Command, Option } from "commander";
+import { BILLING_MODES } from "../core/budget-windows.js";
+import { accountView } from "../services/views.js";
+import { CLI, common, thresholdsOption, windowsOption } from "./common.js";
+import { describeAccount, printJson, printLines } from "./output.js";
+import { type CommonOptions, withSession } from "./session.js";
+
+export function budgetCommands(accounts: Command): void {
+  const budget = accounts.command("budget").description("set an account's own budgets and how it pays");
+
+  common(budget.command("set <accountId>"))
+    .description(
+      "give the account budget windows for all its keys together; budgeted accounts need no balance",
+    )
+    .option(
+      "--budgets <windows>",
+      "the account's windows, comma-separated: 300000/month or 10000/day,300000/month",
+    )
+    .addOption(
+      new Option(
+        "--billing <mode>",
+        "prepaid (the balance limits the keys), budgeted (the windows alone do), both (default with budgets: both, or as it is)",
+      ).choices([...BILLING_MODES]),
+    )
+    .option("--alert-at <percents>", "alert thresholds of the windows, such as 50,80,100, or default")
+    .addOption(new Option("--no-alerts", "no alerts for the account's windows").conflicts("alertAt"))
+    .action(
+      (
+        accountId: string,
+        options: CommonOptions & { budgets?: string; billing?: string; alertAt?: string; alerts?: boolean },
+      ) =>
+        withSession(options, async ({ budgets, stores }) => {
+          const account = await budgets.setAccountBudgets(
+            accountId,
+            {
+              billing: options.billing,
+              budgets: windowsOption(options.budgets),
+              alertAt: options.alerts === false ? [] : thresholdsOption(options.alertAt),
+            },
+            CLI,
+          );
+          const view = accountView(account, stores);
+          if (options.json) printJson(view);
+          else printLines(`Updated the budgets of account ${view.id}.`, ...describeAccount(view));
+        }),
+    );
+
+  common(budget.command("clear <accountId>"))
+    .description("remove the account's own windows: it is prepaid again, limited by its balance")
+    .action((accountId: string, options: CommonOptions) =>
+      withSession(options, async ({ budgets, stores }) => {
+        const account = await budgets.setAccountBudgets(accountId, { billing: "prepaid", budgets: [] }, CLI);
+        const view = accountView(account, stores);
+        if (options.json) printJson(view);
+        else
+          printLines(`Account ${view.id} is prepaid, without budgets of its own.`, ...describeAccount(view));
+      }),
+    );
+}
