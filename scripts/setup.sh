@@ -28,12 +28,14 @@ command -v npm >/dev/null 2>&1 || fail "npm is not on PATH (it comes with Node.j
 #   prometheus    for promtool: the alert rule tests and the metrics lint
 #   chromium      /usr/bin/chromium, which the dashboard's browser test drives with playwright-core
 #   openssl       the HTTPS tests make their certificates with it
+#   faketime      libfaketime, under which a test runs gateway processes to roll budget windows on the system clock
 requirements=(
   "redis-server:redis-server"
   "redis-tools:redis-cli"
   "prometheus:promtool"
   "chromium:/usr/bin/chromium"
   "openssl:openssl"
+  "faketime:faketime"
 )
 
 present() {
@@ -65,7 +67,7 @@ if ((${#missing[@]})); then
       fail "apt-get installed ${requirement%%:*} but ${requirement#*:} is still missing (on Ubuntu, Chromium is a snap and not at /usr/bin/chromium: see docs/development.md)."
   done
 else
-  say "system packages present: redis-server, redis-cli, promtool, /usr/bin/chromium, openssl"
+  say "system packages present: redis-server, redis-cli, promtool, /usr/bin/chromium, openssl, faketime"
 fi
 
 # npm writes node_modules/.package-lock.json after every install; newer than both manifests means nothing
