@@ -24,6 +24,7 @@ const PACKAGE_OF = {
   "redis-cli": "redis-tools",
   promtool: "prometheus",
   openssl: "openssl",
+  faketime: "faketime",
 } as const;
 type Command = keyof typeof PACKAGE_OF;
 const EVERY_COMMAND = Object.keys(PACKAGE_OF) as Command[];
@@ -128,7 +129,11 @@ describe("scripts/setup.sh", () => {
   });
 
   it("as root, installs what is missing with apt-get itself", () => {
-    const run = machine({ uid: 0, present: ["redis-server", "redis-cli", "openssl"], sudo: true }).setup();
+    const run = machine({
+      uid: 0,
+      present: ["redis-server", "redis-cli", "openssl", "faketime"],
+      sudo: true,
+    }).setup();
     expect(run.status).toBe(0);
     expect(run.calls).toEqual([
       "apt-get(DEBIAN_FRONTEND=) update -qq",
@@ -143,7 +148,7 @@ describe("scripts/setup.sh", () => {
     expect(run.status).toBe(0);
     expect(run.calls.slice(0, 2)).toEqual([
       "sudo apt-get(DEBIAN_FRONTEND=) update -qq",
-      `sudo apt-get(DEBIAN_FRONTEND=noninteractive) ${APT_INSTALL} redis-server redis-tools prometheus`,
+      `sudo apt-get(DEBIAN_FRONTEND=noninteractive) ${APT_INSTALL} redis-server redis-tools prometheus faketime`,
     ]);
   });
 
@@ -157,7 +162,7 @@ describe("scripts/setup.sh", () => {
   });
 
   it("without root or sudo, stops before changing anything and names the packages it needs", () => {
-    const run = machine({ uid: 1000, present: ["promtool", "openssl"], sudo: false }).setup();
+    const run = machine({ uid: 1000, present: ["promtool", "openssl", "faketime"], sudo: false }).setup();
     expect(run.status).toBe(1);
     expect(run.stderr).toContain(
       "missing redis-server redis-tools: run this script as root, or install sudo.",
