@@ -69,7 +69,7 @@ describe("account budgets in the dashboard", () => {
       ["month", 300_000_000_000],
     ]);
     expect(await section.getByTestId("billing-mode").innerText()).toBe(en["budgets.mode.budgeted"]);
-    expect(await section.getByTestId("account-windows").locator("tbody tr").count()).toBe(2);
+    await expect.poll(() => section.getByTestId("account-windows").locator("tbody tr").count()).toBe(2);
     await expectAccessible(page, "an account's budgets, as the operator sees them");
 
     // With no balance, the budgeted account's key is created and shows each of its windows.

@@ -127,7 +127,9 @@ describe("signing in with the company's identity provider", () => {
     const { page, problems } = await freshPage();
     await page.goto(`${admin}/`);
     await page.getByRole("heading", { level: 1, name: en["login.title"] }).waitFor();
-    // The password form, and the legacy token behind its disclosure.
+    // The ways in load after the heading: the provider's button, the password form, the legacy token
+    // behind its disclosure (counting before they arrive would count nothing).
+    await page.getByRole("link", { name: "Sign in with Corporate login" }).waitFor();
     expect(await page.getByLabel(en["signIn.email"], { exact: true }).count()).toBe(1);
     expect(await page.getByLabel(en["login.token"]).isVisible()).toBe(false);
     await page.screenshot({ path: join(SHOTS, "sign-in.png"), fullPage: true });

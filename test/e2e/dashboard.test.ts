@@ -271,7 +271,7 @@ describe("the dashboard", () => {
     expect(Number(await row.locator("progress").getAttribute("value"))).toBe(spent);
     expect(await text(page.getByTestId("balance"))).toBe(rubles("ru", await balanceOf("acme")));
     // The audit log names the creation; the columns sort.
-    expect(await page.locator('td[data-action="key.create"]').count()).toBe(1);
+    await expect.poll(() => page.locator('td[data-action="key.create"]').count()).toBe(1);
     const nameHeader = page.locator("th", { has: page.getByRole("button", { name: ru["keys.col.name"] }) });
     await page.getByRole("button", { name: ru["keys.col.name"] }).click();
     expect(await nameHeader.getAttribute("aria-sort")).toBe("ascending");
@@ -289,7 +289,7 @@ describe("the dashboard", () => {
     expect(box?.width).toBeGreaterThan(200);
     expect(box?.height).toBeGreaterThan(100);
     const request = page.locator("table.requests tr[data-request-id]");
-    expect(await request.count()).toBe(1);
+    await expect.poll(() => request.count()).toBe(1);
     const requestText = await text(request);
     expect(requestText).toContain("POST /v1/chat/completions");
     expect(requestText).toContain("demo-small");
@@ -429,7 +429,7 @@ describe("the dashboard", () => {
     await acme.getByRole("link", { name: "acme" }).click();
     await page.getByRole("heading", { level: 1, name: "Account acme" }).waitFor();
     expect(await text(page.getByTestId("balance"))).toBe(rubles("en", after));
-    expect(await page.locator("table.keys tbody tr").count()).toBe(1);
+    await expect.poll(() => page.locator("table.keys tbody tr").count()).toBe(1);
     assertNoTokenInUrl();
   });
 
