@@ -176,7 +176,9 @@ describe("an invitation and my account", () => {
     );
     await page.getByRole("button", { name: "End the session of Chrome on Android" }).click();
     await expect.poll(() => sessions.count()).toBe(2);
-    // The phone's next call is refused: the sign-in page, saying why.
+    // The phone's next call is refused: the sign-in page, saying why (its page's own load long finished, so
+    // the refresh is that call).
+    await phone.page.locator('button[aria-busy="false"]', { hasText: en["common.refresh"] }).waitFor();
     await phone.page.getByRole("button", { name: en["common.refresh"], exact: true }).click();
     await phone.page.getByRole("status").filter({ hasText: en["login.expired"] }).waitFor();
 

@@ -219,6 +219,10 @@ describe("the password form and the session", () => {
     // Straight to the page asked for.
     await page.getByRole("heading", { level: 1, name: "Members of account acme" }).waitFor();
 
+    // The page's own load finishes first: revoked while it runs, that load would end the session instead of
+    // the refresh below.
+    await page.locator("table.members").getByText("olga@example.com").waitFor();
+    await page.locator('button[aria-busy="false"]', { hasText: en["common.refresh"] }).waitFor();
     // The session ends under the person (revoked elsewhere): the next call brings the sign-in page, in place.
     await identity.sessions.revokeAll(olga.id);
     await page.getByRole("button", { name: en["common.refresh"], exact: true }).click();
