@@ -40,7 +40,12 @@ await forkServer("upstream.ts", [String(upstreamPort)]);
 const bare = await forkServer("bare-proxy.ts", [String(barePort), upstream]);
 const options = { redisUrl: redis.url, upstream, metricsEnabled: true };
 const gateway = await spawnGateway({ ...options, port: gatewayPort });
-const baseline = await spawnGateway({ ...options, port: baselinePort, cli: BASELINE });
+const baseline = await spawnGateway({
+  ...options,
+  port: baselinePort,
+  cli: BASELINE,
+  nodeOptions: process.env.BENCH_BASELINE_NODE_OPTIONS,
+});
 const { key, limitedKey } = await createBenchKeys(redis.url);
 
 interface Path extends Target {

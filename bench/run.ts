@@ -181,7 +181,13 @@ const otelGateway = await spawnGateway({
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
 const baselinePort = await freePort();
 const baseline = BASELINE
-  ? await spawnGateway({ ...gatewayOptions, port: baselinePort, metricsEnabled: true, cli: BASELINE })
+  ? await spawnGateway({
+      ...gatewayOptions,
+      port: baselinePort,
+      metricsEnabled: true,
+      cli: BASELINE,
+      nodeOptions: process.env.BENCH_BASELINE_NODE_OPTIONS,
+    })
   : null;
 
 const { key, limitedKey } = await createBenchKeys(redis.url);
@@ -340,6 +346,7 @@ const streams: StreamsReport = {
 };
 if (STREAMS_ONLY) {
   console.log(`\n${renderStreams(streams)}\n`);
+  printSlowest();
   if (baseline) printStreamsAB(streamRow("baseline gateway, scan"), streamRow("baseline gateway, strip"));
   for (const child of children) child.kill("SIGTERM");
   await redis.stop();
@@ -432,6 +439,27 @@ if (baseline) {
       `  stream TTFB      ${a.ttfb.toFixed(2)} → ${b.ttfb.toFixed(2)} ms`,
   );
   printStreamsAB(streamRow("baseline gateway, scan"), streamRow("baseline gateway, strip"));
+}
+
+/** Where each path's slowest 1 % of events fell, medians over the rounds (bench/streams.ts, Slowest). */
+function printSlowest(): void {
+  const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+  for (const [name, rounds] of streamResults) {
+    const med = (pick: (s: StreamRound["slowest"]) => number) => median(rounds.map((r) => pick(r.slowest)));
+    console.log(
+      `${name}: slowest 1 %: ${pct(med((s) => s.start))} among a stream's first 5 events, ` +
+        `${pct(med((s) => s.end))} among its last 5, ${pct(med((s) => s.middle))} between; ` +
+        `${med((s) => s.windows).toFixed(0)} windows of 2 ms, the fullest four holding ${pct(med((s) => s.inFourWindows))}; ` +
+        `p99 of the middle events ${med((s) => s.p99Middle).toFixed(2)} ms`,
+    );
+    if (rounds[0]?.slowest.inPause === null || rounds[0] === undefined) continue;
+    const longest = (kind: string) => median(rounds.map((r) => r.slowest.longestPauses?.[kind] ?? 0));
+    console.log(
+      `  ${pct(med((s) => s.inPause as number))} of them on their way during a GC pause of the proxy; longest ` +
+        `pauses (median round): scavenge ${longest("scavenge").toFixed(1)} ms, mark-compact ` +
+        `${longest("mark-compact").toFixed(1)} ms, incremental marking ${longest("incremental marking").toFixed(1)} ms`,
+    );
+  }
 }
 
 /** The streams scenario's A/B lines: the baseline build against this one, scan and strip mode. */

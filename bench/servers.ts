@@ -16,8 +16,11 @@ import { closeRedis, connectRedis, createRedis } from "../src/store/redis.js";
 import { openStores } from "../src/store/stores.js";
 
 /** The Node flags of the gateway's container image (see Dockerfile): every Node server runs with them. */
-const NODE_OPTIONS = "--max-semi-space-size=64";
+const IMAGE_NODE_OPTIONS = "--max-semi-space-size=64";
 const here = import.meta.dirname;
+/** With BENCH_GC_LOG=<dir>, every server logs its garbage collections there (bench/gc-log.cjs). */
+const GC_LOG = process.env.BENCH_GC_LOG ? ` --require ${join(here, "gc-log.cjs")}` : "";
+const NODE_OPTIONS = `${IMAGE_NODE_OPTIONS}${GC_LOG}`;
 
 export const children: ChildProcess[] = [];
 // A run that fails half-way must not leave its servers behind (they would hold the caller's terminal open).
@@ -65,6 +68,8 @@ export interface GatewayOptions {
   cli?: string;
   /** More Node flags, before the script (a profiler hook). */
   nodeArgs?: string[];
+  /** NODE_OPTIONS in place of the image's (an A/B run of a Node flag: BENCH_BASELINE_NODE_OPTIONS). */
+  nodeOptions?: string;
   env?: Record<string, string>;
   /** More of the gateway's settings, by section (upstream's are merged with the URL). */
   config?: { upstream?: Record<string, unknown>; queue?: Record<string, unknown> };
@@ -100,7 +105,12 @@ export async function spawnGateway(options: GatewayOptions): Promise<ChildProces
   const cli = options.cli ?? join(here, "../dist/cli.js");
   const gateway = spawn(process.execPath, [...(options.nodeArgs ?? []), cli, "serve", "--config", file], {
     stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, ...options.env, TUNNEL_CONFIG: "", NODE_OPTIONS },
+    env: {
+      ...process.env,
+      ...options.env,
+      TUNNEL_CONFIG: "",
+      NODE_OPTIONS: options.nodeOptions === undefined ? NODE_OPTIONS : `${options.nodeOptions}${GC_LOG}`,
+    },
   });
   children.push(gateway);
   await waitReady(`http://127.0.0.1:${options.port}`);

@@ -7,7 +7,9 @@
 // while the streams are open.
 
 import type { ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
 import { Pool } from "undici";
 import { percentile } from "./load.js";
 import { cpuMicros } from "./servers.js";
@@ -42,6 +44,92 @@ export interface StreamRound {
   rssBefore: number | null;
   events: number;
   failed: number;
+  /** Where the events slower than the round's p99 fell (see slowest()). */
+  slowest: Slowest;
+}
+
+/**
+ * Where a round's slowest 1 % of events fell: among each stream's first or last EDGE events or in its middle,
+ * and in how many 2 ms windows of arrival (a stall of the proxy delays every stream's event of one interval at
+ * once, so a few windows holding most of them point at stalls, not at a cost per event); and the delay p99 of
+ * the middle events alone, which the per-request work at a stream's start and end does not reach.
+ */
+export interface Slowest {
+  start: number;
+  middle: number;
+  end: number;
+  windows: number;
+  /** The share of the slowest events in the four fullest windows. */
+  inFourWindows: number;
+  p99Middle: number;
+  /**
+   * With BENCH_GC_LOG: the share of the slowest events that were on their way while the proxy's main thread
+   * was paused for a garbage collection, and the longest pause of each kind in the round (ms).
+   */
+  inPause: number | null;
+  longestPauses: Record<string, number> | null;
+}
+
+const EDGE = 5;
+
+/** One event as the client saw it: when it arrived (wall clock, ms), its delay, its place in its stream. */
+type Seen = [arrivedMs: number, delayMs: number, index: number];
+
+/** A garbage collection of a server, as bench/gc-log.cjs logs it. */
+type Pause = [startMs: number, durationMs: number, kind: string];
+
+/** The proxy's garbage collections from `from` to `to` (wall clock, ms), when BENCH_GC_LOG is set. */
+function pausesOf(pid: number | undefined, from: number, to: number): Pause[] | null {
+  const dir = process.env.BENCH_GC_LOG;
+  if (dir === undefined || pid === undefined) return null;
+  const file = join(dir, `gc-${pid}.txt`);
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => line.split(" "))
+    .map(([start, duration, ...kind]): Pause => [Number(start), Number(duration), kind.join(" ")])
+    .filter(([start, duration]) => start + duration >= from && start <= to);
+}
+
+function slowest(seen: Seen[], chunks: number, p99: number, pauses: Pause[] | null): Slowest {
+  const slow = seen.filter(([, delay]) => delay > p99);
+  const windows = new Map<number, number>();
+  let start = 0;
+  let end = 0;
+  for (const [arrived, , index] of slow) {
+    if (index < EDGE) start++;
+    else if (index >= chunks - EDGE) end++;
+    windows.set(Math.floor(arrived / 2), (windows.get(Math.floor(arrived / 2)) ?? 0) + 1);
+  }
+  const fullest = [...windows.values()].sort((a, b) => b - a).slice(0, 4);
+  const share = (n: number) => n / Math.max(1, slow.length);
+  const middle = seen
+    .filter(([, , index]) => index >= EDGE && index < chunks - EDGE)
+    .map(([, delay]) => delay);
+  return {
+    start: share(start),
+    middle: share(slow.length - start - end),
+    end: share(end),
+    windows: windows.size,
+    inFourWindows: share(fullest.reduce((sum, n) => sum + n, 0)),
+    p99Middle: percentile(middle, 0.99),
+    inPause:
+      pauses === null
+        ? null
+        : share(
+            slow.filter(([arrived, delay]) =>
+              pauses.some(([start, duration]) => start <= arrived && start + duration >= arrived - delay),
+            ).length,
+          ),
+    longestPauses:
+      pauses === null
+        ? null
+        : pauses.reduce<Record<string, number>>((longest, [, duration, kind]) => {
+            longest[kind] = Math.max(longest[kind] ?? 0, duration);
+            return longest;
+          }, {}),
+  };
 }
 
 export function rssMiB(pid: number): number {
@@ -64,7 +152,7 @@ function body(settings: StreamSettings, asksUsage: boolean): string {
 export async function measureStreams(target: StreamTarget, settings: StreamSettings): Promise<StreamRound> {
   const client = new Pool(target.url, { connections: settings.streams, pipelining: 1 });
   const payload = body(settings, target.asksUsage);
-  const delays: number[] = [];
+  const seen: Seen[] = [];
   let failed = 0;
   const proxyPid = target.proxy?.pid;
   const rssBefore = proxyPid === undefined ? null : rssMiB(proxyPid);
@@ -78,6 +166,7 @@ export async function measureStreams(target: StreamTarget, settings: StreamSetti
   const cpuStart = target.tree.map((p) => cpuMicros(p));
   const proxyStart = target.proxy ? cpuMicros(target.proxy) : 0;
 
+  const roundStart = performance.timeOrigin + performance.now();
   const stream = async (index: number) => {
     await new Promise((resolve) => setTimeout(resolve, (index * settings.intervalMs) / settings.streams));
     const { statusCode, body: response } = await client.request({
@@ -93,6 +182,7 @@ export async function measureStreams(target: StreamTarget, settings: StreamSetti
     }
     // An event may arrive split across chunks: keep the unfinished tail for the next one.
     let tail = "";
+    let position = 0;
     for await (const chunk of response) {
       const now = process.hrtime.bigint();
       const text = tail + (chunk as Buffer).toString("latin1");
@@ -101,7 +191,8 @@ export async function measureStreams(target: StreamTarget, settings: StreamSetti
         const end = text.indexOf("\n\n", at);
         if (end === -1) break;
         const written = writtenAt(text.slice(at, end), 0);
-        if (written !== null) delays.push(Number(now - written) / 1e6);
+        if (written !== null)
+          seen.push([performance.timeOrigin + performance.now(), Number(now - written) / 1e6, position++]);
         at = end + 2;
       }
       tail = text.slice(at);
@@ -111,15 +202,19 @@ export async function measureStreams(target: StreamTarget, settings: StreamSetti
   clearInterval(sampler);
   await client.close();
   const treeCpu = target.tree.reduce((sum, p, i) => sum + cpuMicros(p) - (cpuStart[i] as number), 0);
+  const roundEnd = performance.timeOrigin + performance.now();
+  const delays = seen.map(([, delay]) => delay);
   const events = delays.length;
+  const p99 = percentile(delays, 0.99);
   return {
     treeCpu: treeCpu / Math.max(1, events),
     proxyCpu: target.proxy ? (cpuMicros(target.proxy) - proxyStart) / Math.max(1, events) : null,
     p50: percentile(delays, 0.5),
-    p99: percentile(delays, 0.99),
+    p99,
     peakRss: proxyPid === undefined ? null : peakRss,
     rssBefore,
     events,
     failed,
+    slowest: slowest(seen, settings.chunks, p99, pausesOf(proxyPid, roundStart, roundEnd)),
   };
 }
