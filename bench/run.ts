@@ -452,7 +452,7 @@ function printSlowest(): void {
         `${med((s) => s.windows).toFixed(0)} windows of 2 ms, the fullest four holding ${pct(med((s) => s.inFourWindows))}; ` +
         `p99 of the middle events ${med((s) => s.p99Middle).toFixed(2)} ms`,
     );
-    if (rounds[0]?.slowest.inPause === null || rounds[0] === undefined) continue;
+    if ((rounds[0]?.slowest.inPause ?? null) === null) continue;
     const longest = (kind: string) => median(rounds.map((r) => r.slowest.longestPauses?.[kind] ?? 0));
     console.log(
       `  ${pct(med((s) => s.inPause as number))} of them on their way during a GC pause of the proxy; longest ` +

@@ -3,8 +3,8 @@
 // completions of `chunks` events each, one every `intervalMs`, their starts spread over one interval so that
 // events leave evenly; the client takes each event's delay from the moment the model server wrote it (the
 // event carries it, bench/stream-source.ts). Measured per path: CPU per streamed event of the serving process
-// tree (model server, proxy, Redis) and of the proxy alone, event delay p50/p99, and the proxy's resident set
-// while the streams are open.
+// tree (model server, proxy, Redis) and of the proxy alone, event delay p50/p99, the proxy's resident set
+// while the streams are open, and where the slowest 1 % of events fell (Slowest).
 
 import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -185,14 +185,14 @@ export async function measureStreams(target: StreamTarget, settings: StreamSetti
     let position = 0;
     for await (const chunk of response) {
       const now = process.hrtime.bigint();
+      const arrived = performance.timeOrigin + performance.now();
       const text = tail + (chunk as Buffer).toString("latin1");
       let at = 0;
       for (;;) {
         const end = text.indexOf("\n\n", at);
         if (end === -1) break;
         const written = writtenAt(text.slice(at, end), 0);
-        if (written !== null)
-          seen.push([performance.timeOrigin + performance.now(), Number(now - written) / 1e6, position++]);
+        if (written !== null) seen.push([arrived, Number(now - written) / 1e6, position++]);
         at = end + 2;
       }
       tail = text.slice(at);
