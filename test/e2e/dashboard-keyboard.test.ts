@@ -139,7 +139,7 @@ describe("the dashboard with the keyboard alone", () => {
     await tabTo(page.getByLabel(en["field.name"]));
     await page.keyboard.type("keyboard-bot");
     await page.keyboard.press("Tab");
-    expect(await hasFocus(page.getByLabel(en["field.budget"]))).toBe(true);
+    expect(await hasFocus(page.getByLabel(en["budgets.field.day"]))).toBe(true);
     await page.keyboard.type("25");
     await tabTo(page.getByLabel(en["field.logBodies"]));
     await page.keyboard.press("Space");

@@ -313,8 +313,7 @@ describe("a key's page", () => {
     await page.goto(`${t.gateway.adminUrl}/#/accounts/acme/keys/${batch.id}`);
     await page.getByRole("heading", { level: 1, name: en["key.title"].replace("{name}", "batch") }).waitFor();
     // A request to demo-large reserves about 1 ₽ (its prompt's bytes as tokens), so the budget leaves room.
-    await page.getByLabel(en["field.budget"], { exact: true }).fill("3");
-    await page.getByLabel(en["field.period"], { exact: true }).selectOption("day");
+    await page.getByLabel(en["budgets.field.day"], { exact: true }).fill("3");
     await page.getByRole("button", { name: en["common.save"] }).click();
     await page.getByText(en["key.saved"]).waitFor();
     const section = page.getByRole("region", { name: en["keyAlerts.title"] });

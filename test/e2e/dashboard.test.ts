@@ -198,18 +198,17 @@ describe("the dashboard", () => {
     await page.getByRole("heading", { level: 1, name: "Новый ключ аккаунта acme" }).waitFor();
     await expectAccessible(page, "new-key form");
     await page.getByLabel(ru["field.name"]).fill("ci-bot");
-    await page.getByLabel(ru["field.budget"]).fill("1,5");
+    await page.getByLabel(ru["budgets.field.day"]).fill("1,5");
     await page.getByLabel(ru["field.ttl"]).fill("14m");
     await page.getByRole("button", { name: ru["newKey.submit"] }).click();
     await page.getByText(ru["newKey.fix"]).waitFor();
     await page.getByText(ru["v.amount.format"]).waitFor();
     await page.getByText(ru["v.ttl.min"]).waitFor();
-    expect(await page.getByLabel(ru["field.budget"]).getAttribute("aria-invalid")).toBe("true");
+    expect(await page.getByLabel(ru["budgets.field.day"]).getAttribute("aria-invalid")).toBe("true");
     expect(await t.store.keys.list("acme")).toEqual([]);
     await expectAccessible(page, "new-key form with its problems shown");
 
-    await page.getByLabel(ru["field.budget"]).fill("50");
-    await page.getByLabel(ru["field.period"]).selectOption("day");
+    await page.getByLabel(ru["budgets.field.day"]).fill("50");
     await page.getByLabel(ru["field.ttl"]).fill("30d");
     await page.getByLabel(ru["field.models"]).fill("demo-small");
     expect(await page.getByLabel(ru["field.logBodies"]).isChecked()).toBe(true);
@@ -316,15 +315,22 @@ describe("the dashboard", () => {
     await page.reload();
     await page.getByRole("heading", { level: 1, name: "Ключ «ci-bot»" }).waitFor();
 
-    // Change the key: a new budget and no body logging (PATCH sends only what changed).
-    await page.getByLabel(ru["field.budget"]).fill("60.5");
+    // Change the key: a new daily budget, a monthly one beside it, and no body logging (PATCH sends only what
+    // changed; the windows go together, the day's first as it was).
+    await page.getByLabel(ru["budgets.field.day"]).fill("60.5");
+    await page.getByLabel(ru["budgets.field.month"]).fill("1000");
     await page.getByLabel(ru["field.logBodies"]).uncheck();
     await page.getByRole("button", { name: ru["common.save"] }).click();
     await page.getByText(ru["key.saved"]).waitFor();
     expect(await text(page.locator(".facts"))).toContain(
       `${rubles("ru", spent)} из ${rubles("ru", 60.5)} в день`,
     );
-    expect((await publicKeyView(value)).body).toMatchObject({ log_bodies: false, budget: { initial: 60.5 } });
+    const changed = (await publicKeyView(value)).body;
+    expect(changed).toMatchObject({ log_bodies: false, budget: { period: "day", initial: 60.5 } });
+    expect(changed.budgets).toMatchObject([
+      { period: "day", amount: 60.5, spent },
+      { period: "month", amount: 1000, spent },
+    ]);
     expect(JSON.parse(await page.getByTestId("client-view").innerText())).toMatchObject({
       log_bodies: false,
     });

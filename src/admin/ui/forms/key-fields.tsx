@@ -1,10 +1,11 @@
-// The fields of a key — name, budget and period, lifetime, models, limits, privacy — for the create and edit forms,
-// each with its label, help and the in-page check of the server's rule.
+// The fields of a key — name, budget windows (an amount a day, a week, a month), lifetime, models, limits,
+// privacy — for the create and edit forms, each with its label, help and the in-page check of the server's rule.
 
 import { useId } from "preact/hooks";
+import { PERIODS } from "../../../core/periods.js";
 import { useUi } from "../hooks/use-ui.js";
 import { Field, onLeft, RublesInput } from "./field.js";
-import type { KeyForm, KeyFormProblems, Period } from "./validate.js";
+import type { KeyForm, KeyFormProblems } from "./validate.js";
 
 export type FormField = keyof KeyFormProblems;
 
@@ -31,7 +32,6 @@ export function KeyFields<F extends Omit<KeyForm, "ttl"> & { ttl?: string }>({
   const ttlList = useId();
   const problem = (field: FormField) => (shown(field) ? problems[field] : undefined);
   const set = <K extends keyof F>(name: K, value: F[K]) => onChange({ ...form, [name]: value });
-  const noBudget = form.budget.trim() === "";
 
   return (
     <>
@@ -48,37 +48,25 @@ export function KeyFields<F extends Omit<KeyForm, "ttl"> & { ttl?: string }>({
           />
         )}
       </Field>
-      <div class="field-row">
-        <Field
-          label={t("field.budget")}
-          help={editing ? t("field.budget.editHelp") : t("field.budget.help")}
-          problem={problem("budget")}
-        >
-          {(control) => (
-            <RublesInput
-              control={control}
-              placeholder="1000"
-              value={form.budget}
-              onValue={(value) => set("budget", value as F["budget"])}
-              onBlur={leave("budget")}
-            />
-          )}
-        </Field>
-        <Field label={t("field.period")} help={t("field.period.help")} problem={problem("period")}>
-          {(control) => (
-            <select
-              {...control}
-              value={form.period}
-              disabled={noBudget}
-              onChange={(event) => set("period", event.currentTarget.value as Period as F["period"])}
-            >
-              <option value="day">{t("field.period.day")}</option>
-              <option value="week">{t("field.period.week")}</option>
-              <option value="month">{t("field.period.month")}</option>
-            </select>
-          )}
-        </Field>
-      </div>
+      <fieldset class="field-group">
+        <legend>{t("field.budgets")}</legend>
+        <p class="help">{editing ? t("field.budgets.editHelp") : t("field.budgets.help")}</p>
+        <div class="field-row">
+          {PERIODS.map((period) => (
+            <Field key={period} label={t(`budgets.field.${period}`)} problem={problem(`budget.${period}`)}>
+              {(control) => (
+                <RublesInput
+                  control={control}
+                  placeholder={t("budgets.placeholder")}
+                  value={form.budgets[period]}
+                  onValue={(value) => set("budgets", { ...form.budgets, [period]: value } as F["budgets"])}
+                  onBlur={leave(`budget.${period}`)}
+                />
+              )}
+            </Field>
+          ))}
+        </div>
+      </fieldset>
       {form.ttl !== undefined && (
         <Field label={t("field.ttl")} help={t("field.ttl.help")} problem={problem("ttl")}>
           {(control) => (
@@ -116,7 +104,7 @@ export function KeyFields<F extends Omit<KeyForm, "ttl"> & { ttl?: string }>({
           />
         )}
       </Field>
-      <fieldset class="limits">
+      <fieldset class="field-group">
         <legend>{t("field.limits")}</legend>
         <p class="help">{t("field.limits.help")}</p>
         <div class="field-row">

@@ -4,6 +4,7 @@
 // The server stays the authority and its own message is shown if it still refuses.
 
 import { readRubles } from "../../../core/money.js";
+import { PERIODS, type Period } from "../../../core/periods.js";
 import {
   isAccountId,
   isModelName,
@@ -110,12 +111,15 @@ export function checkAccountId(input: string): Checked<string> {
   return isAccountId(id) ? ok(id) : problem("v.accountId");
 }
 
-export type Period = "day" | "week" | "month";
+export type { Period };
+
+/** A window's field in the key forms: its amount as typed, empty for no window of that period. */
+export type BudgetField = `budget.${Period}`;
 
 export interface KeyForm {
   name: string;
-  budget: string;
-  period: Period;
+  /** Rubles per day, week and month as typed; empty for no window of that period. */
+  budgets: Record<Period, string>;
   ttl: string;
   models: string;
   logBodies: boolean;
@@ -126,8 +130,31 @@ export interface KeyForm {
 }
 
 export type KeyFormProblems = Partial<
-  Record<"name" | "budget" | "period" | "ttl" | "models" | "rpm" | "tpm" | "maxParallel", MessageKey>
+  Record<"name" | BudgetField | "ttl" | "models" | "rpm" | "tpm" | "maxParallel", MessageKey>
 >;
+
+/** A key's budget window as the forms send it. */
+export interface WindowInput {
+  period: Period;
+  amount: string;
+}
+
+/**
+ * The window fields checked, each problem added to `problems`; null when one is wrong. The windows come in
+ * the order day, week, month.
+ */
+function checkWindows(budgets: Record<Period, string>, problems: KeyFormProblems): WindowInput[] | null {
+  const windows: WindowInput[] = [];
+  let ok = true;
+  for (const period of PERIODS) {
+    const checked = checkBudget(budgets[period]);
+    if (!checked.ok) {
+      problems[`budget.${period}`] = checked.problem;
+      ok = false;
+    } else if (checked.value !== null) windows.push({ period, amount: checked.value });
+  }
+  return ok ? windows : null;
+}
 
 const LIMIT_FIELDS = [
   ["rpm", "rpm"],
@@ -159,21 +186,17 @@ export function checkKeyForm(
 ): { ok: true; body: CreateKeyBody } | { ok: false; problems: KeyFormProblems } {
   const problems: KeyFormProblems = {};
   const name = checkName(form.name);
-  const budget = checkBudget(form.budget);
+  const windows = checkWindows(form.budgets, problems);
   const ttl = checkTtl(form.ttl);
   const models = checkModels(form.models);
   if (!name.ok) problems.name = name.problem;
-  if (!budget.ok) problems.budget = budget.problem;
   if (!ttl.ok) problems.ttl = ttl.problem;
   if (!models.ok) problems.models = models.problem;
   const limits = checkLimits(form, problems);
-  if (!name.ok || !budget.ok || !ttl.ok || !models.ok || !limits) return { ok: false, problems };
+  if (!name.ok || !windows || !ttl.ok || !models.ok || !limits) return { ok: false, problems };
   const body: CreateKeyBody = { name: name.value, log_bodies: form.logBodies };
   for (const [name, value] of Object.entries(limits)) if (value !== null) body[name as LimitName] = value;
-  if (budget.value !== null) {
-    body.budget = budget.value;
-    body.period = form.period;
-  }
+  if (windows.length > 0) body.budgets = windows;
   if (ttl.value !== null) body.ttl = ttl.value;
   if (models.value !== null) body.models = models.value;
   return { ok: true, body };
@@ -181,8 +204,8 @@ export function checkKeyForm(
 
 export interface KeyState {
   name: string;
-  budget: number | null;
-  period: Period;
+  /** Its windows, in its order (the first is the one /v1/key reports as `budget`). */
+  budgets: readonly { period: Period; amount: number }[];
   allowed_models: string[] | null;
   log_bodies: boolean;
   limits: Record<LimitName, number | null>;
@@ -192,8 +215,12 @@ export interface KeyState {
 export function keyFormOf(key: KeyState): Omit<KeyForm, "ttl"> {
   return {
     name: key.name,
-    budget: key.budget === null ? "" : String(key.budget),
-    period: key.period,
+    budgets: Object.fromEntries(
+      PERIODS.map((period) => {
+        const window = key.budgets.find((w) => w.period === period);
+        return [period, window === undefined ? "" : String(window.amount)];
+      }),
+    ) as Record<Period, string>,
     models: key.allowed_models === null ? "" : key.allowed_models.join(", "),
     logBodies: key.log_bodies,
     rpm: key.limits.rpm === null ? "" : String(key.limits.rpm),
@@ -209,24 +236,35 @@ export function checkKeyChanges(
 ): { ok: true; body: UpdateKeyBody } | { ok: false; problems: KeyFormProblems; nothing?: true } {
   const problems: KeyFormProblems = {};
   const name = checkName(form.name);
-  const budget = checkBudget(form.budget);
+  const windows = checkWindows(form.budgets, problems);
   const models = checkModels(form.models);
   if (!name.ok) problems.name = name.problem;
-  if (!budget.ok) problems.budget = budget.problem;
   if (!models.ok) problems.models = models.problem;
   const limits = checkLimits(form, problems);
-  if (!name.ok || !budget.ok || !models.ok || !limits) return { ok: false, problems };
+  if (!name.ok || !windows || !models.ok || !limits) return { ok: false, problems };
   const body: UpdateKeyBody = {};
   for (const [name, value] of Object.entries(limits) as [LimitName, number | null][]) {
     if (value !== key.limits[name]) body[name] = value;
   }
   if (name.value !== key.name) body.name = name.value;
-  const oldBudget = key.budget === null ? null : String(key.budget);
-  if (budget.value === null ? oldBudget !== null : Number(budget.value) !== key.budget)
-    body.budget = budget.value;
-  if (budget.value !== null && form.period !== key.period) body.period = form.period;
+  const changed =
+    windows.length !== key.budgets.length ||
+    windows.some((w) => key.budgets.find((old) => old.period === w.period)?.amount !== Number(w.amount));
+  if (changed) body.budgets = windowsInKeyOrder(key, windows);
   if (JSON.stringify(models.value) !== JSON.stringify(key.allowed_models)) body.models = models.value;
   if (form.logBodies !== key.log_bodies) body.log_bodies = form.logBodies;
   if (Object.keys(body).length === 0) return { ok: false, problems, nothing: true };
   return { ok: true, body };
+}
+
+/**
+ * The windows to send for a key: those it keeps in its own order, so that its first window (the one /v1/key
+ * reports as `budget`) stays first, then the new ones.
+ */
+function windowsInKeyOrder(key: KeyState, windows: WindowInput[]): WindowInput[] {
+  const rank = (w: WindowInput) => {
+    const at = key.budgets.findIndex((old) => old.period === w.period);
+    return at === -1 ? key.budgets.length + PERIODS.indexOf(w.period) : at;
+  };
+  return [...windows].sort((a, b) => rank(a) - rank(b));
 }

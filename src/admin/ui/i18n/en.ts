@@ -94,12 +94,11 @@ export const en = {
   "newKey.title": "New key for account {id}",
   "field.name": "Name",
   "field.name.help": "1 to 200 characters; shown in lists and logs.",
-  "field.budget": "Budget, ₽",
-  "field.budget.help":
-    "Optional. Rubles per period with at most 6 decimals, such as 1000 or 12.5. Empty: no budget.",
-  "field.budget.editHelp": "Rubles per period, such as 1000 or 12.5. Empty removes the budget.",
-  "field.period": "Budget period",
-  "field.period.help": "Only together with a budget.",
+  "field.budgets": "Budgets",
+  "field.budgets.help":
+    "Optional: rubles a day, a week and a month, with at most 6 decimals, such as 1000 or 12.5; a request must fit in every one. Empty: no budget for that period.",
+  "field.budgets.editHelp":
+    "A window that stays keeps what was spent in it; a new one starts with what the key spent since its period began. Empty removes the window.",
   "field.period.day": "Day",
   "field.period.week": "Week",
   "field.period.month": "Month",

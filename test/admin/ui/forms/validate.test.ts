@@ -16,6 +16,7 @@ import {
   parseLifetime,
 } from "../../../../src/admin/ui/forms/validate.js";
 import { validateLimit, validateModels } from "../../../../src/core/validate.js";
+import { windowsInput } from "../../../../src/services/budgets.js";
 
 describe("lifetimes", () => {
   it("show the message of each of the server's verdicts", () => {
@@ -92,10 +93,10 @@ describe("models", () => {
 });
 
 describe("the create-key form", () => {
+  const none = { day: "", week: "", month: "" };
   const form = {
     name: "ci",
-    budget: "",
-    period: "month" as const,
+    budgets: none,
     ttl: "",
     models: "",
     logBodies: true,
@@ -104,17 +105,12 @@ describe("the create-key form", () => {
     maxParallel: "",
   };
 
-  it("sends only what was given; a period only with a budget", () => {
+  it("sends only what was given: the windows typed, day to month", () => {
     expect(checkKeyForm(form)).toEqual({ ok: true, body: { name: "ci", log_bodies: true } });
-    expect(checkKeyForm({ ...form, period: "day" })).toEqual({
-      ok: true,
-      body: { name: "ci", log_bodies: true },
-    });
     expect(
       checkKeyForm({
         ...form,
-        budget: "50",
-        period: "day",
+        budgets: { day: " 50 ", week: "", month: "2000" },
         ttl: "30d",
         models: "demo-small",
         logBodies: false,
@@ -123,8 +119,10 @@ describe("the create-key form", () => {
       ok: true,
       body: {
         name: "ci",
-        budget: "50",
-        period: "day",
+        budgets: [
+          { period: "day", amount: "50" },
+          { period: "month", amount: "2000" },
+        ],
         ttl: "30d",
         models: ["demo-small"],
         log_bodies: false,
@@ -132,12 +130,21 @@ describe("the create-key form", () => {
     });
   });
 
+  it("sends windows the server reads as typed", () => {
+    const checked = checkKeyForm({ ...form, budgets: { day: "0.5", week: "12.25", month: "1000" } });
+    expect(checked.ok && windowsInput(checked.body.budgets)).toEqual([
+      { period: "day", budget: 500_000 },
+      { period: "week", budget: 12_250_000 },
+      { period: "month", budget: 1_000_000_000 },
+    ]);
+  });
+
   it("names every field that is wrong", () => {
     expect(
       checkKeyForm({
         ...form,
         name: "",
-        budget: "-1",
+        budgets: { day: "-1", week: "5", month: "0" },
         ttl: "14m",
         models: "x".repeat(201),
         rpm: "0",
@@ -148,7 +155,8 @@ describe("the create-key form", () => {
       ok: false,
       problems: {
         name: "v.name.length",
-        budget: "v.amount.format",
+        "budget.day": "v.amount.format",
+        "budget.month": "v.amount.positive",
         ttl: "v.ttl.min",
         models: "v.models.name",
         rpm: "v.limit.rpm",
@@ -172,10 +180,13 @@ describe("the create-key form", () => {
 });
 
 describe("the edit form", () => {
+  // Its first window is the month's: /v1/key reports it as `budget`.
   const key: KeyState = {
     name: "ci",
-    budget: 12.5,
-    period: "month",
+    budgets: [
+      { period: "month", amount: 12.5 },
+      { period: "day", amount: 1 },
+    ],
     allowed_models: ["demo-small"],
     log_bodies: true,
     limits: { rpm: 60, tpm: null, max_parallel: null },
@@ -185,8 +196,7 @@ describe("the edit form", () => {
     const form = keyFormOf(key);
     expect(form).toEqual({
       name: "ci",
-      budget: "12.5",
-      period: "month",
+      budgets: { day: "1", week: "", month: "12.5" },
       models: "demo-small",
       logBodies: true,
       rpm: "60",
@@ -194,22 +204,40 @@ describe("the edit form", () => {
       maxParallel: "",
     });
     expect(checkKeyChanges(key, form)).toEqual({ ok: false, problems: {}, nothing: true });
-    expect(checkKeyChanges(key, { ...form, budget: "12.50" })).toMatchObject({ nothing: true });
-    expect(checkKeyChanges(key, { ...form, name: "cd", period: "week" })).toEqual({
+    expect(checkKeyChanges(key, { ...form, budgets: { ...form.budgets, month: "12.50" } })).toMatchObject({
+      nothing: true,
+    });
+    expect(checkKeyChanges(key, { ...form, name: "cd" })).toEqual({ ok: true, body: { name: "cd" } });
+  });
+
+  it("sends every window when one changes, the key's own first, so that its first window stays first", () => {
+    const form = keyFormOf(key);
+    expect(checkKeyChanges(key, { ...form, budgets: { day: "2", week: "30", month: "12.5" } })).toEqual({
       ok: true,
-      body: { name: "cd", period: "week" },
+      body: {
+        budgets: [
+          { period: "month", amount: "12.5" },
+          { period: "day", amount: "2" },
+          { period: "week", amount: "30" },
+        ],
+      },
+    });
+    expect(checkKeyChanges(key, { ...form, budgets: { ...form.budgets, month: "" } })).toEqual({
+      ok: true,
+      body: { budgets: [{ period: "day", amount: "1" }] },
     });
   });
 
-  it("removes the budget or the model list when emptied", () => {
+  it("removes every window, or the model list, when emptied", () => {
     const form = keyFormOf(key);
-    expect(checkKeyChanges(key, { ...form, budget: "", models: "" })).toEqual({
+    expect(checkKeyChanges(key, { ...form, budgets: { day: "", week: "", month: "" }, models: "" })).toEqual({
       ok: true,
-      body: { budget: null, models: null },
+      body: { budgets: [], models: null },
     });
+    const unlimited = { ...key, budgets: [] };
     expect(
-      checkKeyChanges({ ...key, budget: null }, { ...keyFormOf({ ...key, budget: null }), budget: "5" }),
-    ).toEqual({ ok: true, body: { budget: "5" } });
+      checkKeyChanges(unlimited, { ...keyFormOf(unlimited), budgets: { day: "", week: "5", month: "" } }),
+    ).toEqual({ ok: true, body: { budgets: [{ period: "week", amount: "5" }] } });
   });
 
   it("sets, changes and removes limits, sending only those that changed", () => {
@@ -226,9 +254,10 @@ describe("the edit form", () => {
   });
 
   it("refuses a wrong value", () => {
-    expect(checkKeyChanges(key, { ...keyFormOf(key), budget: "0" })).toEqual({
+    const form = keyFormOf(key);
+    expect(checkKeyChanges(key, { ...form, budgets: { ...form.budgets, week: "0" } })).toEqual({
       ok: false,
-      problems: { budget: "v.amount.positive" },
+      problems: { "budget.week": "v.amount.positive" },
     });
   });
 });

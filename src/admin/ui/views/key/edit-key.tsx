@@ -11,13 +11,12 @@ import { useUi } from "../../hooks/use-ui.js";
 
 export function EditKey({ k, onSaved }: { k: Key; onSaved(key: Key): void }) {
   const { t } = useUi();
-  const state = { ...k, budget: k.budget?.initial ?? null };
-  const [form, setForm] = useState(() => keyFormOf(state));
+  const [form, setForm] = useState(() => keyFormOf(k));
   const [left, setLeft] = useState<Set<FormField>>(new Set());
   const [submitted, setSubmitted] = useState(false);
   const { busy, error, run, clearError } = useAction();
   const [saved, setSaved] = useState(false);
-  const checked = checkKeyChanges(state, form);
+  const checked = checkKeyChanges(k, form);
   const problems = checked.ok ? {} : checked.problems;
 
   const submit = async (event: Event) => {

@@ -15,8 +15,7 @@ import { href } from "../../route.js";
 
 const EMPTY: KeyForm = {
   name: "",
-  budget: "",
-  period: "month",
+  budgets: { day: "", week: "", month: "" },
   ttl: "",
   models: "",
   logBodies: true,
