@@ -72,6 +72,18 @@ class Words {
     return `${this.rub(amount)}${per}`;
   }
 
+  /** Budget windows as the entry records them ("100/day", …): "₽100.00 per day, ₽2,000.00 per month". */
+  windows(value: unknown): string {
+    if (!Array.isArray(value)) return this.plain(value);
+    if (value.length === 0) return this.t("keys.noBudget");
+    return value
+      .map((item) => {
+        const [amount, period] = typeof item === "string" ? item.split("/") : [];
+        return period === undefined ? this.plain(item) : this.budget(amount, period);
+      })
+      .join(", ");
+  }
+
   models(value: unknown): string {
     return value === null ? this.t("keys.allModels") : this.list(value);
   }
@@ -171,6 +183,12 @@ function budgetChange(w: Words, before: Known, details: Record<string, unknown>)
 
 function keyChanges(w: Words, before: Known, details: Record<string, unknown>): string[] {
   const clauses: string[] = [];
+  if (has(details, "budgets")) {
+    const none = Array.isArray(details.budgets) && details.budgets.length === 0;
+    clauses.push(
+      none ? w.t("audit.f.budgets.removed") : w.t("audit.f.budgets.set", { to: w.windows(details.budgets) }),
+    );
+  }
   for (const field of KEY_FIELDS) {
     if (!has(details, field)) continue;
     if (field === "period" && has(details, "budget")) continue;
@@ -179,15 +197,17 @@ function keyChanges(w: Words, before: Known, details: Record<string, unknown>): 
       clauses.push(w.t(details.log_bodies === true ? "audit.bodiesOn" : "audit.bodiesOff"));
     else clauses.push(change(w, field, before, details[field]));
   }
-  return [...clauses, ...others(w, details, KEY_FIELDS)];
+  return [...clauses, ...others(w, details, [...KEY_FIELDS, "budgets"])];
 }
 
 /** What a new key was created with. */
 function keyCreated(w: Words, details: Record<string, unknown>): string {
   const parts = [
-    details.budget === null || details.budget === undefined
-      ? w.t("keys.noBudget")
-      : w.t("audit.c.budget", { budget: w.budget(details.budget, details.period) }),
+    has(details, "budgets")
+      ? w.t("audit.c.budgets", { budgets: w.windows(details.budgets) })
+      : details.budget === null || details.budget === undefined
+        ? w.t("keys.noBudget")
+        : w.t("audit.c.budget", { budget: w.budget(details.budget, details.period) }),
     details.expires_at === null || details.expires_at === undefined
       ? w.t("audit.c.noExpiry")
       : w.t("audit.c.expires", { date: w.instant(details.expires_at) }),
@@ -210,7 +230,7 @@ function keyCreated(w: Words, details: Record<string, unknown>): string {
     parts.push(none ? w.t("keyAlerts.off") : w.thresholds(details.alert_at));
   }
   const created = w.t("audit.keyCreated", { name: w.plain(details.name), details: parts.join(", ") });
-  return sentences(w, [created, ...others(w, details, [...KEY_FIELDS])]);
+  return sentences(w, [created, ...others(w, details, [...KEY_FIELDS, "budgets"])]);
 }
 
 /** The fields of an entry that its sentence did not cover, in the generic form. */
@@ -349,6 +369,12 @@ export function auditSentences(lang: Lang, entries: readonly AuditEntry[], timeZ
     if (entry.action === "key.create" && !has(entry.details, "alert_at")) after.alert_at = null;
     if (entry.action === "account.create") Object.assign(after, { low_balance: null, ...DEFAULT_SHARING });
     if (entry.action === "key.create") Object.assign(after, { priority: null, max_wait_ms: null });
+    // Windows set all at once: the first is the key's budget and period, as a later single change reads them.
+    if (entry.action === "key.update" && Array.isArray(entry.details.budgets)) {
+      const [amount, period] = String(entry.details.budgets[0] ?? "").split("/");
+      after.budget = period === undefined ? null : amount;
+      if (period !== undefined) after.period = period;
+    }
     known.set(id, after);
   }
   return result;

@@ -92,6 +92,26 @@ describe("a budget change", () => {
     ]);
   });
 
+  it("lists a key's windows when they are set together, and knows the first of them afterwards", () => {
+    const entries = [
+      created({ budgets: ["50/day", "2000/month"] }),
+      entry("key.update", { budgets: ["60.5/day", "1000/month"] }, "key_1"),
+      entry("key.update", { budget: "70" }, "key_1"),
+      entry("key.update", { budgets: [] }, "key_1"),
+    ];
+    const [made, ...changes] = read("en", ...entries);
+    expect(made).toContain("budgets ₽50.00 per day, ₽2,000.00 per month,");
+    expect(made).not.toMatch(/budgets:/);
+    expect(changes).toEqual([
+      "Budgets set to ₽60.50 per day, ₽1,000.00 per month.",
+      "Budget changed from ₽60.50 per day to ₽70.00 per day.",
+      "Every budget removed.",
+    ]);
+    expect(read("ru", entries[1] as AuditEntry)).toEqual([
+      "Бюджеты установлены: 60,50 ₽ в день, 1 000,00 ₽ в месяц.",
+    ]);
+  });
+
   it("does not take another key's budget for this key's", () => {
     const entries = [created(), entry("key.update", { budget: "5" }, "key_2")];
     expect(read("en", ...entries)[1]).toBe("Budget set to ₽5.00.");
