@@ -1,7 +1,7 @@
 // The confirmation before an action that cannot be undone (or must not happen by mistake): a modal dialog.
 
 import type { ComponentChildren } from "preact";
-import { useEffect, useId, useRef } from "preact/hooks";
+import { useId, useLayoutEffect, useRef } from "preact/hooks";
 import { useUi } from "../hooks/use-ui.js";
 
 /**
@@ -32,7 +32,7 @@ export function ConfirmDialog({
   const ref = useRef<HTMLDialogElement>(null);
   const { t } = useUi();
   const titleId = useId();
-  useEffect(() => {
+  useLayoutEffect(() => {
     const dialog = ref.current;
     // The dialog is closed by being taken out of the page, and Chromium then leaves the focus on the body: a
     // keyboard user would start again from the top. Remembered before showModal moves the focus inside.
@@ -40,9 +40,15 @@ export function ConfirmDialog({
     if (dialog && !dialog.open) dialog.showModal();
     return () => {
       dialog?.close();
-      // A confirmed action can take its button away (a revoked key has no Revoke): the view's heading then.
-      const next = opener?.isConnected ? opener : document.querySelector<HTMLElement>("main h1");
-      next?.focus();
+      // In the task that takes the dialog away, once the rest of the page is rendered: a layout effect's
+      // cleanup runs as the dialog leaves (an effect's would run after the page is painted, the focus on the
+      // body until then, and a key pressed meanwhile lost), and the microtask after that render, so that a
+      // confirmed action that took its button away (a revoked key has no Revoke) is seen: the view's heading
+      // then.
+      queueMicrotask(() => {
+        const next = opener?.isConnected ? opener : document.querySelector<HTMLElement>("main h1");
+        next?.focus();
+      });
     };
   }, []);
   return (
