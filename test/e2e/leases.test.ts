@@ -198,11 +198,16 @@ describe("a killed replica's lease", () => {
         headers: { authorization: `Bearer ${key.value}`, "content-type": "application/json" },
         body: BODY,
       });
-    // The spawned replica takes a lease after its first request.
+    // The spawned replica takes a lease after its first request. Reserved with no request in flight is the
+    // lease: a request's own reservation counts as in flight until its settlement lands, which could empty it
+    // before the kill.
     await waitUntil(async () => {
       const res = await send();
       await res.text();
-      return (await t.store.billing.reserved("acme")).account > 0;
+      const inFlight = Object.values(await t.store.billing.inFlight("acme"));
+      return (
+        (await t.store.billing.reserved("acme")).account > 0 && inFlight.every((requests) => requests === 0)
+      );
     }, "the spawned replica's lease");
     await spawned.stop("SIGKILL");
     spawned = undefined;
