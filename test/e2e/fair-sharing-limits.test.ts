@@ -294,7 +294,10 @@ describe("the bounds of a wait", () => {
     expect(JSON.parse(refused.body).error.message).toContain("waited 300 ms");
     const line = await lineOf(third.done);
     expect(line).toMatchObject({ status: 429, code: "server_busy" });
-    expect(line.queue_ms).toBeGreaterThanOrEqual(299);
+    // About the account's 300 ms: a Node timer counts from the event loop's cached time, so it may fire a few
+    // milliseconds early by a fresh clock when the loop is busy; far from both 0 and the configured 60 s.
+    expect(line.queue_ms).toBeGreaterThanOrEqual(250);
+    expect(line.queue_ms).toBeLessThan(2000);
     const retryAfterMs = Number(refused.headers["retry-after-ms"]);
     expect(retryAfterMs).toBeGreaterThan(0);
     expect(retryAfterMs).toBeLessThan(3000);
