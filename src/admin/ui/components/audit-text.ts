@@ -6,9 +6,10 @@
 // so the latest older entry that set a field holds its value before the change. Where no older entry in the
 // list tells (the list is the newest entries only), the sentence says what the value was set to.
 
+import { isPeriod } from "../../../core/periods.js";
 import type { AuditEntry } from "../api/types.js";
-import { formatInstant, formatMs, formatNumber, formatRubles } from "../i18n/format.js";
-import { type Lang, type MessageKey, translate, type Values } from "../i18n/lookup.js";
+import type { Lang, MessageKey } from "../i18n/lookup.js";
+import { Words, windowParts } from "./audit-words.js";
 
 /** A key's or an account's fields as far as the entries seen so far tell; absent where none has. */
 type Known = Record<string, unknown>;
@@ -45,100 +46,6 @@ const CHANGES: Record<string, (w: Words, value: unknown) => string> = {
 /** The fields of a change of how an account or a key shares a full model server. */
 const SHARING_FIELDS = ["weight", "priority", "max_wait_ms"] as const;
 
-/** What the sentences are made of, bound to a language and a time zone. */
-class Words {
-  constructor(
-    readonly lang: Lang,
-    private readonly timeZone: string | undefined,
-  ) {}
-
-  t(key: MessageKey, values?: Values): string {
-    return translate(this.lang, key, values);
-  }
-
-  /** An amount as the entry records it (a decimal string of rubles) in the page's format. */
-  rub(value: unknown): string {
-    const amount = typeof value === "number" ? value : typeof value === "string" ? Number(value) : Number.NaN;
-    return Number.isFinite(amount) && value !== "" ? formatRubles(this.lang, amount) : this.plain(value);
-  }
-
-  quoted(value: unknown): string {
-    return this.t("audit.v.quoted", { text: this.plain(value) });
-  }
-
-  budget(amount: unknown, period: unknown): string {
-    if (amount === null) return this.t("keys.noBudget");
-    const per = typeof period === "string" && isPeriod(period) ? ` ${this.t(`keys.period.${period}`)}` : "";
-    return `${this.rub(amount)}${per}`;
-  }
-
-  /** Budget windows as the entry records them ("100/day", …): "₽100.00 per day, ₽2,000.00 per month". */
-  windows(value: unknown): string {
-    if (!Array.isArray(value)) return this.plain(value);
-    if (value.length === 0) return this.t("keys.noBudget");
-    return value
-      .map((item) => {
-        const [amount, period] = typeof item === "string" ? item.split("/") : [];
-        return period === undefined ? this.plain(item) : this.budget(amount, period);
-      })
-      .join(", ");
-  }
-
-  models(value: unknown): string {
-    return value === null ? this.t("keys.allModels") : this.list(value);
-  }
-
-  expiry(value: unknown): string {
-    return value === null
-      ? this.t("audit.v.noExpiry")
-      : this.t("audit.v.until", { date: this.instant(value) });
-  }
-
-  limit(value: unknown): string {
-    return value === null
-      ? this.t("audit.v.noLimit")
-      : typeof value === "number"
-        ? this.num(value)
-        : this.plain(value);
-  }
-
-  thresholds(value: unknown): string {
-    if (value === null) return this.t("keyAlerts.default");
-    if (Array.isArray(value) && value.length === 0) return this.t("common.none");
-    return this.t("keyAlerts.current", { list: this.list(value) });
-  }
-
-  instant(value: unknown): string {
-    return typeof value === "string" ? formatInstant(this.lang, value, this.timeZone) : this.plain(value);
-  }
-
-  num(value: number): string {
-    return formatNumber(this.lang, value);
-  }
-
-  ms(value: unknown): string {
-    return typeof value === "number" ? formatMs(this.lang, value) : this.plain(value);
-  }
-
-  list(value: unknown): string {
-    return Array.isArray(value) ? value.map((item) => this.plain(item)).join(", ") : this.plain(value);
-  }
-
-  /** Any value, readably: text as it is, none for null, yes/no, lists joined. */
-  plain(value: unknown): string {
-    if (value === null || value === undefined) return this.t("common.none");
-    if (typeof value === "string") return value;
-    if (typeof value === "boolean") return this.t(value ? "audit.v.yes" : "audit.v.no");
-    if (typeof value === "number") return this.num(value);
-    if (Array.isArray(value)) return value.map((item) => this.plain(item)).join(", ");
-    return JSON.stringify(value);
-  }
-}
-
-function isPeriod(value: string): value is "day" | "week" | "month" {
-  return value === "day" || value === "week" || value === "month";
-}
-
 const has = (object: Record<string, unknown>, name: string) => Object.hasOwn(object, name);
 
 /** A field the sentences do not know: its name made readable, and its value. */
@@ -172,8 +79,7 @@ function budgetChange(w: Words, before: Known, details: Record<string, unknown>)
   const period = has(details, "period") ? details.period : before.period;
   if (!has(details, "budget") && !has(before, "budget")) {
     // Only the period changed, and the amount is not known.
-    const name =
-      typeof period === "string" && isPeriod(period) ? w.t(`field.period.${period}`) : w.plain(period);
+    const name = isPeriod(period) ? w.t(`field.period.${period}`) : w.plain(period);
     return w.t("audit.f.period.set", { period: name.toLocaleLowerCase(w.lang) });
   }
   const to = w.budget(amount, period);
@@ -371,9 +277,9 @@ export function auditSentences(lang: Lang, entries: readonly AuditEntry[], timeZ
     if (entry.action === "key.create") Object.assign(after, { priority: null, max_wait_ms: null });
     // Windows set all at once: the first is the key's budget and period, as a later single change reads them.
     if (entry.action === "key.update" && Array.isArray(entry.details.budgets)) {
-      const [amount, period] = String(entry.details.budgets[0] ?? "").split("/");
-      after.budget = period === undefined ? null : amount;
-      if (period !== undefined) after.period = period;
+      const first = windowParts(entry.details.budgets[0]);
+      after.budget = first === null ? null : first.amount;
+      if (first !== null) after.period = first.period;
     }
     known.set(id, after);
   }

@@ -3,7 +3,7 @@
 // src/core/money.ts), imported here: the page only maps their verdicts to messages in the page's language.
 // The server stays the authority and its own message is shown if it still refuses.
 
-import { readRubles } from "../../../core/money.js";
+import { microsFromJson, readRubles } from "../../../core/money.js";
 import { PERIODS, type Period } from "../../../core/periods.js";
 import {
   isAccountId,
@@ -111,8 +111,6 @@ export function checkAccountId(input: string): Checked<string> {
   return isAccountId(id) ? ok(id) : problem("v.accountId");
 }
 
-export type { Period };
-
 /** A window's field in the key forms: its amount as typed, empty for no window of that period. */
 export type BudgetField = `budget.${Period}`;
 
@@ -134,7 +132,7 @@ export type KeyFormProblems = Partial<
 >;
 
 /** A key's budget window as the forms send it. */
-export interface WindowInput {
+interface WindowInput {
   period: Period;
   amount: string;
 }
@@ -247,9 +245,13 @@ export function checkKeyChanges(
     if (value !== key.limits[name]) body[name] = value;
   }
   if (name.value !== key.name) body.name = name.value;
+  // Compared in µ₽, as the server would store them: "12.50" is the key's 12.5.
   const changed =
     windows.length !== key.budgets.length ||
-    windows.some((w) => key.budgets.find((old) => old.period === w.period)?.amount !== Number(w.amount));
+    windows.some((w) => {
+      const old = key.budgets.find((window) => window.period === w.period);
+      return old === undefined || microsFromJson(old.amount) !== readRubles(w.amount);
+    });
   if (changed) body.budgets = windowsInKeyOrder(key, windows);
   if (JSON.stringify(models.value) !== JSON.stringify(key.allowed_models)) body.models = models.value;
   if (form.logBodies !== key.log_bodies) body.log_bodies = form.logBodies;
