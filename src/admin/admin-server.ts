@@ -1,6 +1,6 @@
 // The admin listener's requests (admin.host:admin.port, bound by gateway.ts, never the public port): the JSON
-// API under /admin/v1/, the sign-in flow under /auth/, the OpenAPI document, and the dashboard's static files
-// at /. The listener opens when an admin token is set or people can sign in (docs/sign-in.md).
+// API under /admin/v1/, the sign-in flow under /auth/, SCIM provisioning under /scim/v2/, the OpenAPI
+// document, and the dashboard's static files at /. The listener opens when an admin token is set or people can sign in (docs/sign-in.md).
 
 import type { IncomingMessage, RequestListener } from "node:http";
 import type { Logger } from "pino";
@@ -20,6 +20,7 @@ import { openApiDocument } from "./openapi.js";
 import type { AdminServices } from "./route.js";
 import { createAdminRouter } from "./router.js";
 import { ROUTES } from "./routes.js";
+import { createScimHandler } from "./scim-handler.js";
 import { CONTENT_SECURITY_POLICY, StaticFiles } from "./static.js";
 
 export interface AdminServerOptions {
@@ -75,6 +76,11 @@ export function adminHandler(options: AdminServerOptions): RequestListener {
   if (!ui.built)
     options.logger.warn("the dashboard is not built (npm run build); the admin API works without it");
   const document = openApiDocument();
+  const scim = createScimHandler(
+    options.identity.scim,
+    options.identity.settings.externalUrl,
+    options.logger,
+  );
 
   return (req, res) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
@@ -84,6 +90,7 @@ export function adminHandler(options: AdminServerOptions): RequestListener {
       return;
     }
     if (router.handle(req, res)) return;
+    if (scim.handle(req, res)) return;
     if (ui.serve(req, res, path)) return;
     sendError(res, new GatewayError("not_found", `Nothing is served at ${path} here.`));
   };

@@ -10,6 +10,7 @@ import { ME_ROUTES } from "./me-routes.js";
 import { MEMBER_ROUTES } from "./member-routes.js";
 import { OIDC_ROUTES } from "./oidc-routes.js";
 import type { Route } from "./route.js";
+import { SCIM_TOKEN_ROUTES } from "./scim-token-routes.js";
 import { SHARING_ROUTES } from "./sharing-routes.js";
 import { USAGE_ROUTES } from "./usage-routes.js";
 import { USER_ROUTES } from "./user-routes.js";
@@ -23,6 +24,7 @@ export const ROUTES: readonly Route[] = [
   ...ALERT_ROUTES,
   ...MEMBER_ROUTES,
   ...USER_ROUTES,
+  ...SCIM_TOKEN_ROUTES,
   ...AUTH_ROUTES,
   ...OIDC_ROUTES,
 ];

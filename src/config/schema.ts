@@ -242,6 +242,8 @@ const signIn = z
     invitations: z.strictObject({ ttlDays: z.number().int().min(1).max(90).default(7) }).prefault({}),
     apiTokens: z.strictObject({ maxDays: z.number().int().min(1).default(365) }).prefault({}),
     providers: z.array(identityProvider).default([]),
+    /** SCIM provisioning (docs/scim.md): the provider whose mapping rules SCIM group memberships go through. */
+    scim: z.strictObject({ provider: z.string().min(1).optional() }).prefault({}),
   })
   .superRefine((section, ctx) => {
     const ids = new Set<string>();
@@ -254,6 +256,13 @@ const signIn = z
         });
       ids.add(provider.id);
     });
+    const scimProvider = section.scim.provider;
+    if (scimProvider !== undefined && !ids.has(scimProvider))
+      ctx.addIssue({
+        code: "custom",
+        path: ["scim", "provider"],
+        message: `names no provider of signIn.providers (${[...ids].join(", ") || "there are none"})`,
+      });
   })
   .prefault({});
 

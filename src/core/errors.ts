@@ -85,6 +85,32 @@ export const ERRORS = {
     type: "service_unavailable",
     message: "The identity provider cannot be reached right now. Retry shortly.",
   },
+  // SCIM provisioning (admin listener, /scim/v2)
+  scim_unauthorized: {
+    status: 401,
+    type: "authentication_error",
+    message: "Send a SCIM token (sk-tunnel-scim-…) as 'Authorization: Bearer …'.",
+  },
+  scim_token_not_found: {
+    status: 404,
+    type: "invalid_request_error",
+    message: "No such SCIM token.",
+  },
+  scim_group_not_found: {
+    status: 404,
+    type: "invalid_request_error",
+    message: "No such group.",
+  },
+  scim_group_exists: {
+    status: 409,
+    type: "invalid_request_error",
+    message: "A group with this displayName or externalId already exists.",
+  },
+  scim_conflict: {
+    status: 409,
+    type: "invalid_request_error",
+    message: "Another user already has this externalId.",
+  },
   // Money and permissions
   insufficient_balance: {
     status: 402,

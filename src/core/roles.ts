@@ -12,10 +12,13 @@ export type AccountRole = (typeof ACCOUNT_ROLES)[number];
 
 export type Role = OperatorRole | AccountRole;
 
-/** Grants by source: "direct", or "oidc:<provider id>" for a provider's group mapping. */
+/** Grants by source: "direct", "oidc:<provider id>" for a provider's group mapping, or "scim". */
 export type Grants<R extends string> = Readonly<Record<string, R>>;
 
 export const DIRECT = "direct";
+
+/** The source of the grants SCIM group memberships give (docs/scim.md). */
+export const SCIM = "scim";
 
 export function oidcSource(providerId: string): string {
   return `oidc:${providerId}`;

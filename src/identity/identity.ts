@@ -10,6 +10,7 @@ import { Invitations } from "./invitations.js";
 import { Links } from "./links.js";
 import { OidcProviders } from "./oidc.js";
 import { PasswordSignIn } from "./password-sign-in.js";
+import { buildScim, type Scim } from "./scim/scim.js";
 import { Sessions } from "./sessions.js";
 import type { IdentitySettings } from "./settings.js";
 import { SignInAttempts } from "./sign-in-attempts.js";
@@ -24,6 +25,8 @@ export interface Identity {
   invitations: Invitations;
   passwords: PasswordSignIn;
   oidc: OidcProviders;
+  /** SCIM provisioning: its tokens, users and groups (docs/scim.md). */
+  scim: Scim;
   /** For sign-ins and sign-outs, which are logged (they change nothing, so they are not audited). */
   logger: Logger;
 }
@@ -45,6 +48,7 @@ export function buildIdentity(ctx: Stores, settings: IdentitySettings, options: 
     now,
   );
   const links = new Links(ctx.links, now);
+  const tokens = new ApiTokens(ctx.apiTokens, settings.maxTokenMs, now);
   return {
     settings,
     users,
@@ -57,7 +61,7 @@ export function buildIdentity(ctx: Stores, settings: IdentitySettings, options: 
       sessions,
       now,
     }),
-    tokens: new ApiTokens(ctx.apiTokens, settings.maxTokenMs, now),
+    tokens,
     invitations: new Invitations({
       store: ctx.invitations,
       links,
@@ -76,6 +80,12 @@ export function buildIdentity(ctx: Stores, settings: IdentitySettings, options: 
       now,
     ),
     logger: options.logger,
+    scim: buildScim(ctx, {
+      users,
+      apiTokens: tokens,
+      provider: settings.providers.find((provider) => provider.id === settings.scimProvider) ?? null,
+      logger: options.logger,
+    }),
     oidc: new OidcProviders(settings.providers, {
       states: ctx.oidcStates,
       users,

@@ -138,6 +138,19 @@ export const PERMISSIONS = {
     roles: ["operator"],
     does: "disable or enable users, or revoke their tokens",
   },
+  // SCIM provisioning
+  "scim.read": {
+    scope: "global",
+    kind: "read",
+    roles: ["operator", "operator-viewer"],
+    does: "see the SCIM tokens and the SCIM log",
+  },
+  "scim.write": {
+    scope: "global",
+    kind: "write",
+    roles: ["operator"],
+    does: "make or revoke SCIM tokens",
+  },
 } as const satisfies Record<string, Permission>;
 
 export type Action = keyof typeof PERMISSIONS;

@@ -21,6 +21,8 @@ export interface IdentitySettings {
   invitationMs: number;
   maxTokenMs: number;
   providers: readonly ProviderSettings[];
+  /** The provider whose mapping rules SCIM groups go through (signIn.scim.provider), or null. */
+  scimProvider: string | null;
 }
 
 const MINUTE = 60_000;
@@ -46,6 +48,7 @@ export function identitySettings(config: Pick<Config, "admin" | "signIn">): Iden
     invitationMs: signIn.invitations.ttlDays * DAY,
     maxTokenMs: signIn.apiTokens.maxDays * DAY,
     providers: signIn.providers,
+    scimProvider: signIn.scim.provider ?? null,
   };
 }
 

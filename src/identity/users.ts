@@ -153,6 +153,34 @@ export class Users {
     return this.store.require(userId);
   }
 
+  /**
+   * Changes a person's display name and e-mail (a SCIM client's update), audited as `user.update` with what
+   * changed; an e-mail another user has is refused with nothing changed.
+   */
+  async update(
+    userId: string,
+    changes: { name?: string; email?: string },
+    actor: Actor,
+  ): Promise<UserRecord> {
+    const user = await this.store.require(userId);
+    const name =
+      changes.name === undefined || changes.name === user.name ? undefined : validateName(changes.name);
+    const email =
+      changes.email === undefined || changes.email === user.email ? undefined : validateEmail(changes.email);
+    if (name === undefined && email === undefined) return user;
+    const details = {
+      email: email ?? user.email,
+      ...(name !== undefined && { name, previous_name: user.name }),
+      ...(email !== undefined && { previous_email: user.email }),
+    };
+    const audit = userAuditEntry(actor, this.now(), "user.update", userId, details);
+    if (email !== undefined) {
+      await this.store.changeEmail(userId, user.email, email, name === undefined ? audit : "");
+      if (name !== undefined) await this.store.update(userId, { name }, audit);
+    } else await this.store.update(userId, { name: name as string }, audit);
+    return this.store.require(userId);
+  }
+
   /** Refuses a password the rules do not allow (too short, too long, too common). */
   async checkPassword(password: unknown): Promise<string> {
     return checkNewPassword(password, this.minPasswordLength);

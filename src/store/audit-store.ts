@@ -15,14 +15,15 @@ export type SignInMethod = { via: "oidc"; provider: string } | { via: "password"
 
 /**
  * Who made a change: the operator's admin token and an account's own token (the legacy credentials), the CLI
- * on a server, a signed-in person, or a person's API token.
+ * on a server, a signed-in person, a person's API token, or a SCIM client by its SCIM token.
  */
 export type Actor =
   | { kind: "admin" }
   | { kind: "account"; accountId: string }
   | { kind: "cli" }
   | ({ kind: "user"; userId: string; name: string } & SignInMethod)
-  | { kind: "token"; userId: string; name: string; tokenId: string; tokenName: string };
+  | { kind: "token"; userId: string; name: string; tokenId: string; tokenName: string }
+  | { kind: "scim"; tokenId: string; tokenName: string };
 
 /** The person behind a change, as entries record it. */
 export interface AuditPerson {
@@ -69,6 +70,18 @@ export const USER_AUDIT_ACTIONS = [
   "user.operator",
   "token.create",
   "token.revoke",
+  "user.delete",
+  "user.group.add",
+  "user.group.remove",
+] as const;
+
+/** The SCIM log: its tokens and its groups, which belong to no account and no person. */
+export const SCIM_AUDIT_ACTIONS = [
+  "scim.token.create",
+  "scim.token.revoke",
+  "scim.group.create",
+  "scim.group.update",
+  "scim.group.delete",
 ] as const;
 
 export interface AuditEntry {
@@ -78,6 +91,14 @@ export interface AuditEntry {
   action: (typeof ACCOUNT_AUDIT_ACTIONS)[number];
   account_id: string;
   key_id?: string;
+  details: Record<string, unknown>;
+}
+
+export interface ScimAuditEntry {
+  at: string;
+  actor: string;
+  by?: AuditPerson;
+  action: (typeof SCIM_AUDIT_ACTIONS)[number];
   details: Record<string, unknown>;
 }
 
@@ -94,6 +115,8 @@ export function actorName(actor: Actor): string {
   switch (actor.kind) {
     case "account":
       return `account:${actor.accountId}`;
+    case "scim":
+      return `scim:${actor.tokenId}`;
     case "user":
       return `user:${actor.userId}`;
     case "token":
@@ -154,6 +177,16 @@ export function userAuditEntry(
   return JSON.stringify(entry);
 }
 
+export function scimAuditEntry(
+  actor: Actor,
+  now: number,
+  action: ScimAuditEntry["action"],
+  details: Record<string, unknown>,
+): string {
+  const entry: ScimAuditEntry = { ...who(actor, now), action, details };
+  return JSON.stringify(entry);
+}
+
 /** Newest first across several logs. */
 function newestFirst<E extends { at: string }>(lists: E[][], limit: number): E[] {
   return lists
@@ -183,6 +216,12 @@ export class AuditStore {
   async listUser(userId: string, limit: number): Promise<UserAuditEntry[]> {
     const raw = await this.redis.lrange(this.keys.userAudit(userId), "0", String(limit - 1));
     return raw.map((line) => JSON.parse(line) as UserAuditEntry);
+  }
+
+  /** The SCIM log's most recent entries (its tokens and groups), newest first. */
+  async listScim(limit: number): Promise<ScimAuditEntry[]> {
+    const raw = await this.redis.lrange(this.keys.scimAudit(), "0", String(limit - 1));
+    return raw.map((line) => JSON.parse(line) as ScimAuditEntry);
   }
 
   /** The most recent entries across the given people, newest first. */

@@ -214,6 +214,54 @@ export class RedisKeys {
     return `${this.prefix}apitoken:${hash}`;
   }
 
+  /**
+   * SCIM provisioning's keys, all under one tag so that a token, a group or a user's SCIM attributes change
+   * together with their lookups and the SCIM log in one MULTI: `tokens` (hash: token id -> JSON record),
+   * `tokenHash` (hash: SHA-256 of a token's value -> token id), `tokenUsed` (hash: token id -> last use, ms),
+   * `groups` (zset: group id ->
+   * creation time), `groupName` (hash: case-folded displayName -> group id), `groupExternal` (hash:
+   * externalId -> group id), `userExternal` (hash: externalId -> user id), `deleted` (set: user ids a SCIM
+   * client deleted, which it no longer sees)
+   */
+  scim(): {
+    tokens: string;
+    tokenHash: string;
+    tokenUsed: string;
+    groups: string;
+    groupName: string;
+    groupExternal: string;
+    userExternal: string;
+    deleted: string;
+  } {
+    const tag = `${this.prefix}{scim}`;
+    return {
+      tokens: `${tag}:tokens`,
+      tokenHash: `${tag}:token-hash`,
+      tokenUsed: `${tag}:token-used`,
+      groups: `${tag}:groups`,
+      groupName: `${tag}:group-name`,
+      groupExternal: `${tag}:group-external`,
+      userExternal: `${tag}:user-external`,
+      deleted: `${tag}:deleted`,
+    };
+  }
+
+  /** list: the SCIM log (tokens and groups), newest first */
+  scimAudit(): string {
+    return `${this.prefix}{scim}:audit`;
+  }
+
+  /** hash and set of one SCIM group: id, display_name, external_id, created_at, modified_at; member user ids */
+  scimGroup(groupId: string): { group: string; members: string } {
+    const tag = `${this.prefix}{scim}`;
+    return { group: `${tag}:group:${groupId}`, members: `${tag}:group:${groupId}:members` };
+  }
+
+  /** hash: a user's SCIM attributes we keep beside the user record (external_id, names, emails, modified_at) */
+  scimUser(userId: string): string {
+    return `${this.prefix}{scim}:user:${userId}`;
+  }
+
   /** string: a one-time link (invitation, set-password), found by the SHA-256 of its token, as JSON */
   oneTimeLink(hash: string): string {
     return `${this.prefix}link:${hash}`;

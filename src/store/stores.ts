@@ -17,6 +17,8 @@ import { OneTimeStore } from "./one-time-store.js";
 import type { RedisClient } from "./redis.js";
 import { RedisKeys } from "./redis-keys.js";
 import { RequestLogStore } from "./request-log-store.js";
+import { ScimStore } from "./scim-store.js";
+import { ScimTokenStore } from "./scim-token-store.js";
 import { SessionStore } from "./session-store.js";
 import { SharingStore } from "./sharing-store.js";
 import { SignInAttemptsStore } from "./sign-in-attempts-store.js";
@@ -43,6 +45,9 @@ export interface Stores {
   links: OneTimeStore;
   oidcStates: OneTimeStore;
   signInAttempts: SignInAttemptsStore;
+  /** SCIM provisioning: users' SCIM attributes, groups and their members; the SCIM tokens. */
+  scim: ScimStore;
+  scimTokens: ScimTokenStore;
   /** How accounts and keys share a full model server, and the server's places shared by replicas. */
   sharing: SharingStore;
   upstreamSlots: UpstreamSlotStore;
@@ -98,6 +103,8 @@ export function openStores(redis: RedisClient, options: StoresOptions): Stores {
     links: new OneTimeStore(redis, (hash) => redisKeys.oneTimeLink(hash)),
     oidcStates: new OneTimeStore(redis, (hash) => redisKeys.oidcState(hash)),
     signInAttempts: new SignInAttemptsStore(redis, redisKeys),
+    scim: new ScimStore(redis, redisKeys),
+    scimTokens: new ScimTokenStore(redis, redisKeys),
     sharing: new SharingStore(redis, redisKeys, options.observe),
     upstreamSlots: new UpstreamSlotStore(redis, redisKeys, billing.replicaId, options.observe),
     calendar: new PeriodCalendar(options.timezone),

@@ -152,6 +152,29 @@ export class UserStore {
   }
 
   /**
+   * Changes a person's e-mail, recorded by `audit` in their log: the new e-mail is claimed first (SET NX), so
+   * that one another user has is refused and nothing changes; the old lookup goes once the record has moved.
+   */
+  async changeEmail(userId: string, from: string, to: string, audit: string): Promise<void> {
+    const claimed = await this.redis.set(this.keys.userEmail(to), userId, "NX");
+    if (claimed === null) throw emailTaken(to);
+    try {
+      const [code] = await runScript(
+        this.redis,
+        "updateUser",
+        [this.keys.user(userId), this.keys.userAudit(userId)],
+        [audit, AUDIT_CAP, "email", to],
+      );
+      if (code === "user_not_found") throw userNotFound(userId);
+    } catch (error) {
+      await this.redis.del(this.keys.userEmail(to));
+      throw error;
+    }
+    if ((await this.redis.get(this.keys.userEmail(from))) === userId)
+      await this.redis.del(this.keys.userEmail(from));
+  }
+
+  /**
    * Sets (role) or removes (null) one source's operator grant; returns the grants after the change and
    * whether anything changed (only a change is audited).
    */

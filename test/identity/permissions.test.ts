@@ -23,6 +23,7 @@ const MEANT: Record<Role, Action[]> = {
     "operator-alerts.read",
     "members.read",
     "users.read",
+    "scim.read",
   ],
   owner: [
     "account.read",

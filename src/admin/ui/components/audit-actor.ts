@@ -27,7 +27,7 @@ export interface AuditLine {
 }
 
 /**
- * An actor as recorded (admin, cli, account:<id>, user:<id>, token:<id>) in words; a person's name when
+ * An actor as recorded (admin, cli, account:<id>, user:<id>, token:<id>, scim:<id>) in words; a person's name when
  * `names` knows their id.
  */
 export function actorName(lang: Lang, actor: string, names: ReadonlyMap<string, string> = new Map()): string {
@@ -37,6 +37,7 @@ export function actorName(lang: Lang, actor: string, names: ReadonlyMap<string, 
   if (actor.startsWith("user:"))
     return names.get(actor.slice(5)) ?? translate(lang, "audit.actor.user", { id: actor.slice(5) });
   if (actor.startsWith("token:")) return translate(lang, "audit.actor.token", { id: actor.slice(6) });
+  if (actor.startsWith("scim:")) return translate(lang, "audit.actor.scim", { id: actor.slice(5) });
   return actor;
 }
 
@@ -115,7 +116,11 @@ function deed(
     case "user.disable":
     case "user.enable":
     case "user.password":
+    case "user.delete":
       return { key: `audit.did.${line.action}`, values: { person: user } };
+    case "user.group.add":
+    case "user.group.remove":
+      return { key: `audit.did.${line.action}`, values: { person: user, group: text(d.group) } };
     case "user.operator":
       return d.role === null || d.role === undefined
         ? { key: "audit.did.user.operator.removed", values: { person: user } }

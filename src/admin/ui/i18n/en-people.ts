@@ -210,6 +210,7 @@ export const enPeople = {
 
   "audit.actor.user": "a person ({id})",
   "audit.actor.token": "an API token ({id})",
+  "audit.actor.scim": "SCIM provisioning ({id})",
   "audit.by.oidc": "{name} (via {provider})",
   "audit.by.password": "{name} (password)",
   "audit.by.token": "token “{token}” of {name}",
@@ -243,6 +244,9 @@ export const enPeople = {
   "audit.did.user.password": "{who} set the password of {person}",
   "audit.did.user.operator": "{who} gave {person} the operator role {role}",
   "audit.did.user.operator.removed": "{who} took the operator role from {person}",
+  "audit.did.user.delete": "{who} deleted the user {person} (kept disabled)",
+  "audit.did.user.group.add": "{who} added {person} to the group “{group}”",
+  "audit.did.user.group.remove": "{who} removed {person} from the group “{group}”",
   "audit.did.other": "{who}: {action}",
   "audit.source.direct": "Given directly",
   "audit.source.provider": "From the groups of the identity provider {provider}",

@@ -211,6 +211,7 @@ export const ruPeople: Record<keyof typeof enPeople, string> = {
 
   "audit.actor.user": "человек ({id})",
   "audit.actor.token": "API-токен ({id})",
+  "audit.actor.scim": "SCIM-провижининг ({id})",
   "audit.by.oidc": "{name} (через {provider})",
   "audit.by.password": "{name} (по паролю)",
   "audit.by.token": "токен «{token}» пользователя {name}",
@@ -244,6 +245,9 @@ export const ruPeople: Record<keyof typeof enPeople, string> = {
   "audit.did.user.password": "{who}: задан пароль пользователя {person}",
   "audit.did.user.operator": "{who}: {person} получает роль оператора «{role}»",
   "audit.did.user.operator.removed": "{who}: у {person} больше нет роли оператора",
+  "audit.did.user.delete": "{who}: пользователь {person} удалён (оставлен отключённым)",
+  "audit.did.user.group.add": "{who}: {person} добавлен в группу «{group}»",
+  "audit.did.user.group.remove": "{who}: {person} удалён из группы «{group}»",
   "audit.did.other": "{who}: действие {action}",
   "audit.source.direct": "Выдана напрямую",
   "audit.source.provider": "По группам провайдера входа {provider}",

@@ -1,0 +1,37 @@
+// The admin API's shapes for SCIM provisioning: the SCIM tokens (their value only in the answer that makes
+// one) and the SCIM log (tokens made and revoked, groups pushed, renamed and deleted).
+
+import { z } from "zod";
+
+const isoTime = z.string().meta({ format: "date-time" });
+
+export const ScimToken = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    hint: z.string().meta({ description: "The value's last characters" }),
+    created_at: isoTime,
+    created_by: z.string().meta({ description: "Who made it, as the audit log names actors" }),
+    last_used_at: isoTime.nullable(),
+  })
+  .meta({ id: "ScimToken" });
+
+export const ScimTokens = z.object({ tokens: z.array(ScimToken) }).meta({ id: "ScimTokens" });
+
+export const CreatedScimToken = ScimToken.extend({
+  token: z.string().meta({ description: "The value (sk-tunnel-scim-…), shown this once" }),
+}).meta({ id: "CreatedScimToken" });
+
+export const CreateScimTokenBody = z.strictObject({ name: z.string() }).meta({ id: "CreateScimToken" });
+
+export const ScimAuditEntry = z
+  .object({
+    at: isoTime,
+    actor: z.string(),
+    by: z.unknown().optional(),
+    action: z.string(),
+    details: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: "ScimAuditEntry" });
+
+export const ScimAuditLog = z.object({ entries: z.array(ScimAuditEntry) }).meta({ id: "ScimAuditLog" });
