@@ -2,8 +2,9 @@
 // a Group a client sends, in — checked against the core schemas by scimmy (types, required attributes,
 // mutability), then reduced to what we keep. What clients send that the RFC does not allow but they send all
 // the same is put right first, in one place (`normalise*`): Entra ID's "True"/"False" strings for `active`,
-// its enterprise extension, Okta's password. Attributes we do not keep (title, phoneNumbers, addresses, the
-// enterprise extension…) are accepted and dropped.
+// its enterprise extension, its members to remove listed in a value rather than a path's filter; Okta's
+// password. Attributes we do not keep (title, phoneNumbers, addresses, the enterprise extension…) are
+// accepted and dropped.
 
 import SCIMMY from "scimmy";
 import { GatewayError } from "../../core/errors.js";
@@ -139,12 +140,26 @@ export function normalisePatch(body: unknown): { schemas: string[]; Operations: 
     if (typeof path === "string" && path.toLowerCase().startsWith("urn:") && !isCorePath(path)) return;
     if (typeof path === "string" && path.toLowerCase() === "active")
       kept.push({ ...operation, value: booleanOf(operation.value) });
+    else if (isMembersRemoval(operation))
+      // Entra ID names the members to remove in a value list; RFC 7644 names them in the path's filter.
+      for (const member of operation.value as { value?: unknown }[])
+        kept.push({ op: "remove", path: `members[value eq ${JSON.stringify(String(member?.value))}]` });
     else if (path === undefined && isObject(operation.value))
       kept.push({ ...operation, value: normaliseResource(operation.value) });
     else kept.push(operation);
   });
   const schemas = Array.isArray(body.schemas) ? (body.schemas as string[]) : [];
   return { schemas, Operations: kept };
+}
+
+function isMembersRemoval(operation: Record<string, unknown>): boolean {
+  return (
+    typeof operation.op === "string" &&
+    operation.op.toLowerCase() === "remove" &&
+    typeof operation.path === "string" &&
+    operation.path.toLowerCase() === "members" &&
+    Array.isArray(operation.value)
+  );
 }
 
 function isCorePath(path: string): boolean {
