@@ -51,7 +51,10 @@ describe("Entra ID's provisioning", () => {
     expect(created.body.schemas).toEqual(["urn:ietf:params:scim:schemas:core:2.0:User"]);
     const found = await g.scim("GET", ENTRA.FIND_USER);
     expect(found.body).toMatchObject({ totalResults: 1, Resources: [{ id: userId }] });
-    const byExternalId = await g.scim("GET", `/Users?filter=${encodeURIComponent("externalId eq 0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef")}`);
+    const byExternalId = await g.scim(
+      "GET",
+      `/Users?filter=${encodeURIComponent("externalId eq 0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef")}`,
+    );
     expect(byExternalId.body.Resources.map((u: { id: string }) => u.id)).toEqual([userId]);
   });
 
@@ -98,7 +101,9 @@ describe("Entra ID's provisioning", () => {
     const single = await g.scim("PATCH", `/Users/${userId}`, ENTRA.UPDATE_USER_NAME);
     expect(single.status).toBe(200);
     expect(single.body.userName).toBe("5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com");
-    expect((await g.t.store.stores.users.get(userId))?.email).toBe("5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com");
+    expect((await g.t.store.stores.users.get(userId))?.email).toBe(
+      "5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com",
+    );
     expect(await g.t.store.stores.users.byEmail(ENTRA.USER_NAME)).toBeNull();
     // The person keeps their sessions and tokens through a change of e-mail.
     expect(await access(g, person)).toEqual([200, 200]);
@@ -132,7 +137,14 @@ describe("Entra ID's provisioning", () => {
       status: "404",
       detail: `Resource ${userId} not found.`,
     });
-    expect((await g.scim("GET", `/Users?filter=${encodeURIComponent('userName eq "5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com"')}`)).body.totalResults).toBe(0);
+    expect(
+      (
+        await g.scim(
+          "GET",
+          `/Users?filter=${encodeURIComponent('userName eq "5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com"')}`,
+        )
+      ).body.totalResults,
+    ).toBe(0);
     expect((await g.scim("PATCH", `/Users/${userId}`, ENTRA.DISABLE_USER)).status).toBe(404);
     expect((await g.scim("DELETE", `/Users/${userId}`)).status).toBe(404);
     expect((await g.t.store.stores.users.get(userId))?.status).toBe("disabled");
