@@ -12,6 +12,7 @@ import { budgetCommands } from "./cli/budget-commands.js";
 import { EXIT_FAILURE, EXIT_USAGE, refuseRepeatedOptions, version } from "./cli/common.js";
 import { keysCommands } from "./cli/keys-commands.js";
 import { printFailure } from "./cli/output.js";
+import { scimCommands } from "./cli/scim-commands.js";
 import { serveCommand } from "./cli/serve-command.js";
 import { sharingCommands } from "./cli/sharing-commands.js";
 import { usageCommand } from "./cli/usage-command.js";
@@ -31,6 +32,7 @@ function buildProgram(): Command {
   sharingCommands(program);
   usageCommand(program);
   usersCommands(program);
+  scimCommands(program);
   refuseRepeatedOptions(program);
   return program;
 }

@@ -1,7 +1,9 @@
 // The admin API's shapes for SCIM provisioning: the SCIM tokens (their value only in the answer that makes
-// one) and the SCIM log (tokens made and revoked, groups pushed, renamed and deleted).
+// one) and the SCIM log (tokens made and revoked, groups pushed, renamed and deleted); a token's view, which
+// the CLI prints too.
 
 import { z } from "zod";
+import type { ScimTokenRecord } from "../store/scim-token-store.js";
 
 const isoTime = z.string().meta({ format: "date-time" });
 
@@ -35,3 +37,14 @@ export const ScimAuditEntry = z
   .meta({ id: "ScimAuditEntry" });
 
 export const ScimAuditLog = z.object({ entries: z.array(ScimAuditEntry) }).meta({ id: "ScimAuditLog" });
+
+export function scimTokenView(token: ScimTokenRecord): z.infer<typeof ScimToken> {
+  return {
+    id: token.id,
+    name: token.name,
+    hint: token.hint,
+    created_at: new Date(token.createdAt).toISOString(),
+    created_by: token.createdBy,
+    last_used_at: token.lastUsedAt === null ? null : new Date(token.lastUsedAt).toISOString(),
+  };
+}

@@ -2,22 +2,11 @@
 // provisioning authenticates with (made, listed, revoked) and the SCIM log. SCIM itself (/scim/v2) is served
 // by scim-handler.ts, with its own credential and error shape.
 
-import type { ScimTokenRecord } from "../store/scim-token-store.js";
 import * as P from "./people-schemas.js";
 import { limitOf, type Route } from "./route.js";
 import * as S from "./schemas.js";
 import * as C from "./scim-schemas.js";
-
-function tokenView(token: ScimTokenRecord) {
-  return {
-    id: token.id,
-    name: token.name,
-    hint: token.hint,
-    created_at: new Date(token.createdAt).toISOString(),
-    created_by: token.createdBy,
-    last_used_at: token.lastUsedAt === null ? null : new Date(token.lastUsedAt).toISOString(),
-  };
-}
+import { scimTokenView } from "./scim-schemas.js";
 
 export const SCIM_TOKEN_ROUTES: readonly Route[] = [
   {
@@ -29,7 +18,7 @@ export const SCIM_TOKEN_ROUTES: readonly Route[] = [
     status: 200,
     response: C.ScimTokens,
     async handle({ services }) {
-      return { tokens: (await services.identity.scim.tokens.list()).map(tokenView) };
+      return { tokens: (await services.identity.scim.tokens.list()).map(scimTokenView) };
     },
   },
   {
@@ -44,7 +33,7 @@ export const SCIM_TOKEN_ROUTES: readonly Route[] = [
     async handle({ principal, body, services }) {
       const { name } = body as { name: string };
       const { record, value } = await services.identity.scim.tokens.create(name, principal.actor);
-      return { ...tokenView(record), token: value };
+      return { ...scimTokenView(record), token: value };
     },
   },
   {

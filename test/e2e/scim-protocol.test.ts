@@ -264,7 +264,7 @@ describe("refusals write nothing", () => {
       body: deep,
     });
     expect(res.status).toBe(400);
-    expect((await res.json()).scimType).toBe("invalidSyntax");
+    expect(((await res.json()) as { scimType: string }).scimType).toBe("invalidSyntax");
     const plain = await fetch(`${g.admin}/scim/v2/Users`, {
       method: "POST",
       headers: { authorization: `Bearer ${g.token}`, "content-type": "text/plain" },
