@@ -128,6 +128,11 @@ export class UserStore {
     await this.redis.set(this.keys.oidcSubject(providerId, subjectHash(subject)), userId);
   }
 
+  /** Every user's id, oldest first. */
+  async ids(): Promise<string[]> {
+    return this.redis.zrange(this.keys.users(), "0", "-1");
+  }
+
   async list(): Promise<UserRecord[]> {
     const ids = await this.redis.zrange(this.keys.users(), "0", "-1");
     const users = await Promise.all(ids.map((id) => this.get(id)));

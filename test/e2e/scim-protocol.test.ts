@@ -291,3 +291,16 @@ describe("refusals write nothing", () => {
     expect(made.body.frobnicate).toBeUndefined();
   });
 });
+
+describe("active", () => {
+  it("is kept by a PUT that leaves it out, and changed by one that says it", async () => {
+    const made = await g.scim("POST", "/Users", user("quiet@example.com", { active: false }));
+    expect(made.body.active).toBe(false);
+    const id = made.body.id as string;
+    const put = await g.scim("PUT", `/Users/${id}`, user("quiet@example.com"));
+    expect(put.body.active).toBe(false);
+    const back = await g.scim("PUT", `/Users/${id}`, user("quiet@example.com", { active: true }));
+    expect(back.body.active).toBe(true);
+    expect((await g.t.store.stores.users.get(id))?.status).toBe("active");
+  });
+});

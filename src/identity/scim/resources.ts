@@ -92,7 +92,8 @@ export function groupResource(
 export interface UserInput {
   email: string;
   name: string;
-  active: boolean;
+  /** Absent from the body: active on creation, unchanged by a PUT (which never brings a person back unasked). */
+  active: boolean | undefined;
   attributes: Omit<ScimUserAttributes, "modifiedAt">;
 }
 
@@ -224,7 +225,7 @@ export function userInput(body: unknown): UserInput {
   return {
     email,
     name: displayName,
-    active: resource.active !== false,
+    active: typeof resource.active === "boolean" ? resource.active : undefined,
     attributes: {
       externalId: text(resource.externalId, "externalId"),
       givenName,

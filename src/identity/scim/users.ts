@@ -65,6 +65,7 @@ export class ScimUsers {
       candidates = [found === null ? null : await userStore.get(found)];
     } else if (id !== undefined)
       candidates = [/^usr_[0-9a-z]{20}$/.test(id) ? await userStore.get(id) : null];
+    else if (conditions.length === 0) return this.page(base, page);
     else candidates = await userStore.list();
     const deleted = await scim.deletedUsers();
     const matches: UserRecord[] = [];
@@ -83,6 +84,17 @@ export class ScimUsers {
     return listResponse(resources, matches.length, page);
   }
 
+  /** Every user SCIM sees, one page: only the page's users are read. */
+  private async page(base: string, page: Page): Promise<Record<string, unknown>> {
+    const deleted = await this.deps.scim.deletedUsers();
+    const ids = (await this.deps.userStore.ids()).filter((id) => !deleted.has(id));
+    const users = await Promise.all(pageItems(ids, page).map((id) => this.deps.userStore.get(id)));
+    const resources = await Promise.all(
+      users.filter((user) => user !== null).map((user) => this.resource(base, user)),
+    );
+    return listResponse(resources, ids.length, page);
+  }
+
   /**
    * POST /Users. An e-mail another user SCIM sees is 409 uniqueness; the e-mail of a user a client deleted
    * brings that user back (the same person, provisioned again).
@@ -97,7 +109,7 @@ export class ScimUsers {
     await this.checkExternalId(input, existing?.id ?? null);
     if (existing) return this.resource(base, await this.apply(existing, input, actor, true));
     const user = await this.deps.changes.userCreated(input, input.attributes, actor);
-    if (!input.active) await this.deps.changes.userDeactivated(user.id, actor);
+    if (input.active === false) await this.deps.changes.userDeactivated(user.id, actor);
     return this.resource(base, (await this.deps.userStore.get(user.id)) ?? user);
   }
 
@@ -154,8 +166,9 @@ export class ScimUsers {
       await changes.userUpdated(user.id, { email: input.email, name: input.name }, actor);
     if (revived || !sameAttributes(before, input.attributes))
       await changes.userAttributesSet(user.id, input.attributes, before?.externalId ?? null);
-    if (user.status === "active" && !input.active) await changes.userDeactivated(user.id, actor);
-    if (user.status === "disabled" && input.active) await changes.userReactivated(user.id, actor);
+    if (user.status === "active" && input.active === false) await changes.userDeactivated(user.id, actor);
+    if (user.status === "disabled" && (input.active === true || (revived && input.active === undefined)))
+      await changes.userReactivated(user.id, actor);
     return (await userStore.get(user.id)) ?? user;
   }
 }

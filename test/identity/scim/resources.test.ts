@@ -30,7 +30,7 @@ describe("userInput", () => {
     ).toEqual({
       email: "ann@example.com",
       name: "Ann Lee",
-      active: true,
+      active: undefined,
       attributes: { externalId: null, givenName: "Ann", familyName: "Lee", formatted: null, emails: [] },
     });
     expect(userInput({ schemas: [USER], userName: "a@b.co", displayName: "Anna" }).name).toBe("Anna");
