@@ -98,6 +98,12 @@ describe("Entra ID's provisioning", () => {
       name: { familyName: "updatedFamilyName", givenName: "givenName" },
       emails: [{ value: "updatedEmail@microsoft.com", type: "work", primary: true }],
     });
+    const [update] = await g.t.store.stores.audit.listUser(userId, 1);
+    expect(update).toMatchObject({
+      action: "user.update",
+      actor: `scim:${g.tokenId}`,
+      details: { attributes: ["name.familyName", "emails"] },
+    });
     const single = await g.scim("PATCH", `/Users/${userId}`, ENTRA.UPDATE_USER_NAME);
     expect(single.status).toBe(200);
     expect(single.body.userName).toBe("5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com");

@@ -130,11 +130,17 @@ describe("Okta's provisioning", () => {
     expect(bySCIM).toEqual([
       "user.create",
       "user.update",
+      "user.update",
       "user.group.add",
       "user.group.remove",
       "user.group.add",
       "user.disable",
       "token.revoke",
+    ]);
+    // The PUT: the display name, then the SCIM attributes it changed.
+    expect(entries.filter((e) => e.action === "user.update").map((e) => e.details)).toEqual([
+      { email: "test.user@okta.local", name: "Another User", previous_name: "Test User" },
+      { email: "test.user@okta.local", attributes: ["externalId", "name.givenName"] },
     ]);
     // The rest are the person's own (their password set by the test, their API token made).
     expect(entries.filter((e) => !e.actor.startsWith("scim:")).map((e) => e.action)).toEqual([

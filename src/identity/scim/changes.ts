@@ -54,21 +54,34 @@ export class ScimChanges {
     actor: Actor,
   ): Promise<UserRecord> {
     const user = await this.deps.users.create({ email: input.email, name: input.name }, actor);
-    await this.userAttributesSet(user.id, attributes, null);
+    await this.userAttributesSet(user.id, attributes, null, actor);
     return user;
   }
 
-  /** A user's SCIM attributes (externalId, name parts, e-mails) written; a deleted user is seen again. */
-  userAttributesSet(
+  /**
+   * A user's SCIM attributes (externalId, name parts, e-mails) written; a deleted user is seen again. A change
+   * of them is a user.update naming the attributes that changed (`before` null: the user was just created,
+   * which user.create records).
+   */
+  async userAttributesSet(
     userId: string,
     attributes: Omit<ScimUserAttributes, "modifiedAt">,
-    previousExternalId: string | null,
+    before: ScimUserAttributes | null,
+    actor: Actor,
   ): Promise<void> {
-    return this.deps.scim.setUserAttributes(
+    await this.deps.scim.setUserAttributes(
       userId,
       { ...attributes, modifiedAt: this.deps.now() },
-      previousExternalId,
+      before?.externalId ?? null,
     );
+    const changed = changedAttributes(before, attributes);
+    if (before === null || changed.length === 0) return;
+    const user = await this.deps.userStore.require(userId);
+    const audit = userAuditEntry(actor, this.deps.now(), "user.update", userId, {
+      email: user.email,
+      attributes: changed,
+    });
+    await this.deps.userStore.update(userId, {}, audit);
   }
 
   /** A user's e-mail or display name changed (user.update). */
@@ -191,6 +204,23 @@ export class ScimChanges {
         "a mapping rule SCIM groups matched names accounts that do not exist; create them or fix the rules",
       );
   }
+}
+
+/** The SCIM attributes that differ, by their SCIM names. */
+function changedAttributes(
+  before: Omit<ScimUserAttributes, "modifiedAt"> | null,
+  after: Omit<ScimUserAttributes, "modifiedAt">,
+): string[] {
+  const names = {
+    externalId: "externalId",
+    givenName: "name.givenName",
+    familyName: "name.familyName",
+    formatted: "name.formatted",
+    emails: "emails",
+  } as const;
+  return (Object.keys(names) as (keyof typeof names)[])
+    .filter((key) => JSON.stringify(before?.[key] ?? null) !== JSON.stringify(after[key]))
+    .map((key) => names[key]);
 }
 
 function groupDetails(group: ScimGroupRecord): Record<string, unknown> {

@@ -165,7 +165,7 @@ export class ScimUsers {
     if (input.email !== user.email || input.name !== user.name)
       await changes.userUpdated(user.id, { email: input.email, name: input.name }, actor);
     if (revived || !sameAttributes(before, input.attributes))
-      await changes.userAttributesSet(user.id, input.attributes, before?.externalId ?? null);
+      await changes.userAttributesSet(user.id, input.attributes, before, actor);
     if (user.status === "active" && input.active === false) await changes.userDeactivated(user.id, actor);
     if (user.status === "disabled" && (input.active === true || (revived && input.active === undefined)))
       await changes.userReactivated(user.id, actor);
