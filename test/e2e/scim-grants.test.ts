@@ -118,3 +118,24 @@ describe("SCIM grants", () => {
     expect(signIn.status).toBe(403);
   });
 });
+
+describe("active", () => {
+  it("is kept by a PUT that leaves it out, and changed by one that says it", async () => {
+    const made = await g.scim("POST", "/Users", {
+      schemas: [USER],
+      userName: "quiet@example.com",
+      active: false,
+    });
+    expect(made.body.active).toBe(false);
+    const id = made.body.id as string;
+    const put = await g.scim("PUT", `/Users/${id}`, { schemas: [USER], userName: "quiet@example.com" });
+    expect(put.body.active).toBe(false);
+    const back = await g.scim("PUT", `/Users/${id}`, {
+      schemas: [USER],
+      userName: "quiet@example.com",
+      active: true,
+    });
+    expect(back.body.active).toBe(true);
+    expect((await g.t.store.stores.users.get(id))?.status).toBe("active");
+  });
+});

@@ -55,6 +55,7 @@ describe("who may call SCIM", () => {
   });
 
   it("refuses a revoked token at its next request, and lists the live ones without their values", async () => {
+    g.t.clock.advance(1000);
     const made = await g.adminCall("POST", "/admin/v1/scim/tokens", ADMIN_TOKEN, { name: "okta" });
     expect(made.body.token).toMatch(/^sk-tunnel-scim-[0-9a-f]{64}$/);
     expect((await g.scim("GET", "/ServiceProviderConfig", undefined, made.body.token)).status).toBe(200);
@@ -289,18 +290,5 @@ describe("refusals write nothing", () => {
     expect(made.status).toBe(201);
     expect(made.body.title).toBeUndefined();
     expect(made.body.frobnicate).toBeUndefined();
-  });
-});
-
-describe("active", () => {
-  it("is kept by a PUT that leaves it out, and changed by one that says it", async () => {
-    const made = await g.scim("POST", "/Users", user("quiet@example.com", { active: false }));
-    expect(made.body.active).toBe(false);
-    const id = made.body.id as string;
-    const put = await g.scim("PUT", `/Users/${id}`, user("quiet@example.com"));
-    expect(put.body.active).toBe(false);
-    const back = await g.scim("PUT", `/Users/${id}`, user("quiet@example.com", { active: true }));
-    expect(back.body.active).toBe(true);
-    expect((await g.t.store.stores.users.get(id))?.status).toBe("active");
   });
 });
