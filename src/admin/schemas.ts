@@ -3,8 +3,10 @@
 // by the service layer (the same rules as the CLI); these schemas refuse unknown fields and wrong types.
 
 import { z } from "zod";
+import { isoTime, period } from "../core/budget-window-schema.js";
 import { BILLING_MODES } from "../core/budget-windows.js";
-import { BudgetWindowView, isoTime, Key, period } from "../services/key-schema.js";
+import { AccountView } from "../services/account-schema.js";
+import { Key } from "../services/key-schema.js";
 import { ACCOUNT_AUDIT_ACTIONS } from "../store/audit-store.js";
 
 const amount = z.union([z.number(), z.string()]).meta({
@@ -162,44 +164,12 @@ export const AuditQuery = z.strictObject({
     .meta({ description: "How many, newest first (default 100, at most 1000)" }),
 });
 
-export const AccountSharing = z
-  .object({
-    weight: z
-      .number()
-      .meta({ description: "Its share of a full model server against weight-1 accounts (1 to 1000)" }),
-    priority: z
-      .number()
-      .nullable()
-      .meta({ description: "The priority its requests carry to the model server, lower first; null: none" }),
-    max_wait_ms: z
-      .number()
-      .nullable()
-      .meta({ description: "The longest its requests wait for their turn; null: queue.maxWaitMs" }),
-  })
-  .meta({
-    id: "AccountSharing",
-    description: "How the account shares a full model server (docs/fair-sharing.md)",
-  });
-
-export const Account = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    balance: z.number().meta({ description: "Rubles" }),
-    currency: z.literal("RUB"),
-    created_at: isoTime,
-    token: z
-      .object({ hint: z.string() })
-      .nullable()
-      .meta({ description: "The account's dashboard token (its last characters), or null" }),
-    sharing: AccountSharing,
-    billing: z.enum(BILLING_MODES).meta({ description: "How the account pays: prepaid, budgeted or both" }),
-    budgets: z.array(BudgetWindowView).meta({ description: "The account's own windows, for all its keys" }),
-    budget_alert_at: z.array(z.number()).nullable().meta({
-      description: "Alert thresholds of its windows in percent; null: the gateway's defaults; []: none",
-    }),
-  })
-  .meta({ id: "Account" });
+export const Account = AccountView.extend({
+  token: z
+    .object({ hint: z.string() })
+    .nullable()
+    .meta({ description: "The account's dashboard token (its last characters), or null" }),
+}).meta({ id: "Account" });
 
 // A key's own shape is defined with the other audiences' views of it (services/key-schema.ts): the public
 // listener and the CLI show keys too.
