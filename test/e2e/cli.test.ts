@@ -380,7 +380,7 @@ describe("budget windows", () => {
     await fails(["keys", "create", "--account", "teamco", "--name", "x"], 1, /balance is not positive/);
     const budgeted = [
       "accounts",
-      "budget",
+      "budgets",
       "set",
       "teamco",
       "--budgets",
@@ -411,7 +411,7 @@ describe("budget windows", () => {
     const shown = await run(["accounts", "show", "teamco"], env);
     expect(shown.stdout).toContain("billing  budgeted");
     expect(shown.stdout).toMatch(/budget {3}0 of 300000 RUB spent this month/);
-    expect(await ok(["accounts", "budget", "clear", "teamco"])).toMatchObject({
+    expect(await ok(["accounts", "budgets", "clear", "teamco"])).toMatchObject({
       billing: "prepaid",
       budgets: [],
     });
