@@ -212,34 +212,6 @@ export const AccountQueue = z
   })
   .meta({ id: "AccountQueue" });
 
-export const DailyUsage = z
-  .object({
-    date: z.string(),
-    requests: z.number(),
-    prompt_tokens: z.number(),
-    cached_tokens: z
-      .number()
-      .meta({ description: "Of prompt_tokens, those the model server served from its cache" }),
-    completion_tokens: z.number(),
-    cost: z.number().meta({ description: "Rubles" }),
-    errors: z.number(),
-    estimated: z.number().meta({ description: "Requests billed on estimated usage" }),
-    avg_latency_ms: z.number().nullable(),
-    p50_latency_ms: z
-      .number()
-      .nullable()
-      .meta({ description: "Upper bound of the latency bucket holding the median" }),
-    p95_latency_ms: z
-      .number()
-      .nullable()
-      .meta({ description: "Upper bound of the latency bucket holding the 95th percentile" }),
-  })
-  .meta({ id: "DailyUsage" });
-
-export const Usage = z
-  .object({ key_id: z.string(), from: z.string(), to: z.string(), days: z.array(DailyUsage) })
-  .meta({ id: "Usage" });
-
 export const RequestLogEntry = z
   .object({
     at: isoTime,

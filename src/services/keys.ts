@@ -32,7 +32,8 @@ import {
 } from "./key-input.js";
 import { checkFilter, pageOf, type RequestFilter, type RequestPage } from "./request-log-query.js";
 import { UsageService } from "./usage.js";
-import { type DailyUsage, dailyUsageView } from "./views.js";
+import type { DailyUsage } from "./usage-schema.js";
+import { dailyUsageView } from "./views.js";
 
 export interface CreateKeyInput {
   accountId: unknown;

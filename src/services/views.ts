@@ -19,6 +19,7 @@ import {
   ListedKey,
   serializerFor,
 } from "./key-schema.js";
+import type { DailyUsage } from "./usage-schema.js";
 
 export const CURRENCY = "RUB";
 
@@ -30,24 +31,6 @@ export type LimitsView = z.output<typeof Limits>;
 export type KeyView = z.output<typeof ClientKey>;
 /** A key as its owner and operators see it: the complete view, every audience's view is a part of it. */
 export type KeyJson = z.output<typeof Key>;
-
-/** A key's (or an account's) usage on one day, as the admin API and `usage --json` show it. */
-export interface DailyUsage {
-  date: string;
-  requests: number;
-  prompt_tokens: number;
-  /** Of prompt_tokens, those the model server served from its cache. */
-  cached_tokens: number;
-  completion_tokens: number;
-  /** Rubles. */
-  cost: number;
-  errors: number;
-  estimated: number;
-  avg_latency_ms: number | null;
-  /** Upper bound of the latency bucket holding the 95th percentile; null above the last bound or with no requests. */
-  p95_latency_ms: number | null;
-  p50_latency_ms: number | null;
-}
 
 /**
  * What a key can do now (one of KEY_STATES), the one answer every listing gives. A final state wins over a

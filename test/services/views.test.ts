@@ -4,6 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import { PeriodCalendar } from "../../src/core/periods.js";
+import { DailyUsage } from "../../src/services/usage-schema.js";
 import {
   accountView,
   budgetView,
@@ -248,6 +249,7 @@ describe("a day's usage", () => {
       p50_latency_ms: 50,
       p95_latency_ms: 5000,
     });
+    expect(DailyUsage.strict().parse(view)).toEqual(view);
   });
 
   it("has no latency figures without requests, and no bound for a percentile beyond the last bucket", () => {

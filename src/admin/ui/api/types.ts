@@ -4,6 +4,7 @@
 import type { z } from "zod";
 import { CLIENT_KEY_FIELDS, fieldSerializer } from "../../../services/key-fields.js";
 import type * as K from "../../../services/key-schema.js";
+import type * as G from "../../../services/usage-schema.js";
 import type * as A from "../../alert-schemas.js";
 import type * as P from "../../people-schemas.js";
 import type * as S from "../../schemas.js";
@@ -17,8 +18,8 @@ export type AccountBudgetsBody = z.input<typeof S.AccountBudgetsBody>;
 export type Key = z.infer<typeof S.Key>;
 export type ClientKey = z.infer<typeof K.ClientKey>;
 export type CreatedKey = z.infer<typeof S.CreatedKey>;
-export type Usage = z.infer<typeof S.Usage>;
-export type DailyUsage = z.infer<typeof S.DailyUsage>;
+export type Usage = z.infer<typeof G.Usage>;
+export type DailyUsage = z.infer<typeof G.DailyUsage>;
 export type RequestLogEntry = z.infer<typeof S.RequestLogEntry>;
 export type AuditLog = z.infer<typeof S.AuditLog>;
 export type AuditEntry = z.infer<typeof S.AuditEntry>;
@@ -28,7 +29,7 @@ export type TestResult = z.infer<typeof A.TestResult>;
 export type AlertEvent = z.infer<typeof A.AlertEvent>;
 export type AlertEvents = z.infer<typeof A.AlertEvents>;
 export type OperatorAlerts = z.infer<typeof A.OperatorAlerts>;
-export type AccountUsage = z.infer<typeof U.AccountUsage>;
+export type AccountUsage = z.infer<typeof G.AccountUsage>;
 export type RequestPage = z.infer<typeof U.RequestPage>;
 export type Overview = z.infer<typeof U.Overview>;
 // People: signing in, one's own sessions and tokens, an account's members and invitations, every user.
