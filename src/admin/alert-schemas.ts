@@ -3,8 +3,8 @@
 
 import { z } from "zod";
 import { EVENT_TYPES, TEST_EVENT_TYPE } from "../core/event-types.js";
+import { isoTime } from "../core/time-schema.js";
 
-const isoTime = z.string().meta({ format: "date-time" });
 const eventType = z.enum(EVENT_TYPES);
 
 export const WebhookIdParam = z.string().meta({

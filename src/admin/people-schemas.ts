@@ -4,9 +4,10 @@
 
 import { z } from "zod";
 import { ACCOUNT_ROLES, OPERATOR_ROLES } from "../core/roles.js";
+import { isoTime } from "../core/time-schema.js";
 import { ACTIONS } from "../identity/permissions.js";
+import { UserAuditEntry } from "../store/audit-schema.js";
 
-const isoTime = z.string().meta({ format: "date-time" });
 const operatorRole = z.enum(OPERATOR_ROLES);
 const accountRole = z.enum(ACCOUNT_ROLES);
 const action = z.enum(ACTIONS as [string, ...string[]]);
@@ -262,16 +263,5 @@ export const UserDetail = User.extend({
   tokens: z.array(ApiToken),
   sessions: z.number().meta({ description: "How many live sessions the person has" }),
 }).meta({ id: "UserDetail" });
-
-export const UserAuditEntry = z
-  .object({
-    at: isoTime,
-    actor: z.string(),
-    by: z.unknown().optional(),
-    action: z.string(),
-    user_id: z.string(),
-    details: z.record(z.string(), z.unknown()),
-  })
-  .meta({ id: "UserAuditEntry" });
 
 export const UserAuditLog = z.object({ entries: z.array(UserAuditEntry) }).meta({ id: "UserAuditLog" });

@@ -3,11 +3,12 @@
 // by the service layer (the same rules as the CLI); these schemas refuse unknown fields and wrong types.
 
 import { z } from "zod";
-import { isoTime, period } from "../core/budget-window-schema.js";
+import { period } from "../core/budget-window-schema.js";
 import { BILLING_MODES } from "../core/budget-windows.js";
+import { isoTime } from "../core/time-schema.js";
 import { AccountView } from "../services/account-schema.js";
 import { Key } from "../services/key-schema.js";
-import { ACCOUNT_AUDIT_ACTIONS } from "../store/audit-store.js";
+import { AuditEntry } from "../store/audit-schema.js";
 
 const amount = z.union([z.number(), z.string()]).meta({
   description: "Rubles, a number or a decimal string with at most six decimals",
@@ -211,62 +212,6 @@ export const AccountQueue = z
       }),
   })
   .meta({ id: "AccountQueue" });
-
-export const RequestLogEntry = z
-  .object({
-    at: isoTime,
-    request_id: z.string(),
-    method: z.string(),
-    path: z.string(),
-    model: z.string().nullable(),
-    status: z.number(),
-    outcome: z.string(),
-    prompt_tokens: z.number(),
-    cached_tokens: z.number().optional().meta({
-      description:
-        "Of prompt_tokens, those the model server served from its cache (absent in older entries: 0)",
-    }),
-    cache_write_tokens: z.number().optional().meta({
-      description: "Of prompt_tokens, those the model server wrote to its cache; only when there were some",
-    }),
-    completion_tokens: z.number(),
-    cost: z.number(),
-    usage_estimated: z.boolean(),
-    latency_ms: z.number(),
-    upstream_ttfb_ms: z.number().nullable(),
-    queue_ms: z.number().optional().meta({
-      description: "How long it waited for a place at the model server; only with upstream.maxInFlight set",
-    }),
-    request_body: z.string().optional().meta({ description: "Only while the key's log_bodies is on" }),
-    response_body: z.string().optional(),
-  })
-  .meta({ id: "RequestLogEntry" });
-
-const AuditPerson = z
-  .object({
-    user_id: z.string(),
-    name: z.string(),
-    via: z.enum(["oidc", "password", "token"]),
-    provider: z.string().optional(),
-    token_id: z.string().optional(),
-    token_name: z.string().optional(),
-  })
-  .meta({ id: "AuditPerson", description: "The person who made the change, and how they were signed in" });
-
-export const AuditEntry = z
-  .object({
-    at: isoTime,
-    actor: z.string().meta({
-      description:
-        "admin, cli or account:<id> (the legacy credentials and the CLI); user:<id> or token:<id> (a person)",
-    }),
-    by: AuditPerson.optional(),
-    action: z.enum(ACCOUNT_AUDIT_ACTIONS),
-    account_id: z.string(),
-    key_id: z.string().optional(),
-    details: z.record(z.string(), z.unknown()),
-  })
-  .meta({ id: "AuditEntry" });
 
 export const AuditLog = z.object({ entries: z.array(AuditEntry) }).meta({ id: "AuditLog" });
 

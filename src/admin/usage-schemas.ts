@@ -4,9 +4,11 @@
 // micro-ruble; days and months in the billing time zone.
 
 import { z } from "zod";
+import { isoTime } from "../core/time-schema.js";
 import { MAX_PAGE, OVERVIEW_SORTS } from "../services/operator-overview.js";
 import { STATUS_FILTERS } from "../services/request-log-query.js";
-import { Account, RequestLogEntry } from "./schemas.js";
+import { RequestLogEntry } from "../store/request-log-schema.js";
+import { Account } from "./schemas.js";
 
 const day = (what: string) =>
   z
@@ -79,8 +81,7 @@ export const Overview = z
     accounts: z.array(
       Account.extend({
         month: z.object({ requests: z.number(), cost: z.number().meta({ description: "Rubles" }) }),
-        undelivered_since: z.string().nullable().meta({
-          format: "date-time",
+        undelivered_since: isoTime.nullable().meta({
           description:
             "When its oldest alert event not yet delivered to every endpoint happened; null: none waiting",
         }),

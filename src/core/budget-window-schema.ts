@@ -8,9 +8,8 @@ import { z } from "zod";
 import { remainingBudget } from "./budget-windows.js";
 import { type Micros, rublesForJson } from "./money.js";
 import { PERIODS, type Period } from "./periods.js";
+import { isoTime } from "./time-schema.js";
 
-/** An instant, ISO-8601 UTC. */
-export const isoTime = z.string().meta({ format: "date-time" });
 /** A budget's period (request bodies take it too). */
 export const period = z.enum(PERIODS);
 

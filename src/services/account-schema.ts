@@ -3,9 +3,10 @@
 // (admin/schemas.ts). The views' type is inferred from it (views.ts), the dashboard's from the admin API's.
 
 import { z } from "zod";
-import { BudgetWindowView, isoTime } from "../core/budget-window-schema.js";
+import { BudgetWindowView } from "../core/budget-window-schema.js";
 import { BILLING_MODES } from "../core/budget-windows.js";
 import { deprecatedField } from "../core/deprecated-names.js";
+import { isoTime } from "../core/time-schema.js";
 
 export const AccountSharing = z
   .object({

@@ -8,7 +8,7 @@ import { rublesForJson } from "../core/money.js";
 import { dayStamp } from "../core/periods.js";
 import { validateAccountId } from "../core/validate.js";
 import type { KeyRecord } from "../store/records.js";
-import type { RequestLogEntry } from "../store/request-log-store.js";
+import type { RequestLogEntry } from "../store/request-log-schema.js";
 import type { Stores } from "../store/stores.js";
 import type { UsageCounters } from "../store/usage-store.js";
 import { matcher } from "./request-log-query.js";

@@ -7,8 +7,9 @@
 // live here, below the admin API, because the public listener and the CLI show keys too.
 
 import { z } from "zod";
-import { BudgetWindowView, isoTime, period } from "../core/budget-window-schema.js";
+import { BudgetWindowView, period } from "../core/budget-window-schema.js";
 import { deprecatedField } from "../core/deprecated-names.js";
+import { isoTime } from "../core/time-schema.js";
 import { CLIENT_KEY_FIELDS, fieldSerializer, LISTED_KEY_FIELDS } from "./key-fields.js";
 
 /** What a key can do now; keyState (views.ts) decides which. */

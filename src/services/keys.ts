@@ -16,7 +16,7 @@ import {
 } from "../core/validate.js";
 import { type Actor, auditEntry } from "../store/audit-store.js";
 import type { KeyLimits, KeyRecord } from "../store/records.js";
-import type { RequestLogEntry } from "../store/request-log-store.js";
+import type { RequestLogEntry } from "../store/request-log-schema.js";
 import type { Stores } from "../store/stores.js";
 import { monthDays, windowDetails, windowWrites } from "./budgets.js";
 import {
