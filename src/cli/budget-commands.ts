@@ -7,9 +7,9 @@ import { type Command, Option } from "commander";
 import { BILLING_MODES } from "../core/budget-windows.js";
 import { deprecationNotice } from "../core/deprecated-names.js";
 import { accountView } from "../services/views.js";
+import { type CommonOptions, withServices } from "./command-services.js";
 import { CLI, common, thresholdsOption, windowsOption } from "./common.js";
 import { describeAccount, printJson, printLines } from "./output.js";
-import { type CommonOptions, withSession } from "./session.js";
 
 export function budgetCommands(accounts: Command): void {
   budgetsGroup(accounts.command("budgets"));
@@ -50,7 +50,7 @@ function budgetsGroup(group: Command, oldName?: string): void {
         accountId: string,
         options: CommonOptions & { budgets?: string; billing?: string; alertAt?: string; alerts?: boolean },
       ) =>
-        withSession(options, async ({ budgets, stores }) => {
+        withServices(options, async ({ budgets, stores }) => {
           const account = await budgets.setAccountBudgets(
             accountId,
             {
@@ -69,7 +69,7 @@ function budgetsGroup(group: Command, oldName?: string): void {
   command("clear")
     .description("remove the account's own windows: it is prepaid again, limited by its balance")
     .action((accountId: string, options: CommonOptions) =>
-      withSession(options, async ({ budgets, stores }) => {
+      withServices(options, async ({ budgets, stores }) => {
         const account = await budgets.setAccountBudgets(accountId, { billing: "prepaid", budgets: [] }, CLI);
         const view = accountView(account, stores);
         if (options.json) printJson(view);

@@ -13,9 +13,9 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTENT_SECURITY_POLICY } from "../../src/admin/static.js";
 import {
+  formatCurrency,
   formatInstant,
   formatInstantUtc,
-  formatRubles,
   plainSpaces,
 } from "../../src/admin/ui/i18n/format.js";
 import { MESSAGES } from "../../src/admin/ui/i18n/lookup.js";
@@ -49,7 +49,7 @@ const secrets: string[] = [ADMIN];
 
 const text = async (selector: ReturnType<Page["locator"]>) =>
   plainSpaces((await selector.innerText()).trim());
-const rubles = (lang: "ru" | "en", amount: number) => plainSpaces(formatRubles(lang, amount));
+const rubles = (lang: "ru" | "en", amount: number) => plainSpaces(formatCurrency(lang, amount));
 const balanceOf = async (id: string) => (await t.store.accountService.show(id)).balance / 1e6;
 
 async function publicKeyView(key: string): Promise<{ status: number; body: any }> {
