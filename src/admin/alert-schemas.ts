@@ -40,7 +40,7 @@ export const UpdateAccountAlertsBody = z
       .nullable()
       .meta({ description: "Rubles, a positive amount; null removes the mark" }),
   })
-  .meta({ id: "UpdateAccountAlerts" });
+  .meta({ id: "UpdateAccountAlerts", examples: [{ low_balance: 500 }] });
 
 export const SetWebhookBody = z
   .strictObject({
@@ -51,7 +51,10 @@ export const SetWebhookBody = z
       .optional()
       .meta({ description: "Event types to send; all when omitted" }),
   })
-  .meta({ id: "SetWebhook" });
+  .meta({
+    id: "SetWebhook",
+    examples: [{ url: "https://hooks.example.com/tunnel", events: ["budget.threshold", "balance.low"] }],
+  });
 
 export const CreatedWebhook = z
   .object({

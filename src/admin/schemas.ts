@@ -45,7 +45,7 @@ export const CreateAccountBody = z
     name: z.string().optional(),
     balance: amount.optional(),
   })
-  .meta({ id: "CreateAccount" });
+  .meta({ id: "CreateAccount", examples: [{ id: "acme", name: "Acme Corp", balance: 5000 }] });
 
 export const AccountBudgetsBody = z
   .strictObject({
@@ -58,9 +58,21 @@ export const AccountBudgetsBody = z
       .meta({ description: "The account's windows, shared by all its keys; omit to keep" }),
     alert_at: alertAt.optional(),
   })
-  .meta({ id: "AccountBudgetsChange" });
+  .meta({
+    id: "AccountBudgetsChange",
+    examples: [
+      {
+        billing: "budgeted",
+        budgets: [
+          { period: "day", amount: 10000 },
+          { period: "month", amount: 300000 },
+        ],
+        alert_at: [50, 80, 100],
+      },
+    ],
+  });
 
-export const TopUpBody = z.strictObject({ amount }).meta({ id: "TopUp" });
+export const TopUpBody = z.strictObject({ amount }).meta({ id: "TopUp", examples: [{ amount: 1000 }] });
 
 const optionalWhole = (description: string) => z.number().nullable().optional().meta({ description });
 
@@ -70,7 +82,7 @@ export const AccountSharingBody = z
     priority: optionalWhole("-1000 to 1000, lower first; omit to keep, null for none"),
     max_wait_ms: optionalWhole("1 to 3600000; omit to keep, null for queue.maxWaitMs"),
   })
-  .meta({ id: "AccountSharingChange" });
+  .meta({ id: "AccountSharingChange", examples: [{ weight: 3, priority: 10, max_wait_ms: 5000 }] });
 
 export const KeySharingBody = z
   .strictObject({
@@ -79,7 +91,7 @@ export const KeySharingBody = z
     ),
     max_wait_ms: optionalWhole("1 to 3600000; omit to keep, null for the account's"),
   })
-  .meta({ id: "KeySharingChange" });
+  .meta({ id: "KeySharingChange", examples: [{ priority: 20, max_wait_ms: null }] });
 
 export const CreateKeyBody = z
   .strictObject({
@@ -105,7 +117,23 @@ export const CreateKeyBody = z
     ...limitFields,
     alert_at: alertAt.optional(),
   })
-  .meta({ id: "CreateKey" });
+  .meta({
+    id: "CreateKey",
+    examples: [
+      {
+        name: "production",
+        budgets: [
+          { period: "day", amount: 100 },
+          { period: "month", amount: 2000 },
+        ],
+        ttl: "90d",
+        models: ["llama-3.1-8b-instruct"],
+        rpm: 60,
+        max_parallel: 4,
+        alert_at: [80, 100],
+      },
+    ],
+  });
 
 export const UpdateKeyBody = z
   .strictObject({
@@ -129,7 +157,10 @@ export const UpdateKeyBody = z
     ...limitFields,
     alert_at: alertAt.optional(),
   })
-  .meta({ id: "UpdateKey" });
+  .meta({
+    id: "UpdateKey",
+    examples: [{ budgets: [{ period: "month", amount: 1500 }], rpm: null, log_bodies: false }],
+  });
 
 export const RotateKeyBody = z
   .strictObject({
@@ -138,7 +169,7 @@ export const RotateKeyBody = z
         "How long the old value keeps working: 0 (the default), or a duration such as 30m, 24h, 7d; at most 7 days",
     }),
   })
-  .meta({ id: "RotateKey" });
+  .meta({ id: "RotateKey", examples: [{ grace: "24h" }] });
 
 export const UsageQuery = z.strictObject({
   from: z
