@@ -5,7 +5,6 @@
 import { z } from "zod";
 import { period } from "../core/budget-window-schema.js";
 import { BILLING_MODES } from "../core/budget-windows.js";
-import { isoTime } from "../core/time-schema.js";
 import { AccountView } from "../services/account-schema.js";
 import { Key } from "../services/key-schema.js";
 import { AuditEntry } from "../store/audit-schema.js";

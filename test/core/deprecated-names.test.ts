@@ -20,7 +20,10 @@ describe("the deprecated names", () => {
   it("are the table of docs/decisions.md, row for row", () => {
     const page = readFileSync(new URL("../../docs/decisions.md", import.meta.url), "utf8");
     const section = page.split(/^## Deprecated names$/m)[1]?.split(/^## /m)[0] ?? "";
-    const rows = section.split("\n").filter((line) => line.startsWith("| ")).slice(2);
+    const rows = section
+      .split("\n")
+      .filter((line) => line.startsWith("| "))
+      .slice(2);
     expect(rows).toEqual(
       DEPRECATED_NAMES.map(({ surface, old, now }) => `| ${SURFACES[surface]} | \`${old}\` | \`${now}\` |`),
     );
