@@ -7,10 +7,10 @@ import { currentWindowSpent } from "../core/budget-windows.js";
 import { asGatewayError, errorBody, GatewayError } from "../core/errors.js";
 import { formatRubles } from "../core/money.js";
 import type { PeriodCalendar } from "../core/periods.js";
+import type { AccountView } from "../services/account-schema.js";
 import type { UsageDay } from "../services/usage.js";
 import { sumCounters } from "../services/usage.js";
 import {
-  type AccountView,
   CURRENCY,
   type KeyView,
   keyState,

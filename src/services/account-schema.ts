@@ -43,3 +43,5 @@ export const AccountView = z.object({
   }),
   budget_alert_at: thresholds.meta(deprecatedField("alert_at")),
 });
+/** An account as the CLI shows it (the admin API's adds its dashboard token). */
+export type AccountView = z.output<typeof AccountView>;

@@ -9,7 +9,7 @@ import type { PeriodCalendar } from "../core/periods.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
 import { LATENCY_BUCKETS_MS } from "../store/settle-script.js";
 import type { UsageCounters } from "../store/usage-store.js";
-import type { AccountView as AccountSchema } from "./account-schema.js";
+import type { AccountView } from "./account-schema.js";
 import {
   type Budget,
   ClientKey,
@@ -54,9 +54,6 @@ export function graceUntil(key: KeyRecord, now: number): number | null {
 export function limitsView(key: KeyRecord): LimitsView {
   return { rpm: key.limits.rpm, tpm: key.limits.tpm, max_parallel: key.limits.maxParallel };
 }
-
-/** An account as the CLI shows it (the admin API's adds its dashboard token). */
-export type AccountView = z.output<typeof AccountSchema>;
 
 /** What views need to tell where a window's period stands: the clock and the billing calendar. */
 export interface ViewClock {
