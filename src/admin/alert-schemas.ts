@@ -3,8 +3,8 @@
 
 import { z } from "zod";
 import { EVENT_TYPES, TEST_EVENT_TYPE } from "../core/event-types.js";
+import { isoTime } from "../core/time-schema.js";
 
-const isoTime = z.string().meta({ format: "date-time" });
 const eventType = z.enum(EVENT_TYPES);
 
 export const WebhookIdParam = z.string().meta({
@@ -40,7 +40,7 @@ export const UpdateAccountAlertsBody = z
       .nullable()
       .meta({ description: "Rubles, a positive amount; null removes the mark" }),
   })
-  .meta({ id: "UpdateAccountAlerts" });
+  .meta({ id: "UpdateAccountAlerts", examples: [{ low_balance: 500 }] });
 
 export const SetWebhookBody = z
   .strictObject({
@@ -51,7 +51,10 @@ export const SetWebhookBody = z
       .optional()
       .meta({ description: "Event types to send; all when omitted" }),
   })
-  .meta({ id: "SetWebhook" });
+  .meta({
+    id: "SetWebhook",
+    examples: [{ url: "https://hooks.example.com/tunnel", events: ["budget.threshold", "balance.low"] }],
+  });
 
 export const CreatedWebhook = z
   .object({

@@ -2,6 +2,7 @@
 // enable, revoke, and a key's daily usage and recent requests.
 
 import type { z } from "zod";
+import { Usage } from "../services/usage-schema.js";
 import { ACCOUNT, KEY, keyOf, type Route } from "./route.js";
 import * as S from "./schemas.js";
 import { adminKeyView } from "./views.js";
@@ -165,7 +166,7 @@ export const KEY_ROUTES: readonly Route[] = [
     action: "usage.read",
     query: S.UsageQuery,
     status: 200,
-    response: S.Usage,
+    response: Usage,
     async handle(call) {
       const key = await keyOf(call);
       const days = await call.services.keys.usage(key.id, call.query.from, call.query.to);

@@ -56,6 +56,12 @@ function parameters(route: Route): JsonSchema[] {
   ];
 }
 
+/** The first of a body schema's examples: what a reader of the document (or Swagger UI) is shown to send. */
+function requestExample(body: z.ZodType): unknown {
+  const examples = z.globalRegistry.get(body)?.examples;
+  return Array.isArray(examples) ? examples[0] : undefined;
+}
+
 const ERROR_RESPONSES = {
   "400": "Invalid input; the message names the field",
   "401": "No credential, an unknown one, or an ended session",
@@ -86,7 +92,12 @@ export function openApiDocument(): JsonSchema {
       ...(route.body && {
         requestBody: {
           required: true,
-          content: { "application/json": { schema: schemaOf(route.body, "input") } },
+          content: {
+            "application/json": {
+              schema: schemaOf(route.body, "input"),
+              example: requestExample(route.body),
+            },
+          },
         },
       }),
       responses: {

@@ -4,9 +4,10 @@
 
 import { z } from "zod";
 import { ACCOUNT_ROLES, OPERATOR_ROLES } from "../core/roles.js";
+import { isoTime } from "../core/time-schema.js";
 import { ACTIONS } from "../identity/permissions.js";
+import { UserAuditEntry } from "../store/audit-schema.js";
 
-const isoTime = z.string().meta({ format: "date-time" });
 const operatorRole = z.enum(OPERATOR_ROLES);
 const accountRole = z.enum(ACCOUNT_ROLES);
 const action = z.enum(ACTIONS as [string, ...string[]]);
@@ -99,9 +100,10 @@ export const Providers = z
   })
   .meta({ id: "Providers" });
 
-export const PasswordSignInBody = z
-  .strictObject({ email: z.string(), password: z.string() })
-  .meta({ id: "PasswordSignIn" });
+export const PasswordSignInBody = z.strictObject({ email: z.string(), password: z.string() }).meta({
+  id: "PasswordSignIn",
+  examples: [{ email: "anna@example.com", password: "a long passphrase of her own" }],
+});
 
 export const SignedIn = z
   .object({ user: Person, csrf_token: z.string() })
@@ -109,7 +111,9 @@ export const SignedIn = z
 
 export const SignedOut = z.object({ signed_out: z.boolean() }).meta({ id: "SignedOut" });
 
-export const LinkBody = z.strictObject({ token: z.string() }).meta({ id: "LinkToken" });
+export const LinkBody = z
+  .strictObject({ token: z.string() })
+  .meta({ id: "LinkToken", examples: [{ token: "4mVq8sK2xN7pR1tY9wB3cF6hJ0dL5gZe" }] });
 
 export const InvitationPreview = z
   .object({
@@ -127,7 +131,16 @@ export const AcceptInvitationBody = z
     password: z.string().optional().meta({ description: "For a person new here: their password" }),
     name: z.string().optional().meta({ description: "For a person new here: their display name" }),
   })
-  .meta({ id: "AcceptInvitation" });
+  .meta({
+    id: "AcceptInvitation",
+    examples: [
+      {
+        token: "4mVq8sK2xN7pR1tY9wB3cF6hJ0dL5gZe",
+        name: "Anna Petrova",
+        password: "a long passphrase of her own",
+      },
+    ],
+  });
 
 export const AcceptedInvitation = z
   .object({
@@ -139,13 +152,19 @@ export const AcceptedInvitation = z
   })
   .meta({ id: "AcceptedInvitation" });
 
-export const SetPasswordBody = z
-  .strictObject({ token: z.string(), password: z.string() })
-  .meta({ id: "SetPassword" });
+export const SetPasswordBody = z.strictObject({ token: z.string(), password: z.string() }).meta({
+  id: "SetPassword",
+  examples: [{ token: "4mVq8sK2xN7pR1tY9wB3cF6hJ0dL5gZe", password: "a long passphrase of her own" }],
+});
 
 export const ChangePasswordBody = z
   .strictObject({ current_password: z.string(), new_password: z.string() })
-  .meta({ id: "ChangePassword" });
+  .meta({
+    id: "ChangePassword",
+    examples: [
+      { current_password: "the passphrase she has", new_password: "a longer passphrase of her own" },
+    ],
+  });
 
 export const PasswordChanged = z.object({ changed: z.boolean() }).meta({ id: "PasswordChanged" });
 
@@ -196,7 +215,10 @@ export const CreateApiTokenBody = z
       .optional()
       .meta({ description: "Lifetime in days (default and most: signIn.apiTokens.maxDays)" }),
   })
-  .meta({ id: "CreateApiToken" });
+  .meta({
+    id: "CreateApiToken",
+    examples: [{ name: "ci-deploy", role: "member", account_id: "acme", days: 90 }],
+  });
 
 export const Member = z
   .object({
@@ -213,7 +235,7 @@ export const Members = z.object({ members: z.array(Member) }).meta({ id: "Member
 
 export const UpdateMemberBody = z
   .strictObject({ role: accountRole.meta({ description: "The direct grant (a provider's grant stays)" }) })
-  .meta({ id: "UpdateMember" });
+  .meta({ id: "UpdateMember", examples: [{ role: "viewer" }] });
 
 export const Removed = z.object({ removed: z.boolean() }).meta({ id: "Removed" });
 
@@ -238,7 +260,7 @@ export const CreatedInvitation = Invitation.extend({
 
 export const CreateInvitationBody = z
   .strictObject({ email: z.string(), role: accountRole })
-  .meta({ id: "CreateInvitation" });
+  .meta({ id: "CreateInvitation", examples: [{ email: "boris@example.com", role: "member" }] });
 
 export const User = z
   .object({
@@ -262,16 +284,5 @@ export const UserDetail = User.extend({
   tokens: z.array(ApiToken),
   sessions: z.number().meta({ description: "How many live sessions the person has" }),
 }).meta({ id: "UserDetail" });
-
-export const UserAuditEntry = z
-  .object({
-    at: isoTime,
-    actor: z.string(),
-    by: z.unknown().optional(),
-    action: z.string(),
-    user_id: z.string(),
-    details: z.record(z.string(), z.unknown()),
-  })
-  .meta({ id: "UserAuditEntry" });
 
 export const UserAuditLog = z.object({ entries: z.array(UserAuditEntry) }).meta({ id: "UserAuditLog" });

@@ -3,9 +3,11 @@
 // by the service layer (the same rules as the CLI); these schemas refuse unknown fields and wrong types.
 
 import { z } from "zod";
+import { period } from "../core/budget-window-schema.js";
 import { BILLING_MODES } from "../core/budget-windows.js";
-import { BudgetWindowView, isoTime, Key, period } from "../services/key-schema.js";
-import { ACCOUNT_AUDIT_ACTIONS } from "../store/audit-store.js";
+import { AccountView } from "../services/account-schema.js";
+import { Key } from "../services/key-schema.js";
+import { AuditEntry } from "../store/audit-schema.js";
 
 const amount = z.union([z.number(), z.string()]).meta({
   description: "Rubles, a number or a decimal string with at most six decimals",
@@ -42,7 +44,7 @@ export const CreateAccountBody = z
     name: z.string().optional(),
     balance: amount.optional(),
   })
-  .meta({ id: "CreateAccount" });
+  .meta({ id: "CreateAccount", examples: [{ id: "acme", name: "Acme Corp", balance: 5000 }] });
 
 export const AccountBudgetsBody = z
   .strictObject({
@@ -55,9 +57,21 @@ export const AccountBudgetsBody = z
       .meta({ description: "The account's windows, shared by all its keys; omit to keep" }),
     alert_at: alertAt.optional(),
   })
-  .meta({ id: "AccountBudgetsChange" });
+  .meta({
+    id: "AccountBudgetsChange",
+    examples: [
+      {
+        billing: "budgeted",
+        budgets: [
+          { period: "day", amount: 10000 },
+          { period: "month", amount: 300000 },
+        ],
+        alert_at: [50, 80, 100],
+      },
+    ],
+  });
 
-export const TopUpBody = z.strictObject({ amount }).meta({ id: "TopUp" });
+export const TopUpBody = z.strictObject({ amount }).meta({ id: "TopUp", examples: [{ amount: 1000 }] });
 
 const optionalWhole = (description: string) => z.number().nullable().optional().meta({ description });
 
@@ -67,7 +81,7 @@ export const AccountSharingBody = z
     priority: optionalWhole("-1000 to 1000, lower first; omit to keep, null for none"),
     max_wait_ms: optionalWhole("1 to 3600000; omit to keep, null for queue.maxWaitMs"),
   })
-  .meta({ id: "AccountSharingChange" });
+  .meta({ id: "AccountSharingChange", examples: [{ weight: 3, priority: 10, max_wait_ms: 5000 }] });
 
 export const KeySharingBody = z
   .strictObject({
@@ -76,7 +90,7 @@ export const KeySharingBody = z
     ),
     max_wait_ms: optionalWhole("1 to 3600000; omit to keep, null for the account's"),
   })
-  .meta({ id: "KeySharingChange" });
+  .meta({ id: "KeySharingChange", examples: [{ priority: 20, max_wait_ms: null }] });
 
 export const CreateKeyBody = z
   .strictObject({
@@ -102,7 +116,23 @@ export const CreateKeyBody = z
     ...limitFields,
     alert_at: alertAt.optional(),
   })
-  .meta({ id: "CreateKey" });
+  .meta({
+    id: "CreateKey",
+    examples: [
+      {
+        name: "production",
+        budgets: [
+          { period: "day", amount: 100 },
+          { period: "month", amount: 2000 },
+        ],
+        ttl: "90d",
+        models: ["llama-3.1-8b-instruct"],
+        rpm: 60,
+        max_parallel: 4,
+        alert_at: [80, 100],
+      },
+    ],
+  });
 
 export const UpdateKeyBody = z
   .strictObject({
@@ -126,7 +156,10 @@ export const UpdateKeyBody = z
     ...limitFields,
     alert_at: alertAt.optional(),
   })
-  .meta({ id: "UpdateKey" });
+  .meta({
+    id: "UpdateKey",
+    examples: [{ budgets: [{ period: "month", amount: 1500 }], rpm: null, log_bodies: false }],
+  });
 
 export const RotateKeyBody = z
   .strictObject({
@@ -135,7 +168,7 @@ export const RotateKeyBody = z
         "How long the old value keeps working: 0 (the default), or a duration such as 30m, 24h, 7d; at most 7 days",
     }),
   })
-  .meta({ id: "RotateKey" });
+  .meta({ id: "RotateKey", examples: [{ grace: "24h" }] });
 
 export const UsageQuery = z.strictObject({
   from: z
@@ -162,44 +195,12 @@ export const AuditQuery = z.strictObject({
     .meta({ description: "How many, newest first (default 100, at most 1000)" }),
 });
 
-export const AccountSharing = z
-  .object({
-    weight: z
-      .number()
-      .meta({ description: "Its share of a full model server against weight-1 accounts (1 to 1000)" }),
-    priority: z
-      .number()
-      .nullable()
-      .meta({ description: "The priority its requests carry to the model server, lower first; null: none" }),
-    max_wait_ms: z
-      .number()
-      .nullable()
-      .meta({ description: "The longest its requests wait for their turn; null: queue.maxWaitMs" }),
-  })
-  .meta({
-    id: "AccountSharing",
-    description: "How the account shares a full model server (docs/fair-sharing.md)",
-  });
-
-export const Account = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    balance: z.number().meta({ description: "Rubles" }),
-    currency: z.literal("RUB"),
-    created_at: isoTime,
-    token: z
-      .object({ hint: z.string() })
-      .nullable()
-      .meta({ description: "The account's dashboard token (its last characters), or null" }),
-    sharing: AccountSharing,
-    billing: z.enum(BILLING_MODES).meta({ description: "How the account pays: prepaid, budgeted or both" }),
-    budgets: z.array(BudgetWindowView).meta({ description: "The account's own windows, for all its keys" }),
-    budget_alert_at: z.array(z.number()).nullable().meta({
-      description: "Alert thresholds of its windows in percent; null: the gateway's defaults; []: none",
-    }),
-  })
-  .meta({ id: "Account" });
+export const Account = AccountView.extend({
+  token: z
+    .object({ hint: z.string() })
+    .nullable()
+    .meta({ description: "The account's dashboard token (its last characters), or null" }),
+}).meta({ id: "Account" });
 
 // A key's own shape is defined with the other audiences' views of it (services/key-schema.ts): the public
 // listener and the CLI show keys too.
@@ -241,90 +242,6 @@ export const AccountQueue = z
       }),
   })
   .meta({ id: "AccountQueue" });
-
-export const DailyUsage = z
-  .object({
-    date: z.string(),
-    requests: z.number(),
-    prompt_tokens: z.number(),
-    cached_tokens: z
-      .number()
-      .meta({ description: "Of prompt_tokens, those the model server served from its cache" }),
-    completion_tokens: z.number(),
-    cost: z.number().meta({ description: "Rubles" }),
-    errors: z.number(),
-    estimated: z.number().meta({ description: "Requests billed on estimated usage" }),
-    avg_latency_ms: z.number().nullable(),
-    p50_latency_ms: z
-      .number()
-      .nullable()
-      .meta({ description: "Upper bound of the latency bucket holding the median" }),
-    p95_latency_ms: z
-      .number()
-      .nullable()
-      .meta({ description: "Upper bound of the latency bucket holding the 95th percentile" }),
-  })
-  .meta({ id: "DailyUsage" });
-
-export const Usage = z
-  .object({ key_id: z.string(), from: z.string(), to: z.string(), days: z.array(DailyUsage) })
-  .meta({ id: "Usage" });
-
-export const RequestLogEntry = z
-  .object({
-    at: isoTime,
-    request_id: z.string(),
-    method: z.string(),
-    path: z.string(),
-    model: z.string().nullable(),
-    status: z.number(),
-    outcome: z.string(),
-    prompt_tokens: z.number(),
-    cached_tokens: z.number().optional().meta({
-      description:
-        "Of prompt_tokens, those the model server served from its cache (absent in older entries: 0)",
-    }),
-    cache_write_tokens: z.number().optional().meta({
-      description: "Of prompt_tokens, those the model server wrote to its cache; only when there were some",
-    }),
-    completion_tokens: z.number(),
-    cost: z.number(),
-    usage_estimated: z.boolean(),
-    latency_ms: z.number(),
-    upstream_ttfb_ms: z.number().nullable(),
-    queue_ms: z.number().optional().meta({
-      description: "How long it waited for a place at the model server; only with upstream.maxInFlight set",
-    }),
-    request_body: z.string().optional().meta({ description: "Only while the key's log_bodies is on" }),
-    response_body: z.string().optional(),
-  })
-  .meta({ id: "RequestLogEntry" });
-
-const AuditPerson = z
-  .object({
-    user_id: z.string(),
-    name: z.string(),
-    via: z.enum(["oidc", "password", "token"]),
-    provider: z.string().optional(),
-    token_id: z.string().optional(),
-    token_name: z.string().optional(),
-  })
-  .meta({ id: "AuditPerson", description: "The person who made the change, and how they were signed in" });
-
-export const AuditEntry = z
-  .object({
-    at: isoTime,
-    actor: z.string().meta({
-      description:
-        "admin, cli or account:<id> (the legacy credentials and the CLI); user:<id> or token:<id> (a person)",
-    }),
-    by: AuditPerson.optional(),
-    action: z.enum(ACCOUNT_AUDIT_ACTIONS),
-    account_id: z.string(),
-    key_id: z.string().optional(),
-    details: z.record(z.string(), z.unknown()),
-  })
-  .meta({ id: "AuditEntry" });
 
 export const AuditLog = z.object({ entries: z.array(AuditEntry) }).meta({ id: "AuditLog" });
 

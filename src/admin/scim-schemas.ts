@@ -3,9 +3,9 @@
 // the CLI prints too.
 
 import { z } from "zod";
+import { isoTime } from "../core/time-schema.js";
+import { ScimAuditEntry } from "../store/audit-schema.js";
 import type { ScimTokenRecord } from "../store/scim-token-store.js";
-
-const isoTime = z.string().meta({ format: "date-time" });
 
 export const ScimToken = z
   .object({
@@ -24,17 +24,9 @@ export const CreatedScimToken = ScimToken.extend({
   token: z.string().meta({ description: "The value (sk-tunnel-scim-…), shown this once" }),
 }).meta({ id: "CreatedScimToken" });
 
-export const CreateScimTokenBody = z.strictObject({ name: z.string() }).meta({ id: "CreateScimToken" });
-
-export const ScimAuditEntry = z
-  .object({
-    at: isoTime,
-    actor: z.string(),
-    by: z.unknown().optional(),
-    action: z.string(),
-    details: z.record(z.string(), z.unknown()),
-  })
-  .meta({ id: "ScimAuditEntry" });
+export const CreateScimTokenBody = z
+  .strictObject({ name: z.string() })
+  .meta({ id: "CreateScimToken", examples: [{ name: "okta" }] });
 
 export const ScimAuditLog = z.object({ entries: z.array(ScimAuditEntry) }).meta({ id: "ScimAuditLog" });
 

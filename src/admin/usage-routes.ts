@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { rublesForJson } from "../core/money.js";
 import { requestsCsv, usageCsv } from "../services/usage-csv.js";
+import { AccountUsage } from "../services/usage-schema.js";
 import { ACCOUNT, KEY, keyOf, limitOf, type Route } from "./route.js";
 import * as U from "./usage-schemas.js";
 import { adminAccountView } from "./views.js";
@@ -31,7 +32,7 @@ export const USAGE_ROUTES: readonly Route[] = [
     action: "usage.read",
     query: U.AccountUsageQuery,
     status: 200,
-    response: U.AccountUsage,
+    response: AccountUsage,
     async handle({ params, query, services }) {
       return services.usage.report(params.accountId, query.from, query.to);
     },

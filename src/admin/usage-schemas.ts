@@ -1,11 +1,14 @@
-// The admin API's shapes for usage: an account's overview (per day, by key and by model, with totals), a page of
-// a key's kept requests, and the operator's overview of every account. Kept apart from schemas.ts, with the
-// same conventions: amounts in rubles, exact to the micro-ruble; days and months in the billing time zone.
+// The admin API's shapes for usage: the queries of an account's overview (whose figures are the services'
+// schemas, services/usage-schema.ts), a page of a key's kept requests, and the operator's overview of every
+// account. Kept apart from schemas.ts, with the same conventions: amounts in rubles, exact to the
+// micro-ruble; days and months in the billing time zone.
 
 import { z } from "zod";
+import { isoTime } from "../core/time-schema.js";
 import { MAX_PAGE, OVERVIEW_SORTS } from "../services/operator-overview.js";
 import { STATUS_FILTERS } from "../services/request-log-query.js";
-import { Account, RequestLogEntry } from "./schemas.js";
+import { RequestLogEntry } from "../store/request-log-schema.js";
+import { Account } from "./schemas.js";
 
 const day = (what: string) =>
   z
@@ -19,56 +22,6 @@ export const AccountUsageQuery = z.strictObject({
   from: day("First day (default: the first of to's month)"),
   to: day("Last day (default: today)"),
 });
-
-const figures = {
-  requests: z.number(),
-  prompt_tokens: z.number(),
-  cached_tokens: z
-    .number()
-    .meta({ description: "Of prompt_tokens, those the model server served from its cache" }),
-  completion_tokens: z.number(),
-  cost: z.number().meta({ description: "Rubles" }),
-};
-
-export const UsageFigures = z.object({ ...figures, errors: z.number() }).meta({ id: "UsageFigures" });
-
-export const KeyUsage = UsageFigures.extend({ key_id: z.string(), name: z.string() }).meta({
-  id: "KeyUsage",
-});
-
-export const ModelUsage = z
-  .object({
-    model: z
-      .string()
-      .nullable()
-      .meta({ description: "null: requests that named no model (or other models)" }),
-    other: z.boolean().meta({
-      description: "The models first seen on a day after that key's day already counted 60 or so others",
-    }),
-    ...figures,
-  })
-  .meta({ id: "ModelUsage" });
-
-export const AccountUsageDay = UsageFigures.extend({
-  date: z.string(),
-  by_key: z.array(KeyUsage).meta({ description: "Keys with requests that day, by spend" }),
-  by_model: z.array(ModelUsage).meta({ description: "Models of that day, by spend" }),
-}).meta({ id: "AccountUsageDay" });
-
-export const AccountUsage = z
-  .object({
-    account_id: z.string(),
-    timezone: z.string().meta({ description: "The billing time zone of days and months" }),
-    from: z.string(),
-    to: z.string(),
-    today: z.string(),
-    month: z.string().meta({ description: "This month, YYYY-MM" }),
-    totals: z.object({ today: UsageFigures, month: UsageFigures, range: UsageFigures }),
-    days: z.array(AccountUsageDay),
-    keys: z.array(KeyUsage).meta({ description: "Keys with requests in the range, by spend" }),
-    models: z.array(ModelUsage).meta({ description: "Models of the range, by spend" }),
-  })
-  .meta({ id: "AccountUsage" });
 
 export const RequestLogQuery = z.strictObject({
   limit: z
@@ -128,8 +81,7 @@ export const Overview = z
     accounts: z.array(
       Account.extend({
         month: z.object({ requests: z.number(), cost: z.number().meta({ description: "Rubles" }) }),
-        undelivered_since: z.string().nullable().meta({
-          format: "date-time",
+        undelivered_since: isoTime.nullable().meta({
           description:
             "When its oldest alert event not yet delivered to every endpoint happened; null: none waiting",
         }),

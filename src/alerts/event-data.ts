@@ -1,8 +1,10 @@
 // The webhook body each alert event type becomes (the types themselves are in core/event-types.ts). The Lua
 // scripts write an event's own fields as strings (amounts in µ₽, times in ms; see
 // src/store/lua/includes/emitEvent.lua); here they become the `data` receivers see: amounts in rubles as
-// /v1/key shows them, times as ISO-8601.
+// /v1/key shows them, times as ISO-8601, a budget window's fields as every surface writes a window
+// (core/budget-window-schema.ts).
 
+import { budgetWindowView } from "../core/budget-window-schema.js";
 import { type EventType, isEventType, type TEST_EVENT_TYPE } from "../core/event-types.js";
 import { type Micros, rublesForJson } from "../core/money.js";
 import { isPeriod, periodsAt } from "../core/periods.js";
@@ -26,22 +28,29 @@ const CURRENCY = "RUB";
 /** The `data` of each type, from the fields its script wrote, with the billing time zone for reset times. */
 const DATA: Record<EventType, (fields: Fields, zone: string) => Record<string, unknown>> = {
   "budget.threshold": (f, zone) => {
-    const budget = micros(f.budget);
-    const spent = micros(f.spent);
     const period = isPeriod(f.period) ? f.period : "month";
     const start = Number(f.period_start);
+    // The spent amount is the charge's own, in the period that started at period_start: never rolled over.
+    const window = budgetWindowView(
+      period,
+      micros(f.budget),
+      micros(f.spent),
+      Number.isFinite(start) ? periodsAt(start, zone)[period].end : 0,
+    );
+    // Only an event written without its period's start (none of the scripts does) has no reset time.
+    const resetsAt = Number.isFinite(start) ? window.resets_at : null;
     // An account's own window (scope account) names the account; a key's, the key (as before windows).
     const account = f.scope === "account";
     return {
       scope: account ? "account" : "key",
       ...(account ? { account_name: f.name ?? "" } : { key_name: f.name ?? "" }),
       threshold: Number(f.threshold),
-      period,
-      budget: rublesForJson(budget),
-      spent: rublesForJson(spent),
-      remaining: rublesForJson(Math.max(0, budget - spent)),
-      reset_at: Number.isFinite(start) ? iso(periodsAt(start, zone)[period].end) : null,
+      ...window,
+      resets_at: resetsAt,
       currency: CURRENCY,
+      // The old names of amount and resets_at (core/deprecated-names.ts).
+      budget: window.amount,
+      reset_at: resetsAt,
     };
   },
   "balance.low": (f) => ({
@@ -56,13 +65,19 @@ const DATA: Record<EventType, (fields: Fields, zone: string) => Record<string, u
     days_left: Number(f.days),
   }),
   "key.expired": (f) => ({ key_name: f.name ?? "", expires_at: iso(Number(f.expires_at)) }),
-  "key.created": (f) => ({
-    key_name: f.name ?? "",
-    expires_at: f.expires_at ? iso(Number(f.expires_at)) : null,
-    budget: f.budget ? rublesForJson(micros(f.budget)) : null,
-    period: f.period ?? "month",
-    currency: CURRENCY,
-  }),
+  "key.created": (f) => {
+    // The key's first window: its amount (null without a budget) and period.
+    const amount = f.budget ? rublesForJson(micros(f.budget)) : null;
+    return {
+      key_name: f.name ?? "",
+      expires_at: f.expires_at ? iso(Number(f.expires_at)) : null,
+      period: f.period ?? "month",
+      amount,
+      currency: CURRENCY,
+      // The old name of amount (core/deprecated-names.ts).
+      budget: amount,
+    };
+  },
   "key.revoked": (f) => ({ key_name: f.name ?? "", revoked_at: iso(Number(f.revoked_at)) }),
   "key.rotated": (f) => ({
     key_name: f.name ?? "",

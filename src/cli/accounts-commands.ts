@@ -2,9 +2,9 @@
 
 import type { Command } from "commander";
 import { accountView } from "../services/views.js";
+import { type CommonOptions, withServices } from "./command-services.js";
 import { CLI, common } from "./common.js";
 import { describeAccount, printJson, printLines } from "./output.js";
-import { type CommonOptions, withSession } from "./session.js";
 
 /** Registers `accounts …`; returns the group, for the alert commands to join it. */
 export function accountsCommands(program: Command): Command {
@@ -15,7 +15,7 @@ export function accountsCommands(program: Command): Command {
     .option("--name <name>", "display name (default: the id)")
     .option("--balance <rubles>", "opening balance in rubles", "0")
     .action((accountId: string, options: CommonOptions & { name?: string; balance: string }) =>
-      withSession(options, async ({ accounts, stores }) => {
+      withServices(options, async ({ accounts, stores }) => {
         const view = accountView(
           await accounts.create({ id: accountId, name: options.name, balance: options.balance }, CLI),
           stores,
@@ -28,7 +28,7 @@ export function accountsCommands(program: Command): Command {
   common(accounts.command("topup <accountId> <rubles>"))
     .description("add rubles to an account's balance")
     .action((accountId: string, rubles: string, options: CommonOptions) =>
-      withSession(options, async ({ accounts, stores }) => {
+      withServices(options, async ({ accounts, stores }) => {
         const view = accountView(await accounts.topUp(accountId, rubles, CLI), stores);
         if (options.json) printJson(view);
         else printLines(`Topped up account ${view.id} by ${rubles} RUB; balance is now ${view.balance} RUB.`);
@@ -38,7 +38,7 @@ export function accountsCommands(program: Command): Command {
   common(accounts.command("show <accountId>"))
     .description("show an account and its balance")
     .action((accountId: string, options: CommonOptions) =>
-      withSession(options, async ({ accounts, stores }) => {
+      withServices(options, async ({ accounts, stores }) => {
         const view = accountView(await accounts.show(accountId), stores);
         if (options.json) printJson(view);
         else printLines(...describeAccount(view));
@@ -48,7 +48,7 @@ export function accountsCommands(program: Command): Command {
   common(accounts.command("list"))
     .description("list all accounts")
     .action((options: CommonOptions) =>
-      withSession(options, async ({ accounts, stores }) => {
+      withServices(options, async ({ accounts, stores }) => {
         const views = (await accounts.list()).map((account) => accountView(account, stores));
         if (options.json) printJson(views);
         else
@@ -65,7 +65,7 @@ export function accountsCommands(program: Command): Command {
   common(tokens.command("create <accountId>"))
     .description("issue the account's dashboard token (replacing any previous one); printed once")
     .action((accountId: string, options: CommonOptions) =>
-      withSession(options, async ({ accounts }) => {
+      withServices(options, async ({ accounts }) => {
         const { account, token } = await accounts.createToken(accountId, CLI);
         if (options.json) printJson({ account_id: account.id, token });
         else
@@ -82,7 +82,7 @@ export function accountsCommands(program: Command): Command {
   common(tokens.command("revoke <accountId>"))
     .description("revoke the account's dashboard token")
     .action((accountId: string, options: CommonOptions) =>
-      withSession(options, async ({ accounts }) => {
+      withServices(options, async ({ accounts }) => {
         const revoked = await accounts.revokeToken(accountId, CLI);
         if (options.json) printJson({ account_id: accountId, revoked });
         else

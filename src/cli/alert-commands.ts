@@ -3,9 +3,9 @@
 // each delivery's outcome.
 
 import type { Command } from "commander";
+import { type CommonOptions, withServices } from "./command-services.js";
 import { CLI, common, usageError } from "./common.js";
 import { formatTable, printJson, printLines } from "./output.js";
-import { type CommonOptions, withSession } from "./session.js";
 
 export function alertCommands(accounts: Command): void {
   const webhook = accounts.command("webhook").description("manage an account's own alert webhook");
@@ -14,7 +14,7 @@ export function alertCommands(accounts: Command): void {
     .description("set or replace the account's webhook; its new signing secret is printed once")
     .option("--events <a,b,…>", "event types to send, such as budget.threshold,balance.low (default: all)")
     .action((accountId: string, url: string, options: CommonOptions & { events?: string }) =>
-      withSession(options, async ({ alerts }) => {
+      withServices(options, async ({ alerts }) => {
         const { webhook: view, secret } = await alerts.setWebhook(
           accountId,
           { url, events: options.events?.split(",").map((type) => type.trim()) },
@@ -38,7 +38,7 @@ export function alertCommands(accounts: Command): void {
   common(webhook.command("show <accountId>"))
     .description("show the account's webhook (never its secret)")
     .action((accountId: string, options: CommonOptions) =>
-      withSession(options, async ({ alerts }) => {
+      withServices(options, async ({ alerts }) => {
         const view = (await alerts.show(accountId)).webhook;
         if (options.json) printJson({ account_id: accountId, webhook: view });
         else if (view === null) printLines(`Account ${accountId} has no webhook.`);
@@ -55,7 +55,7 @@ export function alertCommands(accounts: Command): void {
   common(webhook.command("remove <accountId>"))
     .description("remove the account's webhook")
     .action((accountId: string, options: CommonOptions) =>
-      withSession(options, async ({ alerts }) => {
+      withServices(options, async ({ alerts }) => {
         const removed = await alerts.removeWebhook(accountId, CLI);
         if (options.json) printJson({ account_id: accountId, removed });
         else
@@ -70,7 +70,7 @@ export function alertCommands(accounts: Command): void {
       "send a test event (webhook.test) to the account's webhook and show what it answered (exit 0 either way)",
     )
     .action((accountId: string, options: CommonOptions) =>
-      withSession(options, async ({ alerts }) => {
+      withServices(options, async ({ alerts }) => {
         const result = await alerts.testWebhook(accountId);
         if (options.json) printJson(result);
         else
@@ -87,7 +87,7 @@ export function alertCommands(accounts: Command): void {
     .option("--low-balance <rubles>", "send balance.low when the balance falls below this many rubles")
     .option("--no-low-balance", "remove the low-balance mark")
     .action((accountId: string, options: CommonOptions & { lowBalance?: string | false }) =>
-      withSession(options, async ({ alerts }) => {
+      withServices(options, async ({ alerts }) => {
         const view =
           options.lowBalance === undefined
             ? await alerts.show(accountId)
@@ -112,7 +112,7 @@ export function alertCommands(accounts: Command): void {
     .option("--limit <n>", "how many", "20")
     .action((accountId: string, options: CommonOptions & { limit: string }) => {
       if (!/^[1-9]\d*$/.test(options.limit)) usageError("--limit must be a whole number from 1 on");
-      return withSession(options, async ({ alerts }) => {
+      return withServices(options, async ({ alerts }) => {
         const events = await alerts.events(accountId, Number(options.limit), true);
         if (options.json) {
           printJson({ account_id: accountId, events });

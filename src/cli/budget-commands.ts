@@ -1,17 +1,35 @@
-// `tunnel-gateway accounts budget …`: how an account pays (prepaid, budgeted, both) and its own budget
-// windows, which every key of the account shares (docs/billing.md, "Account budgets").
+// `tunnel-gateway accounts budgets …`: how an account pays (prepaid, budgeted, both) and its own budget
+// windows, which every key of the account shares (docs/billing.md, "Account budgets"). Named as the admin
+// API names them (PUT …/budgets with budgets, billing and alert_at); the old spelling `accounts budget …`
+// still works, hidden, with a notice on stderr, until it goes (core/deprecated-names.ts).
 
 import { type Command, Option } from "commander";
 import { BILLING_MODES } from "../core/budget-windows.js";
+import { deprecationNotice } from "../core/deprecated-names.js";
 import { accountView } from "../services/views.js";
+import { type CommonOptions, withServices } from "./command-services.js";
 import { CLI, common, thresholdsOption, windowsOption } from "./common.js";
 import { describeAccount, printJson, printLines } from "./output.js";
-import { type CommonOptions, withSession } from "./session.js";
 
 export function budgetCommands(accounts: Command): void {
-  const budget = accounts.command("budget").description("set an account's own budgets and how it pays");
+  budgetsGroup(accounts.command("budgets"));
+  budgetsGroup(accounts.command("budget", { hidden: true }), "accounts budget");
+}
 
-  common(budget.command("set <accountId>"))
+/** The group's commands; under an old name, each writes a deprecation notice on stderr before it runs. */
+function budgetsGroup(group: Command, oldName?: string): void {
+  group.description("set an account's own budgets and how it pays");
+  const command = (name: string) => {
+    const sub = common(group.command(`${name} <accountId>`));
+    if (oldName !== undefined) {
+      sub.hook("preAction", () => {
+        process.stderr.write(`${deprecationNotice(`${oldName} ${name}`, `accounts budgets ${name}`)}\n`);
+      });
+    }
+    return sub;
+  };
+
+  command("set")
     .description(
       "give the account budget windows for all its keys together; budgeted accounts need no balance",
     )
@@ -32,7 +50,7 @@ export function budgetCommands(accounts: Command): void {
         accountId: string,
         options: CommonOptions & { budgets?: string; billing?: string; alertAt?: string; alerts?: boolean },
       ) =>
-        withSession(options, async ({ budgets, stores }) => {
+        withServices(options, async ({ budgets, stores }) => {
           const account = await budgets.setAccountBudgets(
             accountId,
             {
@@ -48,10 +66,10 @@ export function budgetCommands(accounts: Command): void {
         }),
     );
 
-  common(budget.command("clear <accountId>"))
+  command("clear")
     .description("remove the account's own windows: it is prepaid again, limited by its balance")
     .action((accountId: string, options: CommonOptions) =>
-      withSession(options, async ({ budgets, stores }) => {
+      withServices(options, async ({ budgets, stores }) => {
         const account = await budgets.setAccountBudgets(accountId, { billing: "prepaid", budgets: [] }, CLI);
         const view = accountView(account, stores);
         if (options.json) printJson(view);

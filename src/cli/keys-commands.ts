@@ -3,9 +3,9 @@
 
 import { type Command, Option } from "commander";
 import { keyListView, keyView } from "../services/views.js";
+import { type CommonOptions, withServices } from "./command-services.js";
 import { CLI, common, thresholdsOption, usageError, windowsOption } from "./common.js";
 import { describeKey, keyTable, printJson, printLines } from "./output.js";
-import { type CommonOptions, withSession } from "./session.js";
 
 export function keysCommands(program: Command): void {
   const keys = program.command("keys").description("manage API keys");
@@ -52,7 +52,7 @@ export function keysCommands(program: Command): void {
       ) => {
         if (options.period !== undefined && options.budget === undefined)
           usageError("--period needs --budget");
-        return withSession(options, async ({ keys, stores }) => {
+        return withServices(options, async ({ keys, stores }) => {
           const created = await keys.create(
             {
               accountId: options.account,
@@ -90,7 +90,7 @@ export function keysCommands(program: Command): void {
     .description("list an account's keys, one line each: id, hint, name, state, budget, expiry")
     .requiredOption("--account <accountId>", "account whose keys to list")
     .action((options: CommonOptions & { account: string }) =>
-      withSession(options, async ({ keys, stores }) => {
+      withServices(options, async ({ keys, stores }) => {
         const records = await keys.list(options.account);
         const now = stores.now();
         if (options.json) printJson(records.map((key) => keyListView(key, now, stores.calendar)));
@@ -102,7 +102,7 @@ export function keysCommands(program: Command): void {
   common(keys.command("show <keyId>"))
     .description("show a key")
     .action((keyId: string, options: CommonOptions) =>
-      withSession(options, async ({ keys, stores }) => {
+      withServices(options, async ({ keys, stores }) => {
         const record = await keys.show(keyId);
         const now = stores.now();
         const view = keyListView(record, now, stores.calendar);
@@ -157,7 +157,7 @@ export function keysCommands(program: Command): void {
           alerts?: boolean;
         } & LimitOptions,
       ) =>
-        withSession(options, async ({ keys, stores }) => {
+        withServices(options, async ({ keys, stores }) => {
           const record = await keys.update(
             keyId,
             {
@@ -183,7 +183,7 @@ export function keysCommands(program: Command): void {
     .description("give a key a new value (printed once); the old one keeps working for the grace period")
     .option("--grace <duration>", "how long the old value keeps working: 0, or 30m, 24h, … up to 7d", "0")
     .action((keyId: string, options: CommonOptions & { grace: string }) =>
-      withSession(options, async ({ keys, stores }) => {
+      withServices(options, async ({ keys, stores }) => {
         const rotated = await keys.rotate(keyId, options.grace, CLI);
         const view = keyListView(rotated.record, stores.now(), stores.calendar);
         if (options.json) {
@@ -216,7 +216,7 @@ export function keysCommands(program: Command): void {
           : "enable a disabled key again",
       )
       .action((keyId: string, options: CommonOptions) =>
-        withSession(options, async ({ keys, stores }) => {
+        withServices(options, async ({ keys, stores }) => {
           const { record, changed } = await keys.setDisabled(keyId, disable, CLI);
           const view = keyListView(record, stores.now(), stores.calendar);
           if (options.json) printJson(view);
@@ -233,7 +233,7 @@ export function keysCommands(program: Command): void {
   common(keys.command("revoke <keyId>"))
     .description("revoke a key: every gateway replica refuses it from the next request on")
     .action((keyId: string, options: CommonOptions) =>
-      withSession(options, async ({ keys, stores }) => {
+      withServices(options, async ({ keys, stores }) => {
         const { record, alreadyRevoked } = await keys.revoke(keyId, CLI);
         const view = keyListView(record, stores.now(), stores.calendar);
         if (options.json) printJson(view);

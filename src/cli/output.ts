@@ -2,21 +2,21 @@
 // line (a JSON error object with --json).
 
 import { ConfigError } from "../config/config-error.js";
+import type { BudgetWindowView } from "../core/budget-window-schema.js";
+import { currentWindowSpent } from "../core/budget-windows.js";
 import { asGatewayError, errorBody, GatewayError } from "../core/errors.js";
 import { formatRubles } from "../core/money.js";
 import type { PeriodCalendar } from "../core/periods.js";
+import type { AccountView } from "../services/account-schema.js";
 import type { UsageDay } from "../services/usage.js";
 import { sumCounters } from "../services/usage.js";
 import {
-  type AccountView,
   CURRENCY,
-  currentSpent,
   type KeyView,
   keyState,
   type LimitsView,
   limitsView,
   requestsOf,
-  type WindowView,
 } from "../services/views.js";
 import type { KeyRecord } from "../store/records.js";
 
@@ -71,7 +71,7 @@ const BILLING_TEXT: Record<AccountView["billing"], string> = {
 };
 
 /** `12.5 of 100 RUB spent this day, 87.5 left, resets 2026-11-22T00:00:00.000Z` */
-function windowText(window: WindowView, currency: string): string {
+function windowText(window: BudgetWindowView, currency: string): string {
   return (
     `${window.spent} of ${window.amount} ${currency} spent this ${window.period}, ` +
     `${window.remaining} left, resets ${window.resets_at}`
@@ -116,7 +116,7 @@ export function keyTable(keys: readonly KeyRecord[], now: number, calendar: Peri
     limitsText(limitsView(key), "short"),
     key.budget === null
       ? "none"
-      : `${formatRubles(currentSpent(key, now, calendar))}/${formatRubles(key.budget)} ${CURRENCY} a ${key.period}`,
+      : `${formatRubles(currentWindowSpent(key, calendar.at(now)[key.period].start))}/${formatRubles(key.budget)} ${CURRENCY} a ${key.period}`,
     key.expiresAt === null ? "never" : minute(key.expiresAt),
   ]);
   return formatTable(["ID", "HINT", "NAME", "STATE", "LIMITS", "BUDGET SPENT/LIMIT", "EXPIRES"], rows);
@@ -172,10 +172,7 @@ function minute(ms: number): string {
 }
 
 export function describeKey(key: KeyView & { revoked_at?: string | null }, hint?: string): string[] {
-  const budget = key.budget
-    ? `${key.budget.spent} of ${key.budget.initial} ${key.currency} spent this ${key.budget.period}, ` +
-      `${key.budget.remaining} left, resets ${key.budget.reset_at}`
-    : "none";
+  const budgets = key.budgets.map((window) => `budget   ${windowText(window, key.currency)}`);
   const lines = [
     `key      ${key.id}${hint === undefined ? "" : ` (…${hint})`}`,
     `name     ${key.name}`,
@@ -183,9 +180,8 @@ export function describeKey(key: KeyView & { revoked_at?: string | null }, hint?
     `account  ${key.account_id}`,
     `created  ${key.created_at}`,
     `expires  ${key.expires_at ?? "never"}`,
-    `budget   ${budget}`,
-    // Windows beyond the first, each on its own line.
-    ...key.budgets.slice(1).map((window) => `budget   ${windowText(window, key.currency)}`),
+    // Each window on a line of its own.
+    ...(budgets.length > 0 ? budgets : ["budget   none"]),
     `limits   ${limitsText(key.limits, "long")}`,
     `models   ${key.allowed_models ? key.allowed_models.join(", ") : "all"}`,
     `bodies   ${key.log_bodies ? "may be logged" : "never logged"}`,

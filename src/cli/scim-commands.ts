@@ -3,9 +3,9 @@
 // keeps its SHA-256. Revoking one refuses the next SCIM request made with it.
 
 import type { Command } from "commander";
+import { type CommonOptions, withServices } from "./command-services.js";
 import { CLI, common } from "./common.js";
 import { formatTable, printJson, printLines } from "./output.js";
-import { type CommonOptions, withSession } from "./session.js";
 
 const views = () => import("../admin/scim-schemas.js");
 
@@ -18,7 +18,7 @@ export function scimCommands(program: Command): void {
     .description("make a SCIM token; its value is printed this once")
     .requiredOption("--name <name>", "what it is for, e.g. okta or entra")
     .action((options: CommonOptions & { name: string }) =>
-      withSession(options, async ({ identity, dashboardUrl }) => {
+      withServices(options, async ({ identity, dashboardUrl }) => {
         const { scimTokenView } = await views();
         const { record, value } = await identity.scim.tokens.create(options.name, CLI);
         if (options.json) printJson({ ...scimTokenView(record), token: value });
@@ -36,7 +36,7 @@ export function scimCommands(program: Command): void {
   common(tokens.command("list"))
     .description("list the SCIM tokens: name, last characters, who made them, their last use")
     .action((options: CommonOptions) =>
-      withSession(options, async ({ identity }) => {
+      withServices(options, async ({ identity }) => {
         const { scimTokenView } = await views();
         const list = (await identity.scim.tokens.list()).map(scimTokenView);
         if (options.json) printJson(list);
@@ -54,7 +54,7 @@ export function scimCommands(program: Command): void {
   common(tokens.command("revoke <id>"))
     .description("revoke a SCIM token: the next SCIM request with it is refused")
     .action((id: string, options: CommonOptions) =>
-      withSession(options, async ({ identity }) => {
+      withServices(options, async ({ identity }) => {
         const token = await identity.scim.tokens.revoke(id, CLI);
         if (options.json) printJson({ revoked: 1, id: token.id });
         else printLines(`Revoked SCIM token ${token.name} (${token.id}).`);

@@ -2,8 +2,8 @@
 
 import { type Command, Option } from "commander";
 import type { Override } from "../config/load.js";
+import { type CommonOptions, configFor } from "./command-services.js";
 import { common, EXIT_FAILURE, numeric } from "./common.js";
-import { type CommonOptions, configFor } from "./session.js";
 
 /** serve's flags, each overriding one setting (and the TUNNEL_* variable for it). */
 const SERVE_FLAGS = [

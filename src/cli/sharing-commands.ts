@@ -5,9 +5,9 @@
 import type { Command } from "commander";
 import { SharingService } from "../services/sharing.js";
 import { accountView, completeKeyView } from "../services/views.js";
+import { type CommonOptions, withServices } from "./command-services.js";
 import { CLI, common } from "./common.js";
 import { printJson, printLines } from "./output.js";
-import { type CommonOptions, withSession } from "./session.js";
 
 interface SharingOptions extends CommonOptions {
   weight?: string;
@@ -28,7 +28,7 @@ export function sharingCommands(program: Command): void {
     .option("--priority <n>", PRIORITY)
     .option("--max-wait-ms <ms>", MAX_WAIT)
     .action((accountId: string, options: SharingOptions) =>
-      withSession(options, async ({ accounts, stores }) => {
+      withServices(options, async ({ accounts, stores }) => {
         const changing = [options.weight, options.priority, options.maxWaitMs].some((v) => v !== undefined);
         const account = changing
           ? await new SharingService(stores).setAccount(
@@ -54,7 +54,7 @@ export function sharingCommands(program: Command): void {
     .option("--priority <n>", `${PRIORITY}; never below its account's`)
     .option("--max-wait-ms <ms>", MAX_WAIT)
     .action((keyId: string, options: Omit<SharingOptions, "weight">) =>
-      withSession(options, async ({ keys, stores }) => {
+      withServices(options, async ({ keys, stores }) => {
         const changing = options.priority !== undefined || options.maxWaitMs !== undefined;
         const key = changing
           ? await new SharingService(stores).setKey(

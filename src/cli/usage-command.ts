@@ -5,9 +5,9 @@ import { type Command, Option } from "commander";
 import { AccountUsageService } from "../services/account-usage.js";
 import { usageCsv as accountUsageCsv, requestsCsv } from "../services/usage-csv.js";
 import { dailyUsageView } from "../services/views.js";
+import { type CommonOptions, withServices } from "./command-services.js";
 import { common } from "./common.js";
 import { printJson, printLines, usageCsv, usageTable } from "./output.js";
-import { type CommonOptions, withSession } from "./session.js";
 
 export function usageCommand(program: Command): void {
   common(program.command("usage"))
@@ -36,7 +36,7 @@ export function usageCommand(program: Command): void {
           export?: "usage" | "requests";
         },
       ) =>
-        withSession(options, async ({ usage, stores }) => {
+        withServices(options, async ({ usage, stores }) => {
           if (options.export) {
             const account = new AccountUsageService(stores);
             const text =

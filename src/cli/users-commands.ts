@@ -6,9 +6,9 @@
 import { type Command, Option } from "commander";
 import type { AccountRole, OperatorRole } from "../core/roles.js";
 import type { UserRecord } from "../store/user-store.js";
+import { type CommandServices, type CommonOptions, withServices } from "./command-services.js";
 import { CLI, common, usageError } from "./common.js";
 import { formatTable, printJson, printLines } from "./output.js";
-import { type CommonOptions, type Session, withSession } from "./session.js";
 
 /** Loaded by the commands that use them, so that `serve` loads none of the sign-in (argon2, openid-client). */
 const peopleViews = () => import("../admin/people-views.js");
@@ -27,8 +27,8 @@ async function readPassword(): Promise<string> {
 }
 
 /** Sets the password from standard input, or makes a set-password link; the lines saying which. */
-async function passwordOrLink(session: Session, user: UserRecord, options: PasswordOptions) {
-  const { identity, dashboardUrl } = session;
+async function passwordOrLink(services: CommandServices, user: UserRecord, options: PasswordOptions) {
+  const { identity, dashboardUrl } = services;
   if (options.passwordStdin) {
     await identity.users.setPassword(user.id, await readPassword(), CLI);
     return { link: null, lines: [`Password set for ${user.email}.`] };
@@ -87,7 +87,7 @@ export function usersCommands(program: Command): void {
           : options.operatorViewer
             ? "operator-viewer"
             : null;
-        return withSession(options, async (session) => {
+        return withServices(options, async (services) => {
           const [{ userView }, { validateAccountRole }] = await Promise.all([
             peopleViews(),
             import("../identity/users.js"),
@@ -96,13 +96,13 @@ export function usersCommands(program: Command): void {
             options.account === undefined
               ? undefined
               : { accountId: options.account, role: validateAccountRole(options.role) as AccountRole };
-          if (account) await session.accounts.show(account.accountId);
-          const user = await session.identity.users.create(
+          if (account) await services.accounts.show(account.accountId);
+          const user = await services.identity.users.create(
             { email: options.email, name: options.name, operatorRole, ...(account && { account }) },
             CLI,
           );
-          const { link, lines } = await passwordOrLink(session, user, options);
-          const created = await session.identity.users.find(user.id);
+          const { link, lines } = await passwordOrLink(services, user, options);
+          const created = await services.identity.users.find(user.id);
           if (options.json) printJson({ ...userView(created), set_password_url: link });
           else printLines(`Created user ${user.email} (${user.id}).`, ...lines);
         });
@@ -112,7 +112,7 @@ export function usersCommands(program: Command): void {
   common(users.command("list"))
     .description("list every user: e-mail, status, operator role, how they sign in")
     .action((options: CommonOptions) =>
-      withSession(options, async ({ identity }) => {
+      withServices(options, async ({ identity }) => {
         const { userView } = await peopleViews();
         const views = (await identity.users.list()).map(userView);
         if (options.json) printJson(views);
@@ -145,7 +145,7 @@ export function usersCommands(program: Command): void {
           : "enable a disabled user (id or e-mail)",
       )
       .action((who: string, options: CommonOptions) =>
-        withSession(options, async ({ identity }) => {
+        withServices(options, async ({ identity }) => {
           const { userView } = await peopleViews();
           const user = await identity.users.find(who);
           const changed = disable
@@ -163,9 +163,9 @@ export function usersCommands(program: Command): void {
     )
     .option("--password-stdin", "read the new password from standard input instead of printing a link")
     .action((who: string, options: CommonOptions & PasswordOptions) =>
-      withSession(options, async (session) => {
-        const user = await session.identity.users.find(who);
-        const { link, lines } = await passwordOrLink(session, user, options);
+      withServices(options, async (services) => {
+        const user = await services.identity.users.find(who);
+        const { link, lines } = await passwordOrLink(services, user, options);
         if (options.json) printJson({ user_id: user.id, email: user.email, set_password_url: link });
         else printLines(...lines);
       }),

@@ -78,9 +78,22 @@ export function readWindowText(text: string): BudgetWindow | null {
 export const WINDOW_TEXT_RULE = `an amount in rubles per period (${PERIODS.join(", ")}), such as 100/day or 2000/month`;
 
 /**
- * The spent amount of a window's current period: zero when a period boundary has passed since it was last
- * charged, though Redis keeps the old figure until the next request rolls it over.
+ * The spent amount of a window's current period (or of a key's spending period, kept without a budget too):
+ * zero when a period boundary has passed since it was last charged, though Redis keeps the old figure until
+ * the next request rolls it over. The views read spending only through this rule, never Redis' figure as it is.
  */
-export function currentWindowSpent(window: StoredWindow, currentStart: number): Micros {
+export function currentWindowSpent(
+  window: Pick<StoredWindow, "spent" | "periodStart">,
+  currentStart: number,
+): Micros {
   return currentStart > window.periodStart ? 0 : window.spent;
+}
+
+/**
+ * What remains of a budget: never less than nothing, though a reported overage (billing.overage: charge) or a
+ * budget lowered below what was spent takes spending past it. The one place this is computed, for every view
+ * of a window (the API's, the webhooks', the metrics').
+ */
+export function remainingBudget(budget: Micros, spent: Micros): Micros {
+  return Math.max(0, budget - spent);
 }

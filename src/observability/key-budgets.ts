@@ -3,6 +3,7 @@
 // itself (the whole budget remains from then on), without waiting for the key's next request.
 
 import type { Gauge } from "prom-client";
+import { remainingBudget } from "../core/budget-windows.js";
 import { type Micros, rublesAsFloat } from "../core/money.js";
 import type { Period } from "../core/periods.js";
 
@@ -50,7 +51,8 @@ export class KeyBudgets {
     const now = this.now();
     for (const windows of this.budgets.values()) {
       for (const window of windows) {
-        const remaining = now >= window.resetAt ? window.budget : Math.max(0, window.budget - window.spent);
+        const remaining =
+          now >= window.resetAt ? window.budget : remainingBudget(window.budget, window.spent);
         gauge.labels(...window.labels).set(rublesAsFloat(remaining));
       }
     }

@@ -8,11 +8,12 @@ import { rublesForJson } from "../core/money.js";
 import { dayStamp } from "../core/periods.js";
 import { validateAccountId } from "../core/validate.js";
 import type { KeyRecord } from "../store/records.js";
-import type { RequestLogEntry } from "../store/request-log-store.js";
+import type { RequestLogEntry } from "../store/request-log-schema.js";
 import type { Stores } from "../store/stores.js";
 import type { UsageCounters } from "../store/usage-store.js";
 import { matcher } from "./request-log-query.js";
 import { MAX_USAGE_DAYS, sumCounters, UsageService } from "./usage.js";
+import type { AccountUsage, ModelUsage, UsageFigures } from "./usage-schema.js";
 import { requestsOf } from "./views.js";
 
 /** What one model (or none, or the other models) used in one key's day: integers, cost in µ₽. */
@@ -89,58 +90,6 @@ function shareOf(prefix: string, counters: ModelCounters): ModelShare {
   return { model: model === "" ? null : model, other: false, ...counters };
 }
 
-export interface Figures {
-  requests: number;
-  prompt_tokens: number;
-  /** Of prompt_tokens, those the model server served from its cache. */
-  cached_tokens: number;
-  completion_tokens: number;
-  /** Rubles. */
-  cost: number;
-  errors: number;
-}
-
-export interface KeyFigures extends Figures {
-  key_id: string;
-  name: string;
-}
-
-export interface ModelFigures {
-  model: string | null;
-  other: boolean;
-  requests: number;
-  prompt_tokens: number;
-  cached_tokens: number;
-  completion_tokens: number;
-  /** Rubles. */
-  cost: number;
-}
-
-export interface UsageDayReport extends Figures {
-  date: string;
-  /** The keys with requests that day, by spend. */
-  by_key: KeyFigures[];
-  /** The models of that day, by spend. */
-  by_model: ModelFigures[];
-}
-
-export interface AccountUsageReport {
-  account_id: string;
-  /** The billing time zone: days, months and "today" are calendar days there. */
-  timezone: string;
-  from: string;
-  to: string;
-  /** Today, and this month (YYYY-MM), in the billing time zone. */
-  today: string;
-  month: string;
-  totals: { today: Figures; month: Figures; range: Figures };
-  days: UsageDayReport[];
-  /** The keys with requests in the range, by spend (then requests, then id). */
-  keys: KeyFigures[];
-  /** The models of the range, by spend (then requests). */
-  models: ModelFigures[];
-}
-
 /** The raw material of a report, for the CSV exports: every key's counters on every day of the range. */
 export interface UsageTable {
   days: string[];
@@ -159,7 +108,7 @@ export class AccountUsageService {
   constructor(private readonly stores: AccountUsageStores) {}
 
   /** The account's overview from `from` to `to` (YYYY-MM-DD; this month up to today when omitted). */
-  async report(accountId: unknown, from?: unknown, to?: unknown): Promise<AccountUsageReport> {
+  async report(accountId: unknown, from?: unknown, to?: unknown): Promise<AccountUsage> {
     const id = validateAccountId(accountId);
     const now = this.stores.now();
     const zone = this.stores.calendar.zone;
@@ -256,7 +205,7 @@ export class AccountUsageService {
   }
 }
 
-function figures(counters: UsageCounters): Figures {
+function figures(counters: UsageCounters): UsageFigures {
   return {
     requests: requestsOf(counters),
     prompt_tokens: counters.prompt_tokens ?? 0,
@@ -280,7 +229,7 @@ export function mergeShares(all: readonly Map<string, ModelCounters>[]): Map<str
   return merged;
 }
 
-function modelRows(shares: Map<string, ModelCounters>): ModelFigures[] {
+function modelRows(shares: Map<string, ModelCounters>): ModelUsage[] {
   const rows = [...shares].map(([prefix, counters]) => shareOf(prefix, counters));
   rows.sort(
     (a, b) =>

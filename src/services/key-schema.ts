@@ -7,34 +7,24 @@
 // live here, below the admin API, because the public listener and the CLI show keys too.
 
 import { z } from "zod";
+import { BudgetWindowView, period } from "../core/budget-window-schema.js";
+import { deprecatedField } from "../core/deprecated-names.js";
+import { isoTime } from "../core/time-schema.js";
 import { CLIENT_KEY_FIELDS, fieldSerializer, LISTED_KEY_FIELDS } from "./key-fields.js";
 
 /** What a key can do now; keyState (views.ts) decides which. */
 export const KEY_STATES = ["active", "rotating", "disabled", "expired", "revoked"] as const;
 export type KeyState = (typeof KEY_STATES)[number];
 
-/** A budget's period (the admin API's request bodies take it too). */
-export const period = z.enum(["day", "week", "month"]);
-/** An instant, ISO-8601 UTC (the admin API's other schemas use it too). */
-export const isoTime = z.string().meta({ format: "date-time" });
-
 export const Limits = z
   .object({ rpm: z.number().nullable(), tpm: z.number().nullable(), max_parallel: z.number().nullable() })
   .meta({ id: "Limits", description: "The key's limits; null where it has none" });
 
-export const Budget = z
-  .object({ period, initial: z.number(), spent: z.number(), remaining: z.number(), reset_at: isoTime })
-  .meta({ id: "Budget" });
-
-export const BudgetWindowView = z
-  .object({
-    period,
-    amount: z.number().meta({ description: "Rubles per period" }),
-    spent: z.number().meta({ description: "Rubles spent in the current period" }),
-    remaining: z.number(),
-    resets_at: isoTime.meta({ description: "When the current period ends (billing time zone)" }),
-  })
-  .meta({ id: "BudgetWindow", description: "A budget window: so much per day, week or month" });
+/** The key's first window as `budget` showed it before keys had several: a window, and its old names. */
+export const Budget = BudgetWindowView.extend({
+  initial: z.number().meta(deprecatedField("amount")),
+  reset_at: isoTime.meta(deprecatedField("resets_at")),
+}).meta({ id: "Budget", ...deprecatedField("budgets[0]") });
 
 export const KeySharing = z
   .object({
@@ -70,7 +60,7 @@ export const Key = z
     disabled_at: isoTime.nullable(),
     allowed_models: z.array(z.string()).nullable(),
     log_bodies: z.boolean(),
-    budget: Budget.nullable().meta({ description: "The first budget window, as before keys had several" }),
+    budget: Budget.nullable().meta(deprecatedField("budgets[0]")),
     budgets: z.array(BudgetWindowView).meta({
       description: "Every budget window (up to three, each period once); a request must fit in all of them",
     }),

@@ -16,7 +16,7 @@ import {
 } from "../core/validate.js";
 import { type Actor, auditEntry } from "../store/audit-store.js";
 import type { KeyLimits, KeyRecord } from "../store/records.js";
-import type { RequestLogEntry } from "../store/request-log-store.js";
+import type { RequestLogEntry } from "../store/request-log-schema.js";
 import type { Stores } from "../store/stores.js";
 import { monthDays, windowDetails, windowWrites } from "./budgets.js";
 import {
@@ -32,7 +32,8 @@ import {
 } from "./key-input.js";
 import { checkFilter, pageOf, type RequestFilter, type RequestPage } from "./request-log-query.js";
 import { UsageService } from "./usage.js";
-import { type DailyUsage, dailyUsageView } from "./views.js";
+import type { DailyUsage } from "./usage-schema.js";
+import { dailyUsageView } from "./views.js";
 
 export interface CreateKeyInput {
   accountId: unknown;

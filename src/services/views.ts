@@ -2,15 +2,16 @@
 // JSON numbers (exact to the micro-ruble), times ISO-8601 UTC.
 
 import type { z } from "zod";
-import { type BillingMode, currentWindowSpent, type StoredWindow } from "../core/budget-windows.js";
-import { type Micros, rublesForJson } from "../core/money.js";
+import { type BudgetWindowView, budgetWindowView } from "../core/budget-window-schema.js";
+import { currentWindowSpent, type StoredWindow } from "../core/budget-windows.js";
+import { rublesForJson } from "../core/money.js";
 import type { PeriodCalendar } from "../core/periods.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
 import { LATENCY_BUCKETS_MS } from "../store/settle-script.js";
 import type { UsageCounters } from "../store/usage-store.js";
+import type { AccountView } from "./account-schema.js";
 import {
   type Budget,
-  type BudgetWindowView,
   ClientKey,
   type Key,
   type KeyState,
@@ -18,10 +19,11 @@ import {
   ListedKey,
   serializerFor,
 } from "./key-schema.js";
+import type { DailyUsage } from "./usage-schema.js";
 
 export const CURRENCY = "RUB";
 
-/** A key's budget in its views. */
+/** A key's first window as its deprecated `budget` shows it. */
 export type BudgetView = z.output<typeof Budget>;
 /** A key's limits as clients see them; null where the key has none. */
 export type LimitsView = z.output<typeof Limits>;
@@ -29,24 +31,6 @@ export type LimitsView = z.output<typeof Limits>;
 export type KeyView = z.output<typeof ClientKey>;
 /** A key as its owner and operators see it: the complete view, every audience's view is a part of it. */
 export type KeyJson = z.output<typeof Key>;
-
-/** A key's (or an account's) usage on one day, as the admin API and `usage --json` show it. */
-export interface DailyUsage {
-  date: string;
-  requests: number;
-  prompt_tokens: number;
-  /** Of prompt_tokens, those the model server served from its cache. */
-  cached_tokens: number;
-  completion_tokens: number;
-  /** Rubles. */
-  cost: number;
-  errors: number;
-  estimated: number;
-  avg_latency_ms: number | null;
-  /** Upper bound of the latency bucket holding the 95th percentile; null above the last bound or with no requests. */
-  p95_latency_ms: number | null;
-  p50_latency_ms: number | null;
-}
 
 /**
  * What a key can do now (one of KEY_STATES), the one answer every listing gives. A final state wins over a
@@ -71,25 +55,6 @@ export function limitsView(key: KeyRecord): LimitsView {
   return { rpm: key.limits.rpm, tpm: key.limits.tpm, max_parallel: key.limits.maxParallel };
 }
 
-export interface AccountView {
-  id: string;
-  name: string;
-  balance: number;
-  currency: typeof CURRENCY;
-  created_at: string;
-  /** How it shares a full model server (docs/fair-sharing.md). */
-  sharing: AccountSharingView;
-  /** How it pays: prepaid, budgeted or both (docs/billing.md, "Account budgets"). */
-  billing: BillingMode;
-  /** Its own budget windows, shared by all its keys. */
-  budgets: WindowView[];
-  /** Alert thresholds of its windows in percent; null: the gateway's defaults; []: none. */
-  budget_alert_at: number[] | null;
-}
-
-/** A budget window in its views (the key's and the account's budgets). */
-export type WindowView = z.output<typeof BudgetWindowView>;
-
 /** What views need to tell where a window's period stands: the clock and the billing calendar. */
 export interface ViewClock {
   now: () => number;
@@ -101,45 +66,22 @@ export function windowViews(
   windows: readonly StoredWindow[],
   now: number,
   calendar: PeriodCalendar,
-): WindowView[] {
+): BudgetWindowView[] {
   const periods = calendar.at(now);
-  return windows.map((window) => {
-    const spent = currentWindowSpent(window, periods[window.period].start);
-    return {
-      period: window.period,
-      amount: rublesForJson(window.budget),
-      spent: rublesForJson(spent),
-      remaining: rublesForJson(Math.max(0, window.budget - spent)),
-      resets_at: iso(periods[window.period].end),
-    };
-  });
-}
-
-/** An account's fair-sharing settings: its weight (1 by default), and null where it has none. */
-export interface AccountSharingView {
-  weight: number;
-  priority: number | null;
-  max_wait_ms: number | null;
+  return windows.map(({ period, budget, ...stored }) =>
+    budgetWindowView(period, budget, currentWindowSpent(stored, periods[period].start), periods[period].end),
+  );
 }
 
 /**
- * The spent amount of the key's current period: zero when a period boundary has passed since the key was
- * last charged, even though Redis still holds the old figure until the next request rolls it over.
+ * The key's first window as its deprecated `budget` shows it: the window, and its old names beside the new
+ * ones (core/deprecated-names.ts) until they go.
  */
-export function currentSpent(key: KeyRecord, now: number, calendar: PeriodCalendar): Micros {
-  return calendar.at(now)[key.period].start > key.periodStart ? 0 : key.spent;
-}
-
 export function budgetView(key: KeyRecord, now: number, calendar: PeriodCalendar): BudgetView | null {
   if (key.budget === null) return null;
-  const spent = currentSpent(key, now, calendar);
-  return {
-    period: key.period,
-    initial: rublesForJson(key.budget),
-    spent: rublesForJson(spent),
-    remaining: rublesForJson(Math.max(0, key.budget - spent)),
-    reset_at: iso(calendar.at(now)[key.period].end),
-  };
+  const { start, end } = calendar.at(now)[key.period];
+  const window = budgetWindowView(key.period, key.budget, currentWindowSpent(key, start), end);
+  return { ...window, initial: window.amount, reset_at: window.resets_at };
 }
 
 /**
@@ -197,6 +139,7 @@ export function accountView(account: AccountRecord, clock: ViewClock): AccountVi
     },
     billing: account.billing,
     budgets: windowViews(account.budgets, clock.now(), clock.calendar),
+    alert_at: account.alertAt,
     budget_alert_at: account.alertAt,
   };
 }

@@ -4,6 +4,7 @@
 // shape and reads them back. Entries written before people could sign in have no `by`: they stay readable,
 // their `actor` says everything there was to say.
 
+import type { AuditEntry, AuditPerson, ScimAuditEntry, UserAuditEntry } from "./audit-schema.js";
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
 
@@ -24,92 +25,6 @@ export type Actor =
   | ({ kind: "user"; userId: string; name: string } & SignInMethod)
   | { kind: "token"; userId: string; name: string; tokenId: string; tokenName: string }
   | { kind: "scim"; tokenId: string; tokenName: string };
-
-/** The person behind a change, as entries record it. */
-export interface AuditPerson {
-  user_id: string;
-  name: string;
-  via: "oidc" | "password" | "token";
-  provider?: string;
-  token_id?: string;
-  token_name?: string;
-}
-
-export const ACCOUNT_AUDIT_ACTIONS = [
-  "account.create",
-  "account.topup",
-  "account.token.create",
-  "account.token.revoke",
-  "key.create",
-  "key.update",
-  "key.rotate",
-  "key.disable",
-  "key.enable",
-  "key.revoke",
-  "account.alerts.update",
-  "account.webhook.set",
-  "account.webhook.remove",
-  "member.grant",
-  "member.remove",
-  "invitation.create",
-  "invitation.accept",
-  "invitation.revoke",
-  "token.create",
-  "token.revoke",
-  "account.sharing.update",
-  "key.sharing.update",
-  "account.budgets.update",
-] as const;
-
-export const USER_AUDIT_ACTIONS = [
-  "user.create",
-  "user.update",
-  "user.disable",
-  "user.enable",
-  "user.password",
-  "user.operator",
-  "token.create",
-  "token.revoke",
-  "user.delete",
-  "user.group.add",
-  "user.group.remove",
-] as const;
-
-/** The SCIM log: its tokens and its groups, which belong to no account and no person. */
-export const SCIM_AUDIT_ACTIONS = [
-  "scim.token.create",
-  "scim.token.revoke",
-  "scim.group.create",
-  "scim.group.update",
-  "scim.group.delete",
-] as const;
-
-export interface AuditEntry {
-  at: string;
-  actor: string;
-  by?: AuditPerson;
-  action: (typeof ACCOUNT_AUDIT_ACTIONS)[number];
-  account_id: string;
-  key_id?: string;
-  details: Record<string, unknown>;
-}
-
-export interface ScimAuditEntry {
-  at: string;
-  actor: string;
-  by?: AuditPerson;
-  action: (typeof SCIM_AUDIT_ACTIONS)[number];
-  details: Record<string, unknown>;
-}
-
-export interface UserAuditEntry {
-  at: string;
-  actor: string;
-  by?: AuditPerson;
-  action: (typeof USER_AUDIT_ACTIONS)[number];
-  user_id: string;
-  details: Record<string, unknown>;
-}
 
 export function actorName(actor: Actor): string {
   switch (actor.kind) {

@@ -6,34 +6,8 @@ import { rublesForJson } from "../core/money.js";
 import type { GatewayRequest } from "../core/request.js";
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
+import type { RequestLogEntry } from "./request-log-schema.js";
 import { runScript } from "./scripts.js";
-
-/** One request as kept in the key's recent-requests list. */
-export interface RequestLogEntry {
-  at: string;
-  request_id: string;
-  method: string;
-  path: string;
-  model: string | null;
-  status: number;
-  outcome: string;
-  prompt_tokens: number;
-  completion_tokens: number;
-  /** Of prompt_tokens, those served from the model server's cache (absent in entries written before cached tokens were priced: read as 0). */
-  cached_tokens?: number;
-  /** Of prompt_tokens, those written to its cache; only when there were some. */
-  cache_write_tokens?: number;
-  /** Rubles. */
-  cost: number;
-  usage_estimated: boolean;
-  latency_ms: number;
-  upstream_ttfb_ms: number | null;
-  /** How long it waited for a place at the model server (ms); only where upstream.maxInFlight is set. */
-  queue_ms?: number;
-  /** Only while the key's log_bodies is on, cut to requestLog.maxBodyBytes. */
-  request_body?: string;
-  response_body?: string;
-}
 
 let cachedSecond = Number.NaN;
 let cachedPrefix = "";

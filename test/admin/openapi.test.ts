@@ -94,6 +94,19 @@ describe("openApiDocument", () => {
     });
   });
 
+  it("shows an example of every request body, one its route takes as it is", () => {
+    const withBody = ROUTES.filter((route) => route.body);
+    expect(withBody.length).toBeGreaterThan(10);
+    for (const route of withBody) {
+      const name = `${route.method} ${route.path}`;
+      const example = operation(route.method, route.path).requestBody.content["application/json"].example;
+      expect(example, `${name} has no request example`).toBeTypeOf("object");
+      expect(Object.keys(example).length, `${name}'s example is empty`).toBeGreaterThan(0);
+      const parsed = route.body?.safeParse(example);
+      expect(parsed?.error, `${name}'s example is not a body it takes`).toBeUndefined();
+    }
+  });
+
   it("refers only to components it defines, and leaves no JSON Schema $defs or $schema behind", () => {
     const components = Object.keys(document.components.schemas);
     expect(components).toEqual([...components].sort((a, b) => a.localeCompare(b)));

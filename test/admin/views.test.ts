@@ -27,6 +27,7 @@ describe("adminAccountView", () => {
       sharing: { weight: 1, priority: null, max_wait_ms: null },
       billing: "prepaid",
       budgets: [],
+      alert_at: null,
       budget_alert_at: null,
       token: { hint: "wxyz" },
     });

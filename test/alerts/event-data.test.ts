@@ -19,11 +19,13 @@ describe("event data", () => {
       key_name: "prod",
       threshold: 80,
       period: "month",
-      budget: 999999999.999999,
+      amount: 999999999.999999,
       spent: 800000000,
       remaining: 199999999.999999,
-      reset_at: "2026-11-30T21:00:00.000Z",
+      resets_at: "2026-11-30T21:00:00.000Z",
       currency: "RUB",
+      budget: 999999999.999999,
+      reset_at: "2026-11-30T21:00:00.000Z",
     });
   });
 
@@ -41,7 +43,7 @@ describe("event data", () => {
       scope: "account",
       account_name: "Search",
       threshold: 80,
-      budget: 300000,
+      amount: 300000,
       remaining: 60000,
     });
     expect(eventData("budget.threshold", fields, "Europe/Moscow")).not.toHaveProperty("key_name");
@@ -60,6 +62,11 @@ describe("event data", () => {
     });
   });
 
+  it("has no reset time for a threshold written without its period's start, rather than no event", () => {
+    const data = eventData("budget.threshold", { budget: "1000000", spent: "800000", period: "day" }, "UTC");
+    expect(data).toMatchObject({ amount: 1, remaining: 0.2, resets_at: null, reset_at: null });
+  });
+
   it("has a shape for every type, and passes the fields of a type it does not know", () => {
     for (const type of EVENT_TYPES) expect(typeof eventData(type, {}, "UTC")).toBe("object");
     expect(
@@ -67,10 +74,14 @@ describe("event data", () => {
     ).toEqual({
       key_name: "k",
       expires_at: null,
-      budget: null,
       period: "month",
+      amount: null,
       currency: "RUB",
+      budget: null,
     });
+    expect(
+      eventData("key.created", { name: "k", expires_at: "", budget: "2500000", period: "day" }, "UTC"),
+    ).toMatchObject({ period: "day", amount: 2.5, budget: 2.5 });
     const rotated = { name: "k", previous_hint: "a1b2", hint: "c3d4", grace_until: "1763805600000" };
     expect(eventData("key.rotated", rotated, "UTC")).toEqual({
       key_name: "k",

@@ -37,7 +37,7 @@ describe("keys create", () => {
       name: "prod",
       allowed_models: ["a", "b"],
       log_bodies: false,
-      budget: { period: "week", initial: 5 },
+      budgets: [{ period: "week", amount: 5 }],
       expires_at: expect.any(String),
     });
     expect(created.key).toMatch(/^sk-tunnel-/);
@@ -119,7 +119,7 @@ describe("keys update", () => {
     const after = Date.now();
     expect(changed).toMatchObject({
       name: "renamed",
-      budget: { initial: 3, period: "day" },
+      budgets: [{ amount: 3, period: "day" }],
       log_bodies: true,
       allowed_models: ["a"],
     });

@@ -54,7 +54,7 @@ describe("npm run demo", () => {
       expect(keyView.status).toBe(200);
       expect(await keyView.json()).toMatchObject({
         account_id: "demo",
-        budget: { period: "day", initial: 100, spent: 0 },
+        budgets: [{ period: "day", amount: 100, spent: 0 }],
       });
 
       // The streamed completion of the banner, exactly as printed.

@@ -196,7 +196,7 @@ describe("keys", () => {
       allowed_models: ["demo-small"],
       log_bodies: false,
       period: "week",
-      budget: { period: "week", initial: 10, spent: 0, remaining: 10 },
+      budgets: [{ period: "week", amount: 10, spent: 0, remaining: 10 }],
       revoked_at: null,
     });
     expect(created.key).toMatch(/^sk-tunnel-[0-9a-f]{64}$/);
@@ -238,12 +238,12 @@ describe("keys", () => {
     await (await chat(key.value)).text();
     await t.gateway.settled();
     const before = await ok(`/admin/v1/accounts/acme/keys/${key.id}`, acmeToken);
-    expect(before.budget.spent).toBeGreaterThan(0);
+    expect(before.budgets[0].spent).toBeGreaterThan(0);
     const after = await ok(`/admin/v1/accounts/acme/keys/${key.id}`, acmeToken, {
       method: "PATCH",
       body: { period: "day" },
     });
-    expect(after.budget).toMatchObject({ period: "day", spent: before.budget.spent });
+    expect(after.budgets).toMatchObject([{ period: "day", spent: before.budgets[0].spent }]);
   });
 
   it("are refused at zero balance and with bad input, naming the field and writing nothing", async () => {

@@ -118,16 +118,18 @@ describe("budget.threshold", () => {
         key_name: "test key",
         threshold: 80,
         period: "month",
-        budget: 1,
+        amount: 1,
         spent: 0.8,
         remaining: 0.2,
-        reset_at: "2026-12-01T00:00:00.000Z",
+        resets_at: "2026-12-01T00:00:00.000Z",
         currency: "RUB",
+        budget: 1,
+        reset_at: "2026-12-01T00:00:00.000Z",
       },
     });
     // The same figures /v1/key shows.
     const view = await json(await t.fetch("/v1/key", { key: key.value }));
-    expect(view.budget).toMatchObject({ spent: 0.8, remaining: 0.2, initial: 1 });
+    expect(view.budgets).toMatchObject([{ spent: 0.8, remaining: 0.2, amount: 1 }]);
     expect(CHAT_COST).toBe(0.016);
   });
 
@@ -149,7 +151,7 @@ describe("budget.threshold", () => {
     await waitUntil(() => receiver.received.length === 2, "the second day's threshold event");
     const [first, second] = receiver.received.map((r) => r.body);
     expect([first.data.threshold, second.data.threshold]).toEqual([80, 80]);
-    expect([first.data.reset_at, second.data.reset_at]).toEqual([
+    expect([first.data.resets_at, second.data.resets_at]).toEqual([
       "2026-11-22T00:00:00.000Z",
       "2026-11-23T00:00:00.000Z",
     ]);

@@ -170,22 +170,16 @@ describe("budget windows on two replicas with leases", () => {
 });
 
 describe("a key's windows as its client sees them", () => {
-  it("shows the first window as budget, as before, and every window in budgets", async () => {
+  it("shows every window in budgets, and the first as the deprecated budget with its old names too", async () => {
     const clock = new TestClock(Date.parse("2026-11-21T10:00:00.000Z"));
     const t = await startTestGateway({ clock, config: { pricing: PRICING } });
     replicas.push(t);
     const key = await t.newKey({ budgets: ["1/day", "20/month"] });
     const view = await json(await t.fetch("/v1/key", { key: key.value }));
-    expect(view.budget).toEqual({
-      period: "day",
-      initial: 1,
-      spent: 0,
-      remaining: 1,
-      reset_at: "2026-11-22T00:00:00.000Z",
-    });
     expect(view.budgets).toEqual([
       { period: "day", amount: 1, spent: 0, remaining: 1, resets_at: "2026-11-22T00:00:00.000Z" },
       { period: "month", amount: 20, spent: 0, remaining: 20, resets_at: "2026-12-01T00:00:00.000Z" },
     ]);
+    expect(view.budget).toEqual({ ...view.budgets[0], initial: 1, reset_at: "2026-11-22T00:00:00.000Z" });
   });
 });

@@ -26,7 +26,7 @@ async function start() {
 }
 
 async function spentOf(key: string): Promise<number> {
-  return (await json(await t.fetch("/v1/key", { key }))).budget.spent;
+  return (await json(await t.fetch("/v1/key", { key }))).budgets[0].spent;
 }
 
 /** The key's request as /v1/requests/{id} answers it, waiting at most a second for it to be settled. */

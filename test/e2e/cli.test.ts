@@ -82,6 +82,7 @@ describe("accounts", () => {
       sharing: { weight: 1, priority: null, max_wait_ms: null },
       billing: "prepaid",
       budgets: [],
+      alert_at: null,
       budget_alert_at: null,
     });
     expect(await ok(["accounts", "topup", "acme", "12.35"], own)).toMatchObject({ balance: 5000 });
@@ -146,7 +147,15 @@ describe("keys", () => {
       expires_at: expect.any(String),
       allowed_models: ["llama-3-8b", "qwen-2"],
       log_bodies: false,
-      budget: { period: "month", initial: 1000, spent: 0, remaining: 1000, reset_at: expect.any(String) },
+      budget: {
+        period: "month",
+        amount: 1000,
+        spent: 0,
+        remaining: 1000,
+        resets_at: expect.any(String),
+        initial: 1000,
+        reset_at: expect.any(String),
+      },
       budgets: [{ period: "month", amount: 1000, spent: 0, remaining: 1000, resets_at: expect.any(String) }],
       currency: "RUB",
       state: "active",
@@ -348,7 +357,7 @@ describe("dashboard tokens and key changes", () => {
       ]),
     ).toMatchObject({
       name: "renamed",
-      budget: { initial: 7.5, period: "day" },
+      budgets: [{ amount: 7.5, period: "day" }],
       log_bodies: false,
       allowed_models: ["a"],
     });
@@ -371,7 +380,7 @@ describe("budget windows", () => {
     await fails(["keys", "create", "--account", "teamco", "--name", "x"], 1, /balance is not positive/);
     const budgeted = [
       "accounts",
-      "budget",
+      "budgets",
       "set",
       "teamco",
       "--budgets",
@@ -386,12 +395,11 @@ describe("budget windows", () => {
     // A budgeted account needs no balance for a key.
     const key = (await ok([
       ...["keys", "create", "--account", "teamco", "--name", "search", "--budgets", "100/day,2000/month"],
-    ])) as { id: string; budget: unknown; budgets: { period: string; amount: number }[] };
+    ])) as { id: string; budgets: { period: string; amount: number }[] };
     expect(key.budgets.map((window) => [window.period, window.amount])).toEqual([
       ["day", 100],
       ["month", 2000],
     ]);
-    expect(key.budget).toMatchObject({ period: "day", initial: 100 });
     const updated = (await ok(["keys", "update", key.id, "--budgets", "50/week"])) as typeof key;
     expect(updated.budgets.map((window) => [window.period, window.amount])).toEqual([["week", 50]]);
     await fails(
@@ -403,7 +411,7 @@ describe("budget windows", () => {
     const shown = await run(["accounts", "show", "teamco"], env);
     expect(shown.stdout).toContain("billing  budgeted");
     expect(shown.stdout).toMatch(/budget {3}0 of 300000 RUB spent this month/);
-    expect(await ok(["accounts", "budget", "clear", "teamco"])).toMatchObject({
+    expect(await ok(["accounts", "budgets", "clear", "teamco"])).toMatchObject({
       billing: "prepaid",
       budgets: [],
     });

@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatRubles, plainSpaces } from "../../src/admin/ui/i18n/format.js";
+import { formatCurrency, plainSpaces } from "../../src/admin/ui/i18n/format.js";
 import { MESSAGES } from "../../src/admin/ui/i18n/lookup.js";
 import { readRubles } from "../../src/core/money.js";
 import { ACTOR } from "../helpers/actor.js";
@@ -35,7 +35,7 @@ const keys: Record<string, { id: string; key: string }> = {};
 let problems: string[] = [];
 let urls: string[] = [];
 
-const rub = (amount: number) => plainSpaces(formatRubles("en", amount));
+const rub = (amount: number) => plainSpaces(formatCurrency("en", amount));
 const micros = (text: string) => {
   const value = readRubles(text);
   if (value === undefined) throw new Error(`${text} is not an amount of rubles`);

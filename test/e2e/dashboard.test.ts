@@ -13,9 +13,9 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTENT_SECURITY_POLICY } from "../../src/admin/static.js";
 import {
+  formatCurrency,
   formatInstant,
   formatInstantUtc,
-  formatRubles,
   plainSpaces,
 } from "../../src/admin/ui/i18n/format.js";
 import { MESSAGES } from "../../src/admin/ui/i18n/lookup.js";
@@ -49,7 +49,7 @@ const secrets: string[] = [ADMIN];
 
 const text = async (selector: ReturnType<Page["locator"]>) =>
   plainSpaces((await selector.innerText()).trim());
-const rubles = (lang: "ru" | "en", amount: number) => plainSpaces(formatRubles(lang, amount));
+const rubles = (lang: "ru" | "en", amount: number) => plainSpaces(formatCurrency(lang, amount));
 const balanceOf = async (id: string) => (await t.store.accountService.show(id)).balance / 1e6;
 
 async function publicKeyView(key: string): Promise<{ status: number; body: any }> {
@@ -234,7 +234,7 @@ describe("the dashboard", () => {
       account_id: "acme",
       allowed_models: ["demo-small"],
       log_bodies: true,
-      budget: { period: "day", initial: 50, spent: 0 },
+      budgets: [{ period: "day", amount: 50, spent: 0 }],
     });
     const completion = await t.fetch("/v1/chat/completions", {
       key: value,
@@ -251,7 +251,7 @@ describe("the dashboard", () => {
     await t.gateway.settled();
     const charged = await publicKeyView(value);
     expect(charged.status).toBe(200);
-    const spent = charged.body.budget.spent as number;
+    const spent = charged.body.budgets[0].spent as number;
     expect(spent).toBeGreaterThan(0);
 
     // The account view shows the spend /v1/key reports.
@@ -326,7 +326,7 @@ describe("the dashboard", () => {
       `${rubles("ru", spent)} из ${rubles("ru", 60.5)} в день`,
     );
     const changed = (await publicKeyView(value)).body;
-    expect(changed).toMatchObject({ log_bodies: false, budget: { period: "day", initial: 60.5 } });
+    expect(changed).toMatchObject({ log_bodies: false });
     expect(changed.budgets).toMatchObject([
       { period: "day", amount: 60.5, spent },
       { period: "month", amount: 1000, spent },

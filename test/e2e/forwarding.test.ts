@@ -432,7 +432,7 @@ describe("metering and settlement", () => {
     await t.gateway.settled();
     // 3 × 1000 ₽/M + 7 × 2000 ₽/M = 0.003 + 0.014 = 0.017 ₽
     expect(await accountState()).toEqual({ balance: before.balance - 17_000, reserved: 0 });
-    expect((await json(await t.fetch("/v1/key", { key: key.value }))).budget.spent).toBe(0.017);
+    expect((await json(await t.fetch("/v1/key", { key: key.value }))).budgets[0].spent).toBe(0.017);
     expect(lastRequestLog()).toMatchObject({
       prompt_tokens: 3,
       completion_tokens: 7,

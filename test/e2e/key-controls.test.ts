@@ -392,7 +392,7 @@ describe("disable and enable on two replicas at once", () => {
       expect((await json(res)).error).toMatchObject({ code: "key_disabled", type: "permission_error" });
       const view = await replica.fetch("/v1/key", { key: key.value });
       expect(view.status).toBe(200);
-      expect(await json(view)).toMatchObject({ state: "disabled", budget: { initial: 5 } });
+      expect(await json(view)).toMatchObject({ state: "disabled", budgets: [{ amount: 5 }] });
       expect((await replica.fetch("/v1/balance", { key: key.value })).status).toBe(200);
     }
     expect((await modelServer()).requests).toHaveLength(0);

@@ -113,7 +113,7 @@ describe("metrics after real traffic", () => {
 
     const view = await json(await t.fetch("/v1/key", { key: budgeted.value }));
     expect(total(samples, "tunnel_gateway_key_budget_remaining_rubles", { key_id: budgeted.id })).toBe(
-      view.budget.remaining,
+      view.budgets[0].remaining,
     );
     expect(total(samples, "tunnel_gateway_key_budget_rubles", { key_id: budgeted.id })).toBe(10);
     // A key without a budget has no remaining-budget series.

@@ -38,7 +38,7 @@ describe("the openai client", () => {
     await t.gateway.settled();
     // 4 × 5000 ₽/M + 6 × 7000 ₽/M = 0.02 + 0.042 = 0.062 ₽
     const view = await (await t.fetch("/v1/key", { key: key.value })).json();
-    expect((view as any).budget.spent).toBe(0.062);
+    expect((view as any).budgets[0].spent).toBe(0.062);
   });
 
   it("streams, sees exactly the chunks it would see without the gateway, and is billed exactly", async () => {
@@ -62,7 +62,7 @@ describe("the openai client", () => {
     await t.gateway.settled();
     // 2 × 1000 ₽/M + 5 × 2000 ₽/M = 0.012 ₽
     const view = await (await t.fetch("/v1/key", { key: key.value })).json();
-    expect((view as any).budget.spent).toBe(0.012);
+    expect((view as any).budgets[0].spent).toBe(0.012);
   });
 
   it("receives the usage chunk when it asks for it", async () => {

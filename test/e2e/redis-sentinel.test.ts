@@ -81,7 +81,7 @@ describe("behind Redis Sentinel", () => {
       const key = await gateway.newKey({ budget: "5" });
       const res = await gateway.fetch("/v1/key", { key: key.value });
       expect(res.status).toBe(200);
-      expect((await json(res)).budget.initial).toBe(5);
+      expect((await json(res)).budgets[0].amount).toBe(5);
       // The start-up checks ran on the master the sentinel named, and name it by its address.
       const messages = t.logs.map((line) => line.msg as string);
       expect(messages).toContain("Redis checked: version, persistence and eviction policy are fit");

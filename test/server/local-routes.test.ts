@@ -105,9 +105,11 @@ describe("GET /v1/key", () => {
       log_bodies: false,
       budget: {
         period: "month",
-        initial: 1000,
+        amount: 1000,
         spent: 12.5,
         remaining: 987.5,
+        resets_at: "2026-12-01T00:00:00.000Z",
+        initial: 1000,
         reset_at: "2026-12-01T00:00:00.000Z",
       },
       budgets: [
@@ -127,14 +129,14 @@ describe("GET /v1/key", () => {
     });
   });
 
-  it("shows null for no expiry, no model list and no budget", async () => {
+  it("shows null for no expiry and no model list, and no windows for no budget", async () => {
     t = await startTestGateway();
     const key = await t.newKey();
     const body = await (await t.fetch("/v1/key", { key: key.value })).json();
     expect(body).toMatchObject({
       expires_at: null,
       allowed_models: null,
-      budget: null,
+      budgets: [],
       log_bodies: true,
       limits: { rpm: null, tpm: null, max_parallel: null },
     });
@@ -149,24 +151,25 @@ describe("GET /v1/key", () => {
     const weekly = await t.newKey({ budget: "10", period: "week" });
     const monthly = await t.newKey({ budget: "10", period: "month" });
     for (const key of [daily, weekly, monthly]) await spend(key.id, key.accountId, 4_000_000);
-    const budgetOf = async (value: string) => (await json(await t.fetch("/v1/key", { key: value }))).budget;
+    const budgetOf = async (value: string) =>
+      (await json(await t.fetch("/v1/key", { key: value }))).budgets[0];
 
     expect(await budgetOf(daily.value)).toMatchObject({
       spent: 4,
       remaining: 6,
-      reset_at: "2027-01-31T21:00:00.000Z",
+      resets_at: "2027-01-31T21:00:00.000Z",
     });
-    expect(await budgetOf(weekly.value)).toMatchObject({ spent: 4, reset_at: "2027-01-31T21:00:00.000Z" });
-    expect(await budgetOf(monthly.value)).toMatchObject({ spent: 4, reset_at: "2027-01-31T21:00:00.000Z" });
+    expect(await budgetOf(weekly.value)).toMatchObject({ spent: 4, resets_at: "2027-01-31T21:00:00.000Z" });
+    expect(await budgetOf(monthly.value)).toMatchObject({ spent: 4, resets_at: "2027-01-31T21:00:00.000Z" });
 
     clock.set("2027-01-31T21:00:00.000Z");
     expect(await budgetOf(daily.value)).toMatchObject({
       spent: 0,
       remaining: 10,
-      reset_at: "2027-02-01T21:00:00.000Z",
+      resets_at: "2027-02-01T21:00:00.000Z",
     });
-    expect(await budgetOf(weekly.value)).toMatchObject({ spent: 0, reset_at: "2027-02-07T21:00:00.000Z" });
-    expect(await budgetOf(monthly.value)).toMatchObject({ spent: 0, reset_at: "2027-02-28T21:00:00.000Z" });
+    expect(await budgetOf(weekly.value)).toMatchObject({ spent: 0, resets_at: "2027-02-07T21:00:00.000Z" });
+    expect(await budgetOf(monthly.value)).toMatchObject({ spent: 0, resets_at: "2027-02-28T21:00:00.000Z" });
   });
 
   it("answers while the budget is used up and the balance is zero, so the client can read when it resets", async () => {
@@ -175,7 +178,7 @@ describe("GET /v1/key", () => {
     await spend(key.id, key.accountId, 5_000_000);
     const res = await t.fetch("/v1/key", { key: key.value });
     expect(res.status).toBe(200);
-    expect((await json(res)).budget).toMatchObject({ spent: 5, remaining: 0 });
+    expect((await json(res)).budgets[0]).toMatchObject({ spent: 5, remaining: 0 });
     const balance = await t.fetch("/v1/balance", { key: key.value });
     expect(balance.status).toBe(200);
     expect((await json(balance)).balance).toBe(0);
@@ -201,9 +204,11 @@ describe("GET /v1/balance", () => {
         state: "active",
         budget: {
           period: "week",
-          initial: 1000,
+          amount: 1000,
           spent: 12.5,
           remaining: 987.5,
+          resets_at: "2026-11-23T00:00:00.000Z",
+          initial: 1000,
           reset_at: "2026-11-23T00:00:00.000Z",
         },
         budgets: [

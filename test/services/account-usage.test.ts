@@ -5,6 +5,7 @@
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AccountUsageService, mergeShares, modelShares } from "../../src/services/account-usage.js";
+import { AccountUsage } from "../../src/services/usage-schema.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
@@ -144,6 +145,8 @@ describe("AccountUsageService", () => {
       ["llama", false, 6, 4.234567],
       ["bge", false, 1, 0.000001],
     ]);
+    // Exactly what its schema describes: parsing leaves out any field the schema does not name.
+    expect(AccountUsage.parse(report)).toEqual(report);
   });
 
   it("keeps this month's and today's totals whatever range is asked", async () => {

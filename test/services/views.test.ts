@@ -4,10 +4,10 @@
 
 import { describe, expect, it } from "vitest";
 import { PeriodCalendar } from "../../src/core/periods.js";
+import { DailyUsage } from "../../src/services/usage-schema.js";
 import {
   accountView,
   budgetView,
-  currentSpent,
   dailyUsageView,
   iso,
   keyListView,
@@ -41,23 +41,6 @@ describe("keyState", () => {
   });
 });
 
-describe("currentSpent", () => {
-  it("is what Redis holds within the period, and zero once a boundary of the billing time zone has passed", () => {
-    const moscow = new PeriodCalendar("Europe/Moscow");
-    // November began at 2026-10-31T21:00Z in Moscow.
-    const key = keyRecord({
-      period: "month",
-      spent: 4_000_000,
-      periodStart: Date.parse("2026-10-31T21:00:00Z"),
-    });
-    expect(currentSpent(key, Date.parse("2026-11-30T20:59:59Z"), moscow)).toBe(4_000_000);
-    expect(currentSpent(key, Date.parse("2026-11-30T21:00:00Z"), moscow)).toBe(0);
-    // The same instant is still November in UTC, where the key's period began later.
-    const utcKey = { ...key, periodStart: Date.parse("2026-11-01T00:00:00Z") };
-    expect(currentSpent(utcKey, Date.parse("2026-11-30T21:00:00Z"), utc)).toBe(4_000_000);
-  });
-});
-
 describe("budgetView", () => {
   it("is null for a key without a budget", () => {
     expect(budgetView(keyRecord(), NOW, utc)).toBeNull();
@@ -72,9 +55,11 @@ describe("budgetView", () => {
     });
     expect(budgetView(key, NOW, utc)).toEqual({
       period: "week",
-      initial: 5,
+      amount: 5,
       spent: 1.250001,
       remaining: 3.749999,
+      resets_at: "2026-11-23T00:00:00.000Z",
+      initial: 5,
       reset_at: "2026-11-23T00:00:00.000Z",
     });
   });
@@ -99,7 +84,7 @@ describe("budgetView", () => {
     expect(budgetView(key, NOW, utc)).toMatchObject({
       spent: 0,
       remaining: 1,
-      reset_at: "2026-11-22T00:00:00.000Z",
+      resets_at: "2026-11-22T00:00:00.000Z",
     });
   });
 });
@@ -161,6 +146,7 @@ describe("accountView", () => {
       sharing: { weight: 1, priority: null, max_wait_ms: null },
       billing: "prepaid",
       budgets: [],
+      alert_at: null,
       budget_alert_at: null,
     });
   });
@@ -197,13 +183,14 @@ describe("accountView", () => {
         },
         { period: "day", amount: 10_000, spent: 0, remaining: 10_000, resets_at: "2026-11-22T00:00:00.000Z" },
       ],
+      alert_at: [50],
       budget_alert_at: [50],
     });
   });
 });
 
 describe("a key's windows", () => {
-  it("shows the first window as budget (as before) and every window in budgets", () => {
+  it("shows every window in budgets, and the first as the deprecated budget with its old names too", () => {
     const key = keyRecord({
       budget: 1_000_000,
       period: "day",
@@ -220,17 +207,11 @@ describe("a key's windows", () => {
       ],
     });
     const view = keyView(key, NOW, utc);
-    expect(view.budget).toEqual({
-      period: "day",
-      initial: 1,
-      spent: 0.25,
-      remaining: 0.75,
-      reset_at: "2026-11-22T00:00:00.000Z",
-    });
     expect(view.budgets).toEqual([
       { period: "day", amount: 1, spent: 0.25, remaining: 0.75, resets_at: "2026-11-22T00:00:00.000Z" },
       { period: "month", amount: 20, spent: 4, remaining: 16, resets_at: "2026-12-01T00:00:00.000Z" },
     ]);
+    expect(view.budget).toEqual({ ...view.budgets[0], initial: 1, reset_at: "2026-11-22T00:00:00.000Z" });
   });
 });
 
@@ -268,6 +249,7 @@ describe("a day's usage", () => {
       p50_latency_ms: 50,
       p95_latency_ms: 5000,
     });
+    expect(DailyUsage.strict().parse(view)).toEqual(view);
   });
 
   it("has no latency figures without requests, and no bound for a percentile beyond the last bucket", () => {

@@ -2,7 +2,8 @@
 // merged across accounts. The entries are written by the real scripts, through the service layer.
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { actorName, auditEntry } from "../../src/store/audit-store.js";
+import { AuditEntry, UserAuditEntry } from "../../src/store/audit-schema.js";
+import { actorName, auditEntry, userAuditEntry } from "../../src/store/audit-store.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
@@ -34,6 +35,33 @@ describe("auditEntry", () => {
       account_id: "acme",
       details: { amount: "12.5" },
     });
+  });
+
+  it("records the person behind a change, and how they were signed in, as the entries' schemas describe it", () => {
+    const person = {
+      kind: "user" as const,
+      userId: "usr_1",
+      name: "Anna",
+      via: "oidc" as const,
+      provider: "corp",
+    };
+    const token = {
+      kind: "token" as const,
+      userId: "usr_1",
+      name: "Anna",
+      tokenId: "tok_1",
+      tokenName: "ci",
+    };
+    const entries = [
+      AuditEntry.parse(JSON.parse(auditEntry(person, 0, "key.revoke", "acme", {}, "key_a"))),
+      UserAuditEntry.parse(JSON.parse(userAuditEntry(token, 0, "user.update", "usr_2", { name: "B" }))),
+      AuditEntry.parse(JSON.parse(auditEntry({ kind: "cli" }, 0, "account.create", "acme", {}))),
+    ];
+    expect(entries.map((entry) => [entry.actor, entry.by])).toEqual([
+      ["user:usr_1", { user_id: "usr_1", name: "Anna", via: "oidc", provider: "corp" }],
+      ["token:tok_1", { user_id: "usr_1", name: "Anna", via: "token", token_id: "tok_1", token_name: "ci" }],
+      ["cli", undefined],
+    ]);
   });
 
   it("names the key only for a change to a key", () => {

@@ -2,6 +2,7 @@
 // (once without and once with its bodies), and the time written in it.
 
 import { describe, expect, it } from "vitest";
+import { RequestLogEntry } from "../../src/store/request-log-schema.js";
 import { entryTime, recentRequest, recentRequestJson } from "../../src/store/request-log-store.js";
 import { BODIES as bodies, ENDED, finishedRequest as finished, requestWith } from "../helpers/requests.js";
 
@@ -49,6 +50,13 @@ describe("recentRequest", () => {
       latency_ms: 123,
       upstream_ttfb_ms: 30,
     });
+  });
+
+  it("is exactly what the RequestLogEntry schema describes, with and without its bodies", () => {
+    const { entry, withBodies } = recentRequestJson(finished({ bodies, queuedAt: 100, dequeuedAt: 200 }), 8);
+    for (const json of [entry, withBodies]) {
+      expect(RequestLogEntry.strict().parse(JSON.parse(json))).toEqual(JSON.parse(json));
+    }
   });
 
   it("keeps a request's wait for the model server, in whole milliseconds, where it asked for a place", () => {

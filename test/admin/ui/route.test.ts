@@ -59,22 +59,24 @@ function key(id: string, fields: Partial<Key>): Key {
   };
 }
 
-const budget = (spent: number, initial: number) => ({
-  period: "month" as const,
-  initial,
-  spent,
-  remaining: initial - spent,
-  reset_at: "2026-12-01T00:00:00.000Z",
-});
+const budgets = (spent: number, amount: number) => [
+  {
+    period: "month" as const,
+    amount,
+    spent,
+    remaining: amount - spent,
+    resets_at: "2026-12-01T00:00:00.000Z",
+  },
+];
 
 describe("the keys table", () => {
   const keys = [
-    key("a", { name: "Zeta", created_at: "2026-11-01T00:00:00.000Z", budget: budget(5, 10) }),
+    key("a", { name: "Zeta", created_at: "2026-11-01T00:00:00.000Z", budgets: budgets(5, 10) }),
     key("b", { name: "alpha", created_at: "2026-11-03T00:00:00.000Z", state: "revoked" }),
     key("c", {
       name: "Mid",
       created_at: "2026-11-02T00:00:00.000Z",
-      budget: budget(1, 10),
+      budgets: budgets(1, 10),
       expires_at: "2027-01-01T00:00:00.000Z",
     }),
   ];

@@ -4,6 +4,9 @@
 import type { z } from "zod";
 import { CLIENT_KEY_FIELDS, fieldSerializer } from "../../../services/key-fields.js";
 import type * as K from "../../../services/key-schema.js";
+import type * as G from "../../../services/usage-schema.js";
+import type * as D from "../../../store/audit-schema.js";
+import type * as R from "../../../store/request-log-schema.js";
 import type * as A from "../../alert-schemas.js";
 import type * as P from "../../people-schemas.js";
 import type * as S from "../../schemas.js";
@@ -17,18 +20,19 @@ export type AccountBudgetsBody = z.input<typeof S.AccountBudgetsBody>;
 export type Key = z.infer<typeof S.Key>;
 export type ClientKey = z.infer<typeof K.ClientKey>;
 export type CreatedKey = z.infer<typeof S.CreatedKey>;
-export type Usage = z.infer<typeof S.Usage>;
-export type DailyUsage = z.infer<typeof S.DailyUsage>;
-export type RequestLogEntry = z.infer<typeof S.RequestLogEntry>;
+export type Usage = z.infer<typeof G.Usage>;
+export type DailyUsage = z.infer<typeof G.DailyUsage>;
+export type RequestLogEntry = z.infer<typeof R.RequestLogEntry>;
 export type AuditLog = z.infer<typeof S.AuditLog>;
-export type AuditEntry = z.infer<typeof S.AuditEntry>;
+export type AuditEntry = z.infer<typeof D.AuditEntry>;
+export type AuditPerson = z.infer<typeof D.AuditPerson>;
 export type AccountAlerts = z.infer<typeof A.AccountAlerts>;
 export type CreatedWebhook = z.infer<typeof A.CreatedWebhook>;
 export type TestResult = z.infer<typeof A.TestResult>;
 export type AlertEvent = z.infer<typeof A.AlertEvent>;
 export type AlertEvents = z.infer<typeof A.AlertEvents>;
 export type OperatorAlerts = z.infer<typeof A.OperatorAlerts>;
-export type AccountUsage = z.infer<typeof U.AccountUsage>;
+export type AccountUsage = z.infer<typeof G.AccountUsage>;
 export type RequestPage = z.infer<typeof U.RequestPage>;
 export type Overview = z.infer<typeof U.Overview>;
 // People: signing in, one's own sessions and tokens, an account's members and invitations, every user.
@@ -44,7 +48,7 @@ export type Member = z.infer<typeof P.Member>;
 export type Invitation = z.infer<typeof P.Invitation>;
 export type CreatedInvitation = z.infer<typeof P.CreatedInvitation>;
 export type User = z.infer<typeof P.User>;
-export type UserAuditEntry = z.infer<typeof P.UserAuditEntry>;
+export type UserAuditEntry = z.infer<typeof D.UserAuditEntry>;
 export type AccountRole = Member["role"];
 
 // What the dashboard sends: the request bodies as the server's schemas accept them (the forms send narrower

@@ -4,22 +4,13 @@
 // account:<id>) says all there is. Russian sentences name the person and then what was done, without a verb
 // of theirs, whose past tense would have to guess their gender. Pure, for the unit tests.
 
+import type { AuditPerson } from "../api/types.js";
 import { type Lang, type MessageKey, translate, type Values } from "../i18n/lookup.js";
-
-/** The person behind an entry, as entries record it (see the server's AuditPerson). */
-export interface AuditBy {
-  user_id: string;
-  name: string;
-  via: "oidc" | "password" | "token";
-  provider?: string;
-  token_id?: string;
-  token_name?: string;
-}
 
 /** What of an entry the sentence reads: the account's and the people's logs alike. */
 export interface AuditLine {
   actor: string;
-  by?: AuditBy | undefined;
+  by?: AuditPerson | undefined;
   action: string;
   key_id?: string | undefined;
   user_id?: string | undefined;

@@ -2,7 +2,7 @@
 // zone: amounts, budgets and their windows, lists, times, limits, and any other value readably.
 
 import { isPeriod, type Period } from "../../../core/periods.js";
-import { formatInstant, formatMs, formatNumber, formatRubles } from "../i18n/format.js";
+import { formatCurrency, formatInstant, formatMs, formatNumber } from "../i18n/format.js";
 import { type Lang, type MessageKey, translate, type Values } from "../i18n/lookup.js";
 
 /** A budget window as an entry records it ("100/day", services/budgets.ts windowDetails), or null. */
@@ -26,7 +26,7 @@ export class Words {
   /** An amount as the entry records it (a decimal string of rubles) in the page's format. */
   rub(value: unknown): string {
     const amount = typeof value === "number" ? value : typeof value === "string" ? Number(value) : Number.NaN;
-    return Number.isFinite(amount) && value !== "" ? formatRubles(this.lang, amount) : this.plain(value);
+    return Number.isFinite(amount) && value !== "" ? formatCurrency(this.lang, amount) : this.plain(value);
   }
 
   quoted(value: unknown): string {

@@ -5,13 +5,13 @@ import { createContext } from "preact";
 import { useContext } from "preact/hooks";
 import {
   formatBillingInstant,
+  formatCurrency,
+  formatCurrencyShort,
   formatDay,
   formatInstant,
   formatInstantUtc,
   formatMs,
   formatNumber,
-  formatRubles,
-  formatRublesShort,
 } from "../i18n/format.js";
 import { type Lang, type MessageKey, translate, type Values } from "../i18n/lookup.js";
 
@@ -39,8 +39,8 @@ export function makeUi(lang: Lang, timeZone?: string, billingZone?: string): Ui 
   return {
     lang,
     t: (key, values) => translate(lang, key, values),
-    rub: (amount) => formatRubles(lang, amount),
-    rubShort: (amount) => formatRublesShort(lang, amount),
+    rub: (amount) => formatCurrency(lang, amount),
+    rubShort: (amount) => formatCurrencyShort(lang, amount),
     num: (value) => formatNumber(lang, value),
     ms: (value) => formatMs(lang, value),
     instant: (iso) => formatInstant(lang, iso, timeZone),

@@ -27,11 +27,12 @@ function dateFormat(lang: Lang, name: string, options: Intl.DateTimeFormatOption
 }
 
 /**
- * Rubles as the gateway counts them: kopecks always shown, and up to the micro-ruble when an amount has
- * more decimals (the cost of a few tokens is a fraction of a kopeck). `1 234,56 ₽` in Russian,
- * `₽1,234.56` in English.
+ * An amount of rubles (as the API writes it) as a sum of money in the reader's language: kopecks always
+ * shown, and up to the micro-ruble when an amount has more decimals (the cost of a few tokens is a fraction
+ * of a kopeck). `1 234,56 ₽` in Russian, `₽1,234.56` in English. Not core's formatRubles, which writes µ₽ as
+ * an exact decimal for machines.
  */
-export function formatRubles(lang: Lang, amount: number): string {
+export function formatCurrency(lang: Lang, amount: number): string {
   return numberFormat(lang, "rub", {
     style: "currency",
     currency: "RUB",
@@ -42,7 +43,7 @@ export function formatRubles(lang: Lang, amount: number): string {
 }
 
 /** Rubles for a chart axis: whole rubles when the scale is wide, kopecks otherwise. */
-export function formatRublesShort(lang: Lang, amount: number): string {
+export function formatCurrencyShort(lang: Lang, amount: number): string {
   const digits = Math.abs(amount) >= 100 || amount === 0 ? 0 : Math.abs(amount) >= 1 ? 2 : 4;
   return numberFormat(lang, `rub${digits}`, {
     style: "currency",

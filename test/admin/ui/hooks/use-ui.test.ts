@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import { makeUi } from "../../../../src/admin/ui/hooks/use-ui.js";
-import { formatRubles } from "../../../../src/admin/ui/i18n/format.js";
+import { formatCurrency } from "../../../../src/admin/ui/i18n/format.js";
 
 describe("makeUi", () => {
   it("translates and formats in Russian for a Russian page", () => {
@@ -24,7 +24,7 @@ describe("makeUi", () => {
   it("binds every formatter to its language, none to the other", () => {
     const ru = makeUi("ru");
     const en = makeUi("en");
-    expect(ru.rub(0.000123)).toBe(formatRubles("ru", 0.000123));
+    expect(ru.rub(0.000123)).toBe(formatCurrency("ru", 0.000123));
     expect(ru.rub(1.5)).not.toBe(en.rub(1.5));
     expect(ru.rubShort(1500)).not.toBe(en.rubShort(1500));
     expect(ru.ms(1500)).not.toBe(en.ms(1500));

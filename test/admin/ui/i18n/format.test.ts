@@ -6,45 +6,45 @@ import {
   daySeconds,
   formatAxisDay,
   formatBillingInstant,
+  formatCurrency,
+  formatCurrencyShort,
   formatDay,
   formatInstant,
   formatInstantUtc,
   formatMs,
   formatNumber,
   formatOffset,
-  formatRubles,
-  formatRublesShort,
   plainSpaces,
 } from "../../../../src/admin/ui/i18n/format.js";
 
 describe("rubles", () => {
   it("are written the Russian way in Russian: 1 234,56 ₽", () => {
-    const text = formatRubles("ru", 1234.56);
+    const text = formatCurrency("ru", 1234.56);
     // Intl separates with no-break spaces; whichever it uses, the text reads as 1 234,56 ₽.
     expect(text).toMatch(/^1[\u00a0\u202f ]234,56[\u00a0\u202f ]₽$/);
     expect(plainSpaces(text)).toBe("1 234,56 ₽");
-    expect(plainSpaces(formatRubles("ru", 1_000_000))).toBe("1 000 000,00 ₽");
-    expect(plainSpaces(formatRubles("ru", 0))).toBe("0,00 ₽");
-    expect(plainSpaces(formatRubles("ru", -12.5))).toBe("-12,50 ₽");
+    expect(plainSpaces(formatCurrency("ru", 1_000_000))).toBe("1 000 000,00 ₽");
+    expect(plainSpaces(formatCurrency("ru", 0))).toBe("0,00 ₽");
+    expect(plainSpaces(formatCurrency("ru", -12.5))).toBe("-12,50 ₽");
   });
 
   it("are written with the ruble sign in English: ₽1,234.56", () => {
-    expect(formatRubles("en", 1234.56)).toBe("₽1,234.56");
-    expect(formatRubles("en", 999_999_999.999999)).toBe("₽999,999,999.999999");
+    expect(formatCurrency("en", 1234.56)).toBe("₽1,234.56");
+    expect(formatCurrency("en", 999_999_999.999999)).toBe("₽999,999,999.999999");
   });
 
   it("keep every micro-ruble an amount has, and always show kopecks", () => {
-    expect(plainSpaces(formatRubles("ru", 0.000123))).toBe("0,000123 ₽");
-    expect(formatRubles("en", 0.0025)).toBe("₽0.0025");
-    expect(formatRubles("en", 7)).toBe("₽7.00");
-    expect(formatRubles("en", 12.5)).toBe("₽12.50");
+    expect(plainSpaces(formatCurrency("ru", 0.000123))).toBe("0,000123 ₽");
+    expect(formatCurrency("en", 0.0025)).toBe("₽0.0025");
+    expect(formatCurrency("en", 7)).toBe("₽7.00");
+    expect(formatCurrency("en", 12.5)).toBe("₽12.50");
   });
 
   it("are rounded for chart axes", () => {
-    expect(formatRublesShort("en", 1500)).toBe("₽1,500");
-    expect(formatRublesShort("en", 2.5)).toBe("₽2.5");
-    expect(formatRublesShort("en", 0.0025)).toBe("₽0.0025");
-    expect(plainSpaces(formatRublesShort("ru", 0))).toBe("0 ₽");
+    expect(formatCurrencyShort("en", 1500)).toBe("₽1,500");
+    expect(formatCurrencyShort("en", 2.5)).toBe("₽2.5");
+    expect(formatCurrencyShort("en", 0.0025)).toBe("₽0.0025");
+    expect(plainSpaces(formatCurrencyShort("ru", 0))).toBe("0 ₽");
   });
 });
 

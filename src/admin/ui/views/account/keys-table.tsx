@@ -29,7 +29,8 @@ const isFinal = (k: Key) => k.state === "revoked" || k.state === "expired";
 
 function SpendCell({ k }: { k: Key }) {
   const { t, rub } = useUi();
-  const budget = k.budget;
+  // The key's first window: the table has room for one; the key's page shows them all.
+  const budget = k.budgets[0];
   if (isFinal(k)) {
     return budget && budget.spent > 0 ? (
       <span class="muted">{t("keys.spentOnly", { spent: rub(budget.spent) })}</span>
@@ -42,12 +43,12 @@ function SpendCell({ k }: { k: Key }) {
   return (
     <div class="budget">
       <span class="spent">
-        {t("keys.spentOf", { spent: rub(budget.spent), initial: rub(budget.initial), period })}
+        {t("keys.spentOf", { spent: rub(budget.spent), amount: rub(budget.amount), period })}
       </span>
       <progress
-        max={budget.initial}
-        value={Math.min(budget.spent, budget.initial)}
-        aria-label={t("keys.spentLabel", { spent: rub(budget.spent), initial: rub(budget.initial) })}
+        max={budget.amount}
+        value={Math.min(budget.spent, budget.amount)}
+        aria-label={t("keys.spentLabel", { spent: rub(budget.spent), amount: rub(budget.amount) })}
       />
       <span class="remaining muted small">{t("keys.remaining", { remaining: rub(budget.remaining) })}</span>
     </div>

@@ -15,8 +15,8 @@ function sortValue(key: Key, column: Column): string | number | null {
     case "name":
       return key.name.toLowerCase();
     case "budget":
-      // By the share of the budget spent.
-      return key.budget ? key.budget.spent / key.budget.initial : null;
+      // By the share of the first window spent, as the table shows it.
+      return key.budgets[0] ? key.budgets[0].spent / key.budgets[0].amount : null;
     case "expires":
       return key.expires_at;
     case "state":

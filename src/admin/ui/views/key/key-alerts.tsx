@@ -53,7 +53,7 @@ export function KeyAlerts({
             ? t("keyAlerts.off")
             : t("keyAlerts.current", { list: k.alert_at.join(", ") })}
       </p>
-      {k.budget === null && <p class="muted">{t("keyAlerts.noBudget")}</p>}
+      {k.budgets.length === 0 && <p class="muted">{t("keyAlerts.noBudget")}</p>}
       {active && (
         <form class="card form" method="post" onSubmit={submit} noValidate>
           <Field

@@ -57,14 +57,14 @@ export function KeyFacts({ k }: { k: Key }) {
                 <span class="spent">
                   {t("keys.spentOf", {
                     spent: rub(window.spent),
-                    initial: rub(window.amount),
+                    amount: rub(window.amount),
                     period: t(`keys.period.${window.period}` as MessageKey),
                   })}
                 </span>
                 <progress
                   max={window.amount}
                   value={Math.min(window.spent, window.amount)}
-                  aria-label={t("keys.spentLabel", { spent: rub(window.spent), initial: rub(window.amount) })}
+                  aria-label={t("keys.spentLabel", { spent: rub(window.spent), amount: rub(window.amount) })}
                 />
                 <span class="muted">{t("keys.remaining", { remaining: rub(window.remaining) })}</span>
               </div>

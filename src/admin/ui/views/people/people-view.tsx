@@ -146,9 +146,7 @@ export function PeopleView() {
                         <td class="nowrap">
                           <Time iso={entry.at} />
                         </td>
-                        <td data-action={entry.action}>
-                          {auditHeadline(lang, { ...entry, by: entry.by as never }, providers, names)}
-                        </td>
+                        <td data-action={entry.action}>{auditHeadline(lang, entry, providers, names)}</td>
                       </tr>
                     ))}
                   </tbody>

@@ -38,8 +38,8 @@ function key(id: string, fields: Partial<Key> = {}): Key {
   };
 }
 
-function budget(spent: number, initial: number, reset = "2026-12-01T00:00:00.000Z"): Key["budget"] {
-  return { period: "month", initial, spent, remaining: initial - spent, reset_at: reset };
+function budgets(spent: number, amount: number, reset = "2026-12-01T00:00:00.000Z"): Key["budgets"] {
+  return [{ period: "month", amount, spent, remaining: amount - spent, resets_at: reset }];
 }
 
 const ids = (keys: Key[]) => keys.map((k) => k.id);
@@ -75,8 +75,8 @@ describe("sortKeys", () => {
   it("puts keys without a budget or an expiry last, either way", () => {
     const keys = [
       key("none"),
-      key("half", { budget: budget(5, 10), expires_at: "2027-01-01T00:00:00.000Z" }),
-      key("most", { budget: budget(9, 10), expires_at: "2026-12-01T00:00:00.000Z" }),
+      key("half", { budgets: budgets(5, 10), expires_at: "2027-01-01T00:00:00.000Z" }),
+      key("most", { budgets: budgets(9, 10), expires_at: "2026-12-01T00:00:00.000Z" }),
     ];
     expect(ids(sortKeys(keys, "budget", true))).toEqual(["half", "most", "none"]);
     expect(ids(sortKeys(keys, "budget", false))).toEqual(["most", "half", "none"]);
@@ -85,7 +85,7 @@ describe("sortKeys", () => {
   });
 
   it("sorts budgets by the share spent, not the amount", () => {
-    const keys = [key("big", { budget: budget(50, 1000) }), key("small", { budget: budget(4, 5) })];
+    const keys = [key("big", { budgets: budgets(50, 1000) }), key("small", { budgets: budgets(4, 5) })];
     expect(ids(sortKeys(keys, "budget", true))).toEqual(["big", "small"]);
   });
 

@@ -5,14 +5,14 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { configFor, type Session, withSession } from "../../src/cli/session.js";
+import { type CommandServices, configFor, withServices } from "../../src/cli/command-services.js";
 import { freePort } from "../../src/demo/redis-server.js";
 import { ACTOR } from "../helpers/actor.js";
 import { stubCliEnvironment } from "../helpers/cli.js";
 import { openStore } from "../helpers/store.js";
 import { temporaryDirectories } from "../helpers/temp-dir.js";
 
-const directory = temporaryDirectories("tunnel-session-");
+const directory = temporaryDirectories("tunnel-services-");
 let prefix: string;
 beforeEach(() => {
   prefix = stubCliEnvironment();
@@ -41,11 +41,11 @@ describe("configFor", () => {
   });
 });
 
-describe("withSession", () => {
+describe("withServices", () => {
   it("runs the work on the configured Redis and prefix, with the services", async () => {
-    const created = await withSession({}, async (session) => {
-      expect(session.config.redis.prefix).toBe(prefix);
-      return session.accounts.create({ id: "acme", balance: "5" }, ACTOR);
+    const created = await withServices({}, async (services) => {
+      expect(services.config.redis.prefix).toBe(prefix);
+      return services.accounts.create({ id: "acme", balance: "5" }, ACTOR);
     });
     expect(created.balance).toBe(5_000_000);
     const store = await openStore({ prefix });
@@ -57,16 +57,16 @@ describe("withSession", () => {
   });
 
   it("closes the connection when the work is done, and when it fails", async () => {
-    let kept: Session | undefined;
-    await withSession({}, async (session) => {
-      kept = session;
-      await session.accounts.list();
+    let kept: CommandServices | undefined;
+    await withServices({}, async (services) => {
+      kept = services;
+      await services.accounts.list();
     });
     await expect(kept!.accounts.list()).rejects.toThrow(/Connection is closed/);
     await expect(
-      withSession({}, async (session) => {
-        kept = session;
-        await session.accounts.show("ghost");
+      withServices({}, async (services) => {
+        kept = services;
+        await services.accounts.show("ghost");
       }),
     ).rejects.toMatchObject({ code: "account_not_found" });
     await expect(kept!.accounts.list()).rejects.toThrow(/Connection is closed/);
@@ -75,7 +75,7 @@ describe("withSession", () => {
   it("says which Redis it could not reach and why, never a bare 'Connection is closed.'", async () => {
     const port = await freePort();
     vi.stubEnv("TUNNEL_REDIS_URL", `redis://:secret@127.0.0.1:${port}`);
-    await expect(withSession({}, (session) => session.accounts.list())).rejects.toMatchObject({
+    await expect(withServices({}, (services) => services.accounts.list())).rejects.toMatchObject({
       code: "service_unavailable",
       message: `cannot connect to Redis at redis://:***@127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}`,
     });
@@ -84,7 +84,7 @@ describe("withSession", () => {
   it("reports a bad argument as such even while Redis is down", async () => {
     vi.stubEnv("TUNNEL_REDIS_URL", `redis://127.0.0.1:${await freePort()}`);
     await expect(
-      withSession({}, (session) => session.accounts.create({ id: "Not An Id" }, ACTOR)),
+      withServices({}, (services) => services.accounts.create({ id: "Not An Id" }, ACTOR)),
     ).rejects.toMatchObject({
       code: "invalid_request",
     });
@@ -93,9 +93,9 @@ describe("withSession", () => {
   it("runs whatever is wrong with settings it does not use, and refuses bad ones it does", async () => {
     vi.stubEnv("TUNNEL_PORT", "not-a-port");
     vi.stubEnv("TUNNEL_UPSTREAM_URL", "ftp://models");
-    expect(await withSession({}, async (session) => (await session.accounts.list()).length)).toBe(0);
+    expect(await withServices({}, async (services) => (await services.accounts.list()).length)).toBe(0);
     vi.stubEnv("TUNNEL_BILLING_TIMEZONE", "Mars/Olympus");
-    await expect(withSession({}, async () => {})).rejects.toThrow(
+    await expect(withServices({}, async () => {})).rejects.toThrow(
       /TUNNEL_BILLING_TIMEZONE: billing\.timezone/,
     );
   });

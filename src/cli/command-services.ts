@@ -27,7 +27,7 @@ export interface CommonOptions {
 const MANAGEMENT_SECTIONS = ["redis", "billing", "alerts", "admin", "signIn"] as const;
 type ManagementConfig = Pick<Config, (typeof MANAGEMENT_SECTIONS)[number]>;
 
-export interface Session {
+export interface CommandServices {
   config: ManagementConfig;
   stores: Stores;
   accounts: AccountService;
@@ -52,10 +52,10 @@ function redisOverride(options: CommonOptions): Override[] {
     : [{ path: ["redis", "url"], value: options.redis, source: "--redis" }];
 }
 
-/** Runs `work` with a session and always closes the connection afterwards. */
-export async function withSession<T>(
+/** Runs `work` with the services and always closes the connection afterwards. */
+export async function withServices<T>(
   options: CommonOptions,
-  work: (session: Session) => Promise<T>,
+  work: (services: CommandServices) => Promise<T>,
 ): Promise<T> {
   const { config } = loadConfig({
     file: options.config,
