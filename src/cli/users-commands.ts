@@ -4,7 +4,7 @@
 // with --password-stdin. `users create --operator` is how the first operator gets in (docs/sign-in.md).
 
 import { type Command, Option } from "commander";
-import type { AccountRole, OperatorRole } from "../core/roles.js";
+import type { OperatorRole } from "../core/roles.js";
 import type { UserRecord } from "../store/user-store.js";
 import { CLI, common, usageError } from "./common.js";
 import { formatTable, printJson, printLines } from "./output.js";
@@ -28,11 +28,16 @@ async function readPassword(): Promise<string> {
 
 /** Sets the password from standard input, or makes a set-password link; the lines saying which. */
 async function passwordOrLink(session: Session, user: UserRecord, options: PasswordOptions) {
-  const { identity, dashboardUrl } = session;
   if (options.passwordStdin) {
-    await identity.users.setPassword(user.id, await readPassword(), CLI);
+    await session.identity.users.setPassword(user.id, await readPassword(), CLI);
     return { link: null, lines: [`Password set for ${user.email}.`] };
   }
+  return passwordLink(session, user);
+}
+
+/** A one-time set-password link for the user; the lines to print with it. */
+async function passwordLink(session: Session, user: UserRecord) {
+  const { identity, dashboardUrl } = session;
   const link = await identity.passwords.passwordLink(user.id, dashboardUrl);
   const hours = identity.settings.passwordLinkMs / 3_600_000;
   const lines = [
@@ -88,22 +93,27 @@ export function usersCommands(program: Command): void {
             ? "operator-viewer"
             : null;
         return withSession(options, async (session) => {
-          const [{ userView }, { validateAccountRole }] = await Promise.all([
-            peopleViews(),
-            import("../identity/users.js"),
-          ]);
+          const { userView } = await peopleViews();
           const account =
-            options.account === undefined
-              ? undefined
-              : { accountId: options.account, role: validateAccountRole(options.role) as AccountRole };
-          if (account) await session.accounts.show(account.accountId);
+            options.account === undefined ? undefined : { accountId: options.account, role: options.role };
+          // Read first and given to the creation, which checks it before writing anything: a weak password
+          // refuses the user rather than leaving one without it.
+          const password = options.passwordStdin ? await readPassword() : undefined;
           const user = await session.identity.users.create(
-            { email: options.email, name: options.name, operatorRole, ...(account && { account }) },
+            {
+              email: options.email,
+              name: options.name,
+              operatorRole,
+              ...(account && { account }),
+              ...(password !== undefined && { password }),
+            },
             CLI,
           );
-          const { link, lines } = await passwordOrLink(session, user, options);
-          const created = await session.identity.users.find(user.id);
-          if (options.json) printJson({ ...userView(created), set_password_url: link });
+          const { link, lines } =
+            password === undefined
+              ? await passwordLink(session, user)
+              : { link: null, lines: [`Password set for ${user.email}.`] };
+          if (options.json) printJson({ ...userView(user), set_password_url: link });
           else printLines(`Created user ${user.email} (${user.id}).`, ...lines);
         });
       },

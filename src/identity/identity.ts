@@ -65,7 +65,6 @@ export function buildIdentity(ctx: Stores, settings: IdentitySettings, options: 
       accounts: ctx.accounts,
       ttlMs: settings.invitationMs,
       localUsers: settings.localUsers,
-      minPasswordLength: settings.minPasswordLength,
       now,
     }),
     passwords: new PasswordSignIn(

@@ -11,7 +11,6 @@ import { type Actor, actorName, auditEntry } from "../store/audit-store.js";
 import type { InvitationRecord, InvitationStore } from "../store/invitation-store.js";
 import type { UserRecord } from "../store/user-store.js";
 import { type Links, linkUrl } from "./links.js";
-import { checkNewPassword } from "./passwords.js";
 import type { Principal } from "./principal.js";
 import { type Users, validateAccountRole, validateEmail } from "./users.js";
 
@@ -23,7 +22,6 @@ export interface InvitationDeps {
   ttlMs: number;
   /** Whether people may sign up with a password (signIn.local.enabled). */
   localUsers: boolean;
-  minPasswordLength: number;
   now: () => number;
 }
 
@@ -128,11 +126,19 @@ export class Invitations {
           "forbidden",
           "Password sign-in is off here: sign in with your identity provider first, then open the invitation again.",
         );
-      const password = await checkNewPassword(input.password, this.deps.minPasswordLength);
-      await this.deps.links.take(token as string, "invitation");
-      user = await users.create({ email: invitation.email, name: input.name }, { self: { via: "password" } });
+      // The user and their password are written together, after every check; the link is taken next, and a
+      // link another request took meanwhile undoes the user: a refused acceptance leaves nothing behind.
+      user = await users.create(
+        { email: invitation.email, name: input.name, password: input.password },
+        { self: { via: "password" } },
+      );
+      try {
+        await this.deps.links.take(token as string, "invitation");
+      } catch (error) {
+        await users.discardNew(user);
+        throw error;
+      }
       actor = { kind: "user", userId: user.id, name: user.name, via: "password" };
-      await users.setPassword(user.id, password, actor);
       created = true;
     }
     await users.grant(invitation.accountId, user.id, DIRECT, validateAccountRole(invitation.role), actor);

@@ -69,7 +69,9 @@ export interface NewUser {
   name?: unknown;
   operatorRole?: OperatorRole | null;
   /** A first membership. */
-  account?: { accountId: string; role: AccountRole };
+  account?: { accountId: string; role: unknown };
+  /** A local password, checked against the rules before anything is written and set with the user. */
+  password?: unknown;
 }
 
 export interface Member {
@@ -95,13 +97,27 @@ export class Users {
   /**
    * Creates a user. `by` is who does it, or `{ self }` for a person signing up (accepting an invitation, or
    * signing in with a provider for the first time), who is then the actor of their own creation.
+   *
+   * All or nothing: every input — the e-mail, the name, the password against the rules, the first
+   * membership's account and role — is checked before anything is written; the user and their password are
+   * one script; and a first membership that cannot be granted after all undoes the user.
    */
   async create(input: NewUser, by: Actor | { self: SignInMethod }): Promise<UserRecord> {
     const email = validateEmail(input.email);
     const name =
       input.name === undefined || input.name === null || input.name === "" ? email : validateName(input.name);
     const operatorGrants: StoredGrants = input.operatorRole ? { [DIRECT]: input.operatorRole } : {};
-    if (input.account) validateAccountId(input.account.accountId);
+    const account = input.account && {
+      accountId: validateAccountId(input.account.accountId),
+      role: validateAccountRole(input.account.role),
+    };
+    const password =
+      input.password === undefined ? null : await checkNewPassword(input.password, this.minPasswordLength);
+    if (account && !(await this.store.accountExists(account.accountId)))
+      throw new GatewayError("account_not_found", `no account with id ${account.accountId}`);
+    if (await this.store.byEmail(email))
+      throw new GatewayError("user_exists", `a user with the e-mail ${email} already exists`);
+    const passwordHash = password === null ? null : await hashPassword(password);
     const id = `usr_${randomToken(20)}`;
     const now = this.now();
     const actor: Actor = "self" in by ? { kind: "user", userId: id, name, ...by.self } : by;
@@ -109,10 +125,23 @@ export class Users {
       email,
       name,
       ...(input.operatorRole && { operator: input.operatorRole }),
+      ...(passwordHash !== null && { password: true }),
     });
-    await this.store.create({ id, name, email, createdAt: now, operatorGrants }, audit);
-    if (input.account) await this.grant(input.account.accountId, id, DIRECT, input.account.role, actor);
+    await this.store.create({ id, name, email, createdAt: now, operatorGrants, passwordHash }, audit);
+    if (account) {
+      try {
+        await this.grant(account.accountId, id, DIRECT, account.role, actor);
+      } catch (error) {
+        await this.store.discardNew(id, email);
+        throw error;
+      }
+    }
     return this.store.require(id);
+  }
+
+  /** Undoes a creation whose next step failed (an invitation taken by another request meanwhile). */
+  async discardNew(user: UserRecord): Promise<void> {
+    await this.store.discardNew(user.id, user.email);
   }
 
   async list(): Promise<UserRecord[]> {

@@ -8,6 +8,7 @@ import { usersCommands } from "../../src/cli/users-commands.js";
 import { verifyPassword } from "../../src/identity/passwords.js";
 import { ACTOR } from "../helpers/actor.js";
 import { runCli, stubCliEnvironment, usageOf } from "../helpers/cli.js";
+import { redisSnapshot } from "../helpers/redis-snapshot.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
 let store: TestStore;
@@ -87,6 +88,59 @@ describe("users create", () => {
       usageOf(await users("create", "--email", "z@example.com", "--operator", "--operator-viewer")).code,
     ).toBe("commander.conflictingOption");
   });
+});
+
+describe("a refused users create writes nothing", () => {
+  const codeOf = (run: { error: unknown }) => (run.error as { code?: string } | null)?.code;
+
+  it("refuses a weak --password-stdin before anything is written: no user, no operator grant, no audit entry, and a retry is not user_exists", async () => {
+    await store.accountService.create({ id: "acme" }, ACTOR);
+    await users("create", "--email", "someone@corp.example");
+    const before = await redisSnapshot(store.redis, store.prefix);
+    const weak = await withStdin("qwerty123456\n", () =>
+      users("create", "--email", "x@corp.example", "--operator", "--password-stdin"),
+    );
+    expect(codeOf(weak)).toBe("weak_password");
+    expect(await redisSnapshot(store.redis, store.prefix)).toEqual(before);
+
+    const retry = await withStdin("a-long-enough-password\n", () =>
+      users("create", "--email", "x@corp.example", "--operator", "--password-stdin"),
+    );
+    expect(retry.error).toBeNull();
+    const user = await store.stores.users.byEmail("x@corp.example");
+    expect(user).toMatchObject({ operatorGrants: { direct: "operator" } });
+    expect(await verifyPassword(user?.passwordHash ?? null, "a-long-enough-password")).toBe(true);
+  });
+
+  it.each([
+    [
+      "a weak password with a membership",
+      ["--account", "acme", "--role", "owner", "--password-stdin"],
+      "weak_password",
+      "password\n",
+    ],
+    ["an e-mail another user has", ["--operator"], "user_exists", null, "Someone@corp.example"],
+    ["an account that does not exist", ["--account", "ghost", "--role", "viewer"], "account_not_found", null],
+    ["a malformed e-mail", ["--operator"], "invalid_request", null, "not-an-email"],
+    ["a name too long", ["--name", "n".repeat(500)], "invalid_request", null],
+    [
+      "a role that is not an account role",
+      ["--account", "acme", "--role", "admin"],
+      "commander.invalidArgument",
+      null,
+    ],
+  ])(
+    "refuses %s and leaves Redis exactly as it was",
+    async (_what, args, code, stdin, email = "new@corp.example") => {
+      await store.accountService.create({ id: "acme" }, ACTOR);
+      await users("create", "--email", "someone@corp.example");
+      const before = await redisSnapshot(store.redis, store.prefix);
+      const run = () => users("create", "--email", email as string, ...(args as string[]));
+      const result = stdin === null ? await run() : await withStdin(stdin as string, run);
+      expect(codeOf(result)).toBe(code);
+      expect(await redisSnapshot(store.redis, store.prefix)).toEqual(before);
+    },
+  );
 });
 
 describe("users list, disable, enable, reset-password", () => {
