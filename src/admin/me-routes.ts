@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import { GatewayError } from "../core/errors.js";
 import type { Principal } from "../identity/principal.js";
+import { sessionHandle } from "../identity/sessions.js";
 import * as P from "./people-schemas.js";
 import { actionsOf, personView, sessionView, tokenView } from "./people-views.js";
 import type { Call, Route } from "./route.js";
@@ -17,6 +18,7 @@ function person(principal: Principal) {
   return principal.user;
 }
 
+/** The hash of the session the call came with, or null for a token. */
 function currentSession(principal: Principal): string | null {
   return principal.credential.kind === "session" ? principal.credential.session.hash : null;
 }
@@ -45,7 +47,7 @@ async function me({ principal, services }: Call) {
     actions: await actionsOf(principal, roles),
     csrf_token: session?.csrfToken ?? null,
     session: session && {
-      id: session.hash,
+      id: sessionHandle(session.hash),
       created_at: new Date(session.createdAt).toISOString(),
       expires_at: new Date(session.createdAt + settings.absoluteMs).toISOString(),
       idle_timeout_seconds: settings.idleMs / 1000,
@@ -120,9 +122,7 @@ export const ME_ROUTES: readonly Route[] = [
       // guess the password it was opened with.
       await services.identity.passwords.signIn(user.email, input.current_password, http.address);
       await services.identity.users.setPassword(user.id, input.new_password, principal.actor);
-      const current = currentSession(principal);
-      for (const session of await services.identity.sessions.list(user.id))
-        if (session.hash !== current) await services.identity.sessions.revoke(user.id, session.hash);
+      await services.identity.sessions.revokeOthers(user.id, currentSession(principal));
       return { changed: true };
     },
   },

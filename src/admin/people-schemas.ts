@@ -17,9 +17,12 @@ export const UserIdParam = z
 export const TokenIdParam = z
   .string()
   .meta({ description: "API token id", examples: ["tok_5m2x8q0c7w1r9t4z6b3n"] });
-export const SessionIdParam = z
-  .string()
-  .meta({ description: "Session handle (the id field of a listed session)" });
+const sessionHandle = z.string().meta({
+  description:
+    "The session's opaque handle, for listing and revoking it: neither the session id (the cookie) nor anything Redis keeps",
+  examples: ["ses_3f9a0c2e7b514d6a8e1f0b2c4d6e8a0b"],
+});
+export const SessionIdParam = sessionHandle;
 export const InvitationIdParam = z
   .string()
   .meta({ description: "Invitation id", examples: ["inv_5m2x8q0c7w1r9t4z6b3n"] });
@@ -74,7 +77,12 @@ export const Me = z
       .nullable()
       .meta({ description: "Send as x-csrf-token with every state-changing call on the session cookie" }),
     session: z
-      .object({ id: z.string(), created_at: isoTime, expires_at: isoTime, idle_timeout_seconds: z.number() })
+      .object({
+        id: sessionHandle,
+        created_at: isoTime,
+        expires_at: isoTime,
+        idle_timeout_seconds: z.number(),
+      })
       .nullable(),
   })
   .meta({ id: "Me" });
@@ -151,7 +159,7 @@ export const PasswordChanged = z.object({ changed: z.boolean() }).meta({ id: "Pa
 
 export const Session = z
   .object({
-    id: z.string(),
+    id: sessionHandle,
     created_at: isoTime,
     last_seen_at: isoTime,
     via: z.enum(["oidc", "password"]),
