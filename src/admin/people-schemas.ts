@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { ACCOUNT_ROLES, OPERATOR_ROLES } from "../core/roles.js";
 import { ACTIONS } from "../identity/permissions.js";
+import { RequiredProvider } from "./link-schemas.js";
 
 const isoTime = z.string().meta({ format: "date-time" });
 const operatorRole = z.enum(OPERATOR_ROLES);
@@ -57,6 +58,10 @@ export const Me = z
       .object({ via: z.enum(["oidc", "password"]), provider: z.string().nullable() })
       .nullable()
       .meta({ description: "How the session was signed in; null for tokens" }),
+    linked_providers: z.array(z.string()).meta({
+      description:
+        "The identity providers the person has signed in with (linked); empty for the legacy tokens",
+    }),
     operator_role: operatorRole.nullable(),
     memberships: z.array(z.object({ account_id: z.string(), account_name: z.string(), role: accountRole })),
     actions: z
@@ -126,6 +131,7 @@ export const InvitationPreview = z
     email: z.string(),
     role: accountRole,
     expires_at: isoTime,
+    provider: RequiredProvider,
   })
   .meta({ id: "InvitationPreview" });
 

@@ -207,6 +207,15 @@ const identityProvider = z
     /** Believe an e-mail the provider does not mark verified (email_verified), for domain rules and linking. */
     trustUnverifiedEmail: z.boolean().default(false),
     rules: z.array(mappingRule).default([]),
+    /** E-mail domains the provider speaks for besides its rules' emailDomains (a provider mapping by groups). */
+    domains: z
+      .array(z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/, "must be a lower-case domain such as example.com"))
+      .default([]),
+    /**
+     * Invitations to an e-mail in the provider's domains are accepted only by signing in with it, never by
+     * setting a password (docs/sign-in.md, no way around the provider).
+     */
+    requireForDomains: z.boolean().default(true),
   })
   .refine((provider) => !(provider.clientSecretEnv && provider.clientSecretFile), {
     error: "give clientSecretEnv or clientSecretFile, not both",
@@ -241,6 +250,13 @@ const signIn = z
       .prefault({}),
     invitations: z.strictObject({ ttlDays: z.number().int().min(1).max(90).default(7) }).prefault({}),
     apiTokens: z.strictObject({ maxDays: z.number().int().min(1).default(365) }).prefault({}),
+    // Re-checking people signed in with a provider between sign-ins (docs/sign-in.md): 0 turns it off.
+    providerCheck: z
+      .strictObject({
+        intervalMinutes: z.number().int().min(0).max(1440).default(5),
+        graceMinutes: z.number().int().min(1).max(10_080).default(60),
+      })
+      .prefault({}),
     providers: z.array(identityProvider).default([]),
   })
   .superRefine((section, ctx) => {

@@ -2,9 +2,9 @@
 // authorization code flow with PKCE (S256), state and nonce. The state, the PKCE verifier and the nonce are
 // kept in Redis under the state's hash (ten minutes, taken once) and bound to the browser that started the
 // sign-in by a cookie of its own. At the callback the ID token is checked by openid-client; the groups come
-// from its groups claim, or from userinfo when the ID token lacks it; the person is found by the provider's
-// subject (or, the first time, created — or linked to a user with the same verified e-mail); and the
-// provider's mapping rules are applied again, so that leaving a group removes its roles.
+// from its groups claim, or from userinfo when the ID token lacks it; the person is then found, linked or
+// created by oidc-person.ts. The same provider is asked again between sign-ins (refreshed with its refresh
+// token, or asked for userinfo with its access token) by provider-check.ts, through `recheck` here.
 //
 // Discovery happens in the background at start-up and again on use while it fails (at most every 30
 // seconds): a provider that cannot be reached never stops the gateway; signing in with it answers
@@ -13,14 +13,13 @@
 import * as client from "openid-client";
 import type { Logger } from "pino";
 import { GatewayError } from "../core/errors.js";
-import { oidcSource } from "../core/roles.js";
-import type { Actor } from "../store/audit-store.js";
+import type { IdentityEvents, OutcomeOf } from "../core/identity-events.js";
 import type { OneTimeStore } from "../store/one-time-store.js";
-import type { UserRecord, UserStore } from "../store/user-store.js";
-import { groupsOf, mapIdentity } from "./group-mapping.js";
+import type { UserRecord } from "../store/user-store.js";
+import type { ProviderPeople } from "./oidc-person.js";
 import { sameSecret, sha256 } from "./secrets.js";
 import type { ProviderSettings } from "./settings.js";
-import type { Users } from "./users.js";
+import { TokenCipher } from "./token-cipher.js";
 
 export { providerSecrets } from "./provider-secrets.js";
 
@@ -37,6 +36,8 @@ function isLoopback(url: URL): boolean {
 interface Provider {
   settings: ProviderSettings;
   secret: string | null;
+  /** Seals the tokens kept for re-checks; null for a public client, whose tokens are not kept. */
+  cipher: TokenCipher | null;
   config: client.Configuration | null;
   discovering: Promise<client.Configuration> | null;
   failedAt: number | null;
@@ -49,17 +50,42 @@ interface PendingSignIn {
   returnTo: string;
   /** SHA-256 of the secret in the browser's sign-in cookie. */
   binding: string;
+  /** Linking this provider to a signed-in person: who, and the hash of the session that asked. */
+  link?: { userId: string; session: string };
 }
+
+/** The provider's tokens of a person, as the provider gave them (never logged, sealed before stored). */
+export interface ProviderTokens {
+  refresh: string | null;
+  access: string | null;
+  /** When the access token expires (ms), if the provider said. */
+  accessExpiresAt: number | null;
+}
+
+/** What a provider says of a person it has just vouched for. */
+export interface VerifiedIdentity {
+  provider: ProviderSettings;
+  subject: string;
+  /** The ID token's claims, filled in from userinfo where they lack the e-mail or the groups. */
+  profile: Record<string, unknown>;
+  tokens: ProviderTokens;
+}
+
+/** What asking a provider again about a person came to. */
+export type Recheck =
+  | { kind: "confirmed"; profile: Record<string, unknown>; tokens: ProviderTokens }
+  | { kind: "refused"; reason: string }
+  | { kind: "unreachable"; reason: string };
 
 export interface OidcDeps {
   states: OneTimeStore;
-  users: Users;
-  userStore: UserStore;
+  people: ProviderPeople;
   /** The dashboard's origin, for the default redirect URLs (null: the request's). */
   externalUrl: string | null;
   logger: Logger;
   /** Client secrets by provider id (providerSecrets). */
   secrets: ReadonlyMap<string, string | null>;
+  events: IdentityEvents;
   now: () => number;
 }
 
@@ -67,6 +93,8 @@ export interface SignedInWithProvider {
   user: UserRecord;
   provider: string;
   returnTo: string;
+  /** The sign-in linked the provider to the person who asked for it (from My account). */
+  linked: boolean;
 }
 
 export class OidcProviders {
@@ -77,9 +105,11 @@ export class OidcProviders {
     private readonly deps: OidcDeps,
   ) {
     for (const settings of providers) {
+      const secret = deps.secrets.get(settings.id) ?? null;
       this.providers.set(settings.id, {
         settings,
-        secret: deps.secrets.get(settings.id) ?? null,
+        secret,
+        cipher: secret === null ? null : new TokenCipher(secret, settings.id),
         config: null,
         discovering: null,
         failedAt: null,
@@ -96,6 +126,11 @@ export class OidcProviders {
     const provider = this.providers.get(id);
     if (!provider) throw new GatewayError("provider_not_found", `no identity provider ${id} is configured`);
     return provider;
+  }
+
+  /** The provider's settings; 404 provider_not_found for an id not configured. */
+  settings(id: string): ProviderSettings {
+    return this.provider(id).settings;
   }
 
   private configuration(provider: Provider): Promise<client.Configuration> {
@@ -149,11 +184,24 @@ export class OidcProviders {
 
   /**
    * Begins a sign-in: remembers it under its state and returns the provider's authorization URL.
-   * `bindingSecret` is the value of the browser's sign-in cookie.
+   * `bindingSecret` is the value of the browser's sign-in cookie; `link`, a signed-in person linking this
+   * provider to themselves.
    */
-  async begin(id: string, returnTo: string, bindingSecret: string, origin: string): Promise<URL> {
+  async begin(
+    id: string,
+    returnTo: string,
+    bindingSecret: string,
+    origin: string,
+    link?: PendingSignIn["link"],
+  ): Promise<URL> {
     const provider = this.provider(id);
-    const config = await this.configuration(provider);
+    let config: client.Configuration;
+    try {
+      config = await this.configuration(provider);
+    } catch (error) {
+      this.deps.events.publish("sign_in.oidc", "provider_unavailable", { provider: id });
+      throw error;
+    }
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const nonce = client.randomNonce();
@@ -163,6 +211,7 @@ export class OidcProviders {
       nonce,
       returnTo,
       binding: sha256(bindingSecret),
+      ...(link && { link }),
     };
     await this.deps.states.put(sha256(state), JSON.stringify(pending), SIGN_IN_TTL_MS);
     return client.buildAuthorizationUrl(config, {
@@ -177,35 +226,59 @@ export class OidcProviders {
 
   /**
    * Completes a sign-in at the callback: checks the state (taken once) against the browser's sign-in cookie,
-   * exchanges the code, checks the ID token, finds or creates the person and applies the mapping rules.
+   * exchanges the code, checks the ID token, then finds, links or creates the person and applies the
+   * mapping rules. `sessionHash` is the hash of the session the browser comes back with, if any: a link
+   * asked for by one session is completed only in that session.
    */
   async complete(
     id: string,
     callback: URLSearchParams,
     bindingSecret: string | undefined,
     origin: string,
+    sessionHash: string | null,
   ): Promise<SignedInWithProvider> {
     const provider = this.provider(id);
+    const refuse = (outcome: OutcomeOf<"sign_in.oidc">, error: GatewayError, detail?: string) => {
+      this.deps.events.publish("sign_in.oidc", outcome, { provider: id, ...(detail && { detail }) });
+      return error;
+    };
     const state = callback.get("state");
     const json = state ? await this.deps.states.take(sha256(state)) : null;
     const pending = json ? (JSON.parse(json) as PendingSignIn) : null;
     if (!pending || pending.provider !== id)
-      throw new GatewayError(
-        "session_expired",
-        "This sign-in is unknown, already used or expired: start again.",
+      throw refuse(
+        "state_mismatch",
+        new GatewayError("session_expired", "This sign-in is unknown, already used or expired: start again."),
       );
     if (bindingSecret === undefined || !sameSecret(sha256(bindingSecret), pending.binding))
-      throw new GatewayError(
-        "csrf_refused",
-        "This sign-in was started in another browser: start again here.",
+      throw refuse(
+        "browser_mismatch",
+        new GatewayError("csrf_refused", "This sign-in was started in another browser: start again here."),
       );
     const error = callback.get("error");
     if (error)
-      throw new GatewayError(
-        "sign_in_failed",
-        `The identity provider refused the sign-in: ${error}${callback.get("error_description") ? ` (${callback.get("error_description")})` : ""}.`,
+      throw refuse(
+        "provider_error",
+        new GatewayError(
+          "sign_in_failed",
+          `The identity provider refused the sign-in: ${error}${callback.get("error_description") ? ` (${callback.get("error_description")})` : ""}.`,
+        ),
+        error,
       );
-    const config = await this.configuration(provider);
+    if (pending.link && pending.link.session !== sessionHash)
+      throw refuse(
+        "browser_mismatch",
+        new GatewayError(
+          "session_expired",
+          "The session that asked for this link has ended: sign in and try again.",
+        ),
+      );
+    let config: client.Configuration;
+    try {
+      config = await this.configuration(provider);
+    } catch (failure) {
+      throw refuse("provider_unavailable", failure as GatewayError);
+    }
     const url = new URL(this.redirectUrl(id, origin));
     for (const [name, value] of callback) url.searchParams.append(name, value);
     let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
@@ -217,80 +290,114 @@ export class OidcProviders {
         idTokenExpected: true,
       });
     } catch (failure) {
-      this.deps.logger.warn(
-        { provider: id, err: (failure as Error).message },
-        "sign-in with an identity provider failed",
-      );
-      throw new GatewayError(
-        "sign_in_failed",
-        `The identity provider's answer was refused: ${(failure as Error).message}.`,
+      const message = (failure as Error).message;
+      const nonce = (failure as { cause?: { claim?: unknown } }).cause?.claim === "nonce";
+      throw refuse(
+        nonce ? "nonce_mismatch" : "provider_error",
+        new GatewayError("sign_in_failed", `The identity provider's answer was refused: ${message}.`),
+        message,
       );
     }
     const claims = tokens.claims() as Record<string, unknown> & { sub: string };
-    const { groupsClaim } = provider.settings;
-    let profile: Record<string, unknown> = claims;
-    if (claims[groupsClaim] === undefined || claims.email === undefined) {
-      try {
-        // The ID token's claims win; userinfo fills in what it lacks (groups, often; e-mail, sometimes).
-        profile = { ...(await client.fetchUserInfo(config, tokens.access_token, claims.sub)), ...claims };
-      } catch (failure) {
-        this.deps.logger.warn(
-          { provider: id, err: (failure as Error).message },
-          "userinfo could not be read",
-        );
-      }
+    const profile = await this.profileOf(provider, config, claims, tokens.access_token);
+    const identity: VerifiedIdentity = {
+      provider: provider.settings,
+      subject: claims.sub,
+      profile,
+      tokens: this.tokensOf(tokens),
+    };
+    const { user, linked } = await this.deps.people.signIn(identity, pending.link?.userId ?? null);
+    return { user, provider: id, returnTo: pending.returnTo, linked };
+  }
+
+  /** The claims, filled in from userinfo where they lack the groups or the e-mail. */
+  private async profileOf(
+    provider: Provider,
+    config: client.Configuration,
+    claims: Record<string, unknown> & { sub: string },
+    accessToken: string,
+  ): Promise<Record<string, unknown>> {
+    if (claims[provider.settings.groupsClaim] !== undefined && claims.email !== undefined) return claims;
+    try {
+      // The ID token's claims win; userinfo fills in what it lacks (groups, often; e-mail, sometimes).
+      return { ...(await client.fetchUserInfo(config, accessToken, claims.sub)), ...claims };
+    } catch (failure) {
+      this.deps.logger.warn(
+        { provider: provider.settings.id, err: (failure as Error).message },
+        "userinfo could not be read",
+      );
+      return claims;
     }
+  }
+
+  private tokensOf(tokens: client.TokenEndpointResponse): ProviderTokens {
     return {
-      user: await this.person(provider, claims.sub, profile),
-      provider: id,
-      returnTo: pending.returnTo,
+      refresh: tokens.refresh_token ?? null,
+      access: tokens.access_token ?? null,
+      accessExpiresAt:
+        typeof tokens.expires_in === "number" ? this.deps.now() + tokens.expires_in * 1000 : null,
     };
   }
 
-  /** The person a provider's subject is: found, linked by verified e-mail, or created; mapping applied. */
-  private async person(
-    provider: Provider,
-    subject: string,
-    profile: Record<string, unknown>,
-  ): Promise<UserRecord> {
-    const { settings } = provider;
-    const email = typeof profile.email === "string" ? profile.email.trim().toLowerCase() : null;
-    const emailVerified =
-      email !== null && (profile.email_verified === true || settings.trustUnverifiedEmail);
-    const name = typeof profile.name === "string" && profile.name.trim() !== "" ? profile.name.trim() : email;
-    const method = { via: "oidc" as const, provider: settings.id };
-    const { users, userStore } = this.deps;
-    let user = await userStore.bySubject(settings.id, subject);
-    if (!user) {
-      if (email === null)
-        throw new GatewayError(
-          "sign_in_failed",
-          `The identity provider ${settings.name} gave no e-mail: add the email scope (or claim).`,
-        );
-      const existing = await users.byEmail(email);
-      if (existing && !emailVerified)
-        throw new GatewayError(
-          "sign_in_failed",
-          `A user with the e-mail ${email} exists, and ${settings.name} does not say the e-mail is verified: ask an operator.`,
-        );
-      user = existing ?? (await users.create({ email, name }, { self: method }));
-      await userStore.linkSubject(settings.id, subject, user.id);
-    }
-    if (user.status === "disabled") throw new GatewayError("user_disabled");
-    const actor: Actor = { kind: "user", userId: user.id, name: user.name, ...method };
-    const mapped = mapIdentity(settings.rules, {
-      groups: groupsOf(profile[settings.groupsClaim]),
-      email,
-      emailVerified,
-    });
-    const missing = await users.applyProviderGrants(user, oidcSource(settings.id), mapped, actor);
-    if (missing.length > 0)
-      this.deps.logger.warn(
-        { provider: settings.id, accounts: missing },
-        "a mapping rule names accounts that do not exist; create them or fix the rules",
-      );
-    return user;
+  /** The provider's cipher for the tokens kept for re-checks, or null (a public client keeps none). */
+  cipher(id: string): TokenCipher | null {
+    return this.provider(id).cipher;
   }
+
+  /**
+   * Asks the provider again about a person it vouched for: with the refresh token if it gave one (a new ID
+   * token and userinfo), else userinfo with the access token while it lasts. A refusal (invalid_grant,
+   * invalid_token, a token expired with nothing to renew it) means the provider no longer vouches for them;
+   * anything else (no answer, 5xx, a misconfigured client) only that it could not be asked.
+   */
+  async recheck(id: string, subject: string, tokens: ProviderTokens): Promise<Recheck> {
+    const provider = this.provider(id);
+    let config: client.Configuration;
+    try {
+      config = await this.configuration(provider);
+    } catch (error) {
+      return { kind: "unreachable", reason: (error as Error).message };
+    }
+    try {
+      if (tokens.refresh !== null) {
+        const renewed = await client.refreshTokenGrant(config, tokens.refresh);
+        const claims = (renewed.claims() ?? { sub: subject }) as Record<string, unknown> & { sub: string };
+        if (claims.sub !== subject)
+          return { kind: "refused", reason: "the refreshed ID token names someone else" };
+        const next = this.tokensOf(renewed);
+        const userinfo = await client.fetchUserInfo(config, renewed.access_token, subject);
+        return {
+          kind: "confirmed",
+          profile: { ...userinfo, ...claims },
+          tokens: { ...next, refresh: next.refresh ?? tokens.refresh },
+        };
+      }
+      if (
+        tokens.access === null ||
+        (tokens.accessExpiresAt !== null && this.deps.now() >= tokens.accessExpiresAt)
+      )
+        return { kind: "refused", reason: "the access token expired and the provider gave no refresh token" };
+      const userinfo = await client.fetchUserInfo(config, tokens.access, subject);
+      return { kind: "confirmed", profile: { ...userinfo }, tokens };
+    } catch (failure) {
+      return refusedOrUnreachable(failure);
+    }
+  }
+}
+
+/** Whether the provider refused the tokens (it no longer vouches for the person) or could not be asked. */
+function refusedOrUnreachable(failure: unknown): Recheck {
+  const reason = (failure as Error).message;
+  if (
+    failure instanceof client.ResponseBodyError &&
+    ["invalid_grant", "invalid_token"].includes(failure.error)
+  )
+    return { kind: "refused", reason: failure.error };
+  if (failure instanceof client.WWWAuthenticateChallengeError) {
+    const refused = failure.cause.some((challenge) => challenge.parameters.error === "invalid_token");
+    if (refused || failure.status === 401) return { kind: "refused", reason: "invalid_token" };
+  }
+  return { kind: "unreachable", reason };
 }
 
 function unavailable(settings: ProviderSettings, cause?: unknown): GatewayError {

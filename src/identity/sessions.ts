@@ -113,10 +113,28 @@ export class Sessions {
       throw new GatewayError("session_not_found", `no session ${handle} of this person`);
   }
 
-  /** Revokes every session of a person but one (by its hash): a password change ends the others. */
-  async revokeOthers(userId: string, keepHash: string | null): Promise<void> {
+  /**
+   * Revokes every session of a person but one (by its hash): a password change ends the others. Returns
+   * how many it ended.
+   */
+  async revokeOthers(userId: string, keepHash: string | null): Promise<number> {
+    let ended = 0;
     for (const session of await this.store.list(userId))
-      if (session.hash !== keepHash) await this.store.delete(userId, session.hash);
+      if (session.hash !== keepHash && (await this.store.delete(userId, session.hash))) ended++;
+    return ended;
+  }
+
+  /** Ends every session of a person signed in through one provider (it no longer vouches for them). */
+  async revokeProvider(userId: string, providerId: string): Promise<number> {
+    let ended = 0;
+    for (const session of await this.store.list(userId))
+      if (
+        session.via === "oidc" &&
+        session.provider === providerId &&
+        (await this.store.delete(userId, session.hash))
+      )
+        ended++;
+    return ended;
   }
 
   /** Revokes every session of a person (signing out everywhere, or a person disabled); returns how many. */

@@ -4,6 +4,7 @@
 
 import { randomToken } from "../auth/api-key.js";
 import { GatewayError } from "../core/errors.js";
+import { IdentityEvents } from "../core/identity-events.js";
 import {
   ACCOUNT_ROLES,
   type AccountRole,
@@ -18,7 +19,13 @@ import {
   type OperatorRole,
 } from "../core/roles.js";
 import { validateAccountId, validateName } from "../core/validate.js";
-import { type Actor, auditEntry, type SignInMethod, userAuditEntry } from "../store/audit-store.js";
+import {
+  type Actor,
+  auditEntry,
+  type SignInMethod,
+  type UserAuditEntry,
+  userAuditEntry,
+} from "../store/audit-store.js";
 import type { SessionStore } from "../store/session-store.js";
 import type { StoredGrants, UserRecord, UserStore } from "../store/user-store.js";
 import { checkNewPassword, hashPassword } from "./passwords.js";
@@ -92,6 +99,7 @@ export class Users {
     private readonly sessions: SessionStore,
     private readonly minPasswordLength: number,
     private readonly now: () => number,
+    private readonly events: IdentityEvents = new IdentityEvents(),
   ) {}
 
   /**
@@ -171,7 +179,8 @@ export class Users {
     const user = await this.store.require(userId);
     const audit = userAuditEntry(actor, this.now(), "user.disable", userId, { email: user.email });
     await this.store.update(userId, { status: "disabled" }, audit);
-    await this.sessions.deleteAll(userId);
+    const ended = await this.sessions.deleteAll(userId);
+    if (ended > 0) this.events.publish("session.revoke", "user_disabled", { userId, count: ended });
     return this.store.require(userId);
   }
 
@@ -196,13 +205,30 @@ export class Users {
     await this.store.update(userId, { passwordHash }, audit);
   }
 
-  /** Records a sign-in: when, and the provider (if new to this person). Not audited: it changes nothing. */
-  async signedIn(user: UserRecord, providerId: string | null): Promise<void> {
+  /**
+   * Records a sign-in: when, the provider (if new to this person), and an entry in the person's audit log
+   * saying how and from where.
+   */
+  async signedIn(user: UserRecord, method: SignInMethod, address: string): Promise<void> {
+    const providerId = method.via === "oidc" ? method.provider : null;
     const providers =
       providerId !== null && !user.providers.includes(providerId)
         ? [...user.providers, providerId]
         : undefined;
-    await this.store.update(user.id, { lastSignInAt: this.now(), ...(providers && { providers }) }, "");
+    const now = this.now();
+    const actor: Actor = { kind: "user", userId: user.id, name: user.name, ...method };
+    const audit = userAuditEntry(actor, now, "user.sign_in", user.id, { address });
+    await this.store.update(user.id, { lastSignInAt: now, ...(providers && { providers }) }, audit);
+  }
+
+  /** Records in the person's audit log something that happened to them but changed no record of theirs. */
+  async record(
+    userId: string,
+    actor: Actor,
+    action: UserAuditEntry["action"],
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    await this.store.update(userId, {}, userAuditEntry(actor, this.now(), action, userId, details));
   }
 
   /** Sets or removes (null) one source's grant of a role in an account. */

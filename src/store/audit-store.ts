@@ -15,10 +15,12 @@ export type SignInMethod = { via: "oidc"; provider: string } | { via: "password"
 
 /**
  * Who made a change: the operator's admin token and an account's own token (the legacy credentials), the CLI
- * on a server, a signed-in person, or a person's API token.
+ * on a server, a signed-in person, or a person's API token; or someone not signed in (`anonymous`), whose
+ * failed sign-ins and the lockouts they caused are recorded in the person's log whose e-mail they tried.
  */
 export type Actor =
   | { kind: "admin" }
+  | { kind: "anonymous" }
   | { kind: "account"; accountId: string }
   | { kind: "cli" }
   | ({ kind: "user"; userId: string; name: string } & SignInMethod)
@@ -69,6 +71,13 @@ export const USER_AUDIT_ACTIONS = [
   "user.operator",
   "token.create",
   "token.revoke",
+  "user.sign_in",
+  "user.sign_in_failed",
+  "user.lockout",
+  "user.unlock",
+  "user.sessions_revoked",
+  "user.provider_check",
+  "user.provider_link",
 ] as const;
 
 export interface AuditEntry {

@@ -14,6 +14,7 @@ import { DEFAULT_EVENT_SETTINGS, type EventSettings, EventStore } from "./event-
 import { InvitationStore } from "./invitation-store.js";
 import { KeyStore } from "./key-store.js";
 import { OneTimeStore } from "./one-time-store.js";
+import { ProviderLinkStore } from "./provider-link-store.js";
 import type { RedisClient } from "./redis.js";
 import { RedisKeys } from "./redis-keys.js";
 import { RequestLogStore } from "./request-log-store.js";
@@ -43,6 +44,8 @@ export interface Stores {
   links: OneTimeStore;
   oidcStates: OneTimeStore;
   signInAttempts: SignInAttemptsStore;
+  /** People's links to identity providers, for re-checking them between sign-ins. */
+  providerLinks: ProviderLinkStore;
   /** How accounts and keys share a full model server, and the server's places shared by replicas. */
   sharing: SharingStore;
   upstreamSlots: UpstreamSlotStore;
@@ -98,6 +101,7 @@ export function openStores(redis: RedisClient, options: StoresOptions): Stores {
     links: new OneTimeStore(redis, (hash) => redisKeys.oneTimeLink(hash)),
     oidcStates: new OneTimeStore(redis, (hash) => redisKeys.oidcState(hash)),
     signInAttempts: new SignInAttemptsStore(redis, redisKeys),
+    providerLinks: new ProviderLinkStore(redis, redisKeys),
     sharing: new SharingStore(redis, redisKeys, options.observe),
     upstreamSlots: new UpstreamSlotStore(redis, redisKeys, billing.replicaId, options.observe),
     calendar: new PeriodCalendar(options.timezone),

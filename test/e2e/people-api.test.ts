@@ -193,9 +193,16 @@ describe("an operator", () => {
       memberships: [{ account_id: "acme", role: "owner" }],
       sessions: 0,
     });
-    const audit = await call(operator, "GET", "/admin/v1/users/audit?limit=2");
+    const audit = await call(operator, "GET", "/admin/v1/users/audit?limit=3");
     expect(audit.body.entries).toMatchObject([
       { action: "user.enable", user_id: victim.id, by: { name: "root", via: "password" } },
+      // The refused sign-in while disabled is in their log, made by nobody signed in.
+      {
+        action: "user.sign_in_failed",
+        user_id: victim.id,
+        actor: "anonymous",
+        details: { reason: "user_disabled", address: "127.0.0.1" },
+      },
       { action: "user.disable", user_id: victim.id, by: { name: "root", via: "password" } },
     ]);
   });

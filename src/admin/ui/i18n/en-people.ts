@@ -243,6 +243,22 @@ export const enPeople = {
   "audit.did.user.password": "{who} set the password of {person}",
   "audit.did.user.operator": "{who} gave {person} the operator role {role}",
   "audit.did.user.operator.removed": "{who} took the operator role from {person}",
+  "audit.actor.anonymous": "someone not signed in",
+  "audit.did.user.sign_in": "{who} signed in from {address}",
+  "audit.did.user.sign_in_failed": "{who} failed to sign in as {person} from {address}: {reason}",
+  "audit.did.user.lockout":
+    "{who} tried too many wrong passwords: signing in as {person} is locked for {seconds} s",
+  "audit.did.user.unlock": "{who} lifted the sign-in lock of {person}",
+  "audit.did.user.sessions_revoked": "{who} ended sessions of {person} ({count})",
+  "audit.did.user.provider_check.roles_changed": "{who}: the identity provider now gives {person} {roles}",
+  "audit.did.user.provider_check.refused":
+    "{who}: the identity provider no longer vouches for {person} ({reason}); their sessions through it ended and its roles were taken back",
+  "audit.did.user.provider_link": "{who} linked {provider} to {person}",
+  "audit.did.user.provider_link.allowed":
+    "{who} allowed {person}'s next sign-in with {provider} to link to them",
+  "audit.reason.wrong_password": "wrong password",
+  "audit.reason.user_disabled": "the user is disabled",
+  "audit.roles.none": "no roles",
   "audit.did.other": "{who}: {action}",
   "audit.source.direct": "Given directly",
   "audit.source.provider": "From the groups of the identity provider {provider}",

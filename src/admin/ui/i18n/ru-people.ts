@@ -244,6 +244,22 @@ export const ruPeople: Record<keyof typeof enPeople, string> = {
   "audit.did.user.password": "{who}: задан пароль пользователя {person}",
   "audit.did.user.operator": "{who}: {person} получает роль оператора «{role}»",
   "audit.did.user.operator.removed": "{who}: у {person} больше нет роли оператора",
+  "audit.actor.anonymous": "кто-то без входа",
+  "audit.did.user.sign_in": "{who}: вход с адреса {address}",
+  "audit.did.user.sign_in_failed": "{who}: неудачный вход как {person} с адреса {address}: {reason}",
+  "audit.did.user.lockout":
+    "{who}: слишком много неверных паролей, вход как {person} заблокирован на {seconds} с",
+  "audit.did.user.unlock": "{who}: блокировка входа {person} снята",
+  "audit.did.user.sessions_revoked": "{who}: сеансы {person} завершены ({count})",
+  "audit.did.user.provider_check.roles_changed": "{who}: провайдер входа теперь даёт {person} роли: {roles}",
+  "audit.did.user.provider_check.refused":
+    "{who}: провайдер входа больше не подтверждает {person} ({reason}); сеансы через него завершены, его роли сняты",
+  "audit.did.user.provider_link": "{who}: {provider} привязан к {person}",
+  "audit.did.user.provider_link.allowed":
+    "{who}: следующему входу {person} через {provider} разрешена привязка",
+  "audit.reason.wrong_password": "неверный пароль",
+  "audit.reason.user_disabled": "пользователь отключён",
+  "audit.roles.none": "никаких",
   "audit.did.other": "{who}: действие {action}",
   "audit.source.direct": "Выдана напрямую",
   "audit.source.provider": "По группам провайдера входа {provider}",
