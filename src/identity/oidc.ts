@@ -290,8 +290,10 @@ export class OidcProviders {
         idTokenExpected: true,
       });
     } catch (failure) {
-      const message = (failure as Error).message;
-      const nonce = (failure as { cause?: { claim?: unknown } }).cause?.claim === "nonce";
+      const message = innermost(failure).message;
+      const nonce = causes(failure).some(
+        (cause) => (cause as { cause?: { claim?: unknown } }).cause?.claim === "nonce",
+      );
       throw refuse(
         nonce ? "nonce_mismatch" : "provider_error",
         new GatewayError("sign_in_failed", `The identity provider's answer was refused: ${message}.`),
@@ -383,6 +385,18 @@ export class OidcProviders {
       return refusedOrUnreachable(failure);
     }
   }
+}
+
+/** An error and the errors it was caused by, outermost first (openid-client wraps oauth4webapi's). */
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let at = error; at instanceof Error && chain.length < 5; at = at.cause) chain.push(at);
+  return chain;
+}
+
+/** The innermost error of a chain, whose message says most. */
+function innermost(error: unknown): Error {
+  return (causes(error).at(-1) as Error | undefined) ?? new Error(String(error));
 }
 
 /** Whether the provider refused the tokens (it no longer vouches for the person) or could not be asked. */
