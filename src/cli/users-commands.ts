@@ -167,6 +167,43 @@ export function usersCommands(program: Command): void {
       );
   }
 
+  common(users.command("unlock <user>"))
+    .description(
+      "lift the sign-in lock on a user (id or e-mail) after too many failed passwords: their failures are forgotten",
+    )
+    .action((who: string, options: CommonOptions) =>
+      withSession(options, async ({ identity }) => {
+        const user = await identity.users.find(who);
+        const unlocked = await identity.passwords.unlock(user, CLI);
+        if (options.json) printJson({ user_id: user.id, email: user.email, unlocked });
+        else
+          printLines(
+            unlocked
+              ? `Unlocked sign-in for ${user.email}.`
+              : `${user.email} was not locked out; nothing to do.`,
+          );
+      }),
+    );
+
+  common(users.command("link <user>"))
+    .description(
+      "let a user (id or e-mail) who signs in another way be linked to an identity provider: their next sign-in with it, with their verified e-mail, links to them (once, within signIn.local.passwordLinkHours)",
+    )
+    .requiredOption("--provider <id>", "the identity provider (signIn.providers[].id)")
+    .action((who: string, options: CommonOptions & { provider: string }) =>
+      withSession(options, async ({ identity }) => {
+        const user = await identity.users.find(who);
+        const until = new Date(await identity.people.allowLink(user.id, options.provider, CLI)).toISOString();
+        if (options.json)
+          printJson({ user_id: user.id, email: user.email, provider: options.provider, until });
+        else
+          printLines(
+            `${user.email}'s next sign-in with ${options.provider} before ${until} links it to them.`,
+            "Ask them to sign in with it now.",
+          );
+      }),
+    );
+
   common(users.command("reset-password <user>"))
     .description(
       "print a one-time link for a user (id or e-mail) to set a new password, or read it with --password-stdin",

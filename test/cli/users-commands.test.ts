@@ -2,14 +2,18 @@
 // an account, set-password links and passwords read from standard input (never from the command line),
 // listing, disabling and enabling, resetting a password.
 
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { usersCommands } from "../../src/cli/users-commands.js";
 import { verifyPassword } from "../../src/identity/passwords.js";
 import { ACTOR } from "../helpers/actor.js";
 import { runCli, stubCliEnvironment, usageOf } from "../helpers/cli.js";
+import { testIdentity } from "../helpers/identity.js";
 import { redisSnapshot } from "../helpers/redis-snapshot.js";
 import { openStore, type TestStore } from "../helpers/store.js";
+import { temporaryDirectories } from "../helpers/temp-dir.js";
 
 let store: TestStore;
 beforeEach(async () => {
@@ -158,5 +162,49 @@ describe("users list, disable, enable, reset-password", () => {
     expect(((await users("disable", "nobody@example.com")).error as { code: string }).code).toBe(
       "user_not_found",
     );
+  });
+});
+
+describe("users unlock and users link", () => {
+  const directory = temporaryDirectories("tunnel-users-cli-");
+
+  it("unlocks a person locked out by failed passwords, in their audit log as the CLI's doing", async () => {
+    await withStdin("a-long-enough-password\n", () =>
+      users("create", "--email", "lo@example.com", "--password-stdin"),
+    );
+    const identity = testIdentity(store);
+    for (let i = 0; i < 10; i++)
+      await identity.passwords.signIn("lo@example.com", "wrong-password", "192.0.2.1").catch(() => {});
+    await expect(
+      identity.passwords.signIn("lo@example.com", "a-long-enough-password", "192.0.2.2"),
+    ).rejects.toMatchObject({
+      code: "too_many_attempts",
+    });
+    expect((await users("unlock", "lo@example.com")).stdout).toBe("Unlocked sign-in for lo@example.com.\n");
+    const user = await identity.passwords.signIn("lo@example.com", "a-long-enough-password", "192.0.2.2");
+    const [unlock] = await store.stores.audit.listUser(user.id, 1);
+    expect(unlock).toMatchObject({ action: "user.unlock", actor: "cli", details: { reason: "operator" } });
+    expect((await users("unlock", "lo@example.com")).stdout).toBe(
+      "lo@example.com was not locked out; nothing to do.\n",
+    );
+  });
+
+  it("lets a person's next sign-in with a provider link to them, and refuses a provider not configured", async () => {
+    const file = join(directory(), "config.yaml");
+    writeFileSync(
+      file,
+      "signIn:\n  providers:\n    - { id: corp, name: Corp, issuer: 'http://127.0.0.1:9', clientId: gateway }\n",
+    );
+    vi.stubEnv("TUNNEL_CONFIG", file);
+    await users("create", "--email", "li@example.com");
+    const run = await users("link", "li@example.com", "--provider", "corp", "--json");
+    expect(run.error).toBeNull();
+    const printed = JSON.parse(run.stdout);
+    expect(printed).toMatchObject({ email: "li@example.com", provider: "corp" });
+    expect(Date.parse(printed.until)).toBeGreaterThan(Date.now());
+    const user = await store.stores.users.byEmail("li@example.com");
+    expect(await store.stores.providerLinks.takeAllowance(user?.id as string, "corp", Date.now())).toBe(true);
+    const unknown = await users("link", "li@example.com", "--provider", "nope");
+    expect((unknown.error as { code: string }).code).toBe("provider_not_found");
   });
 });
