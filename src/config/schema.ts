@@ -185,6 +185,18 @@ const mappingRule = z
     error: "account and role go together: the role the rule gives in the account",
   });
 
+/** The authorization request's parameters the sign-in flow sets itself (PKCE, state, nonce, …). */
+const FLOW_PARAMS = [
+  "client_id",
+  "redirect_uri",
+  "response_type",
+  "scope",
+  "state",
+  "nonce",
+  "code_challenge",
+  "code_challenge_method",
+];
+
 /** An OpenID Connect provider people sign in with (docs/sign-in.md). */
 const identityProvider = z
   .strictObject({
@@ -216,6 +228,20 @@ const identityProvider = z
      * setting a password (docs/sign-in.md, no way around the provider).
      */
     requireForDomains: z.boolean().default(true),
+    /**
+     * Extra parameters of the authorization request, such as Google's access_type: offline (a refresh token
+     * for the re-checks); never those the flow sets itself.
+     */
+    authParams: z.record(z.string(), z.string()).default({}),
+  })
+  .superRefine((provider, ctx) => {
+    for (const name of Object.keys(provider.authParams))
+      if (FLOW_PARAMS.includes(name))
+        ctx.addIssue({
+          code: "custom",
+          path: ["authParams", name],
+          message: "is set by the sign-in flow itself and cannot be given",
+        });
   })
   .refine((provider) => !(provider.clientSecretEnv && provider.clientSecretFile), {
     error: "give clientSecretEnv or clientSecretFile, not both",

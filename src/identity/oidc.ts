@@ -215,6 +215,7 @@ export class OidcProviders {
     };
     await this.deps.states.put(sha256(state), JSON.stringify(pending), SIGN_IN_TTL_MS);
     return client.buildAuthorizationUrl(config, {
+      ...provider.settings.authParams,
       redirect_uri: this.redirectUrl(id, origin),
       scope: provider.settings.scopes.join(" "),
       code_challenge: await client.calculatePKCECodeChallenge(verifier),

@@ -47,6 +47,7 @@ beforeAll(async () => {
             clientId: "gateway",
             clientSecretEnv: "CORP_SECRET",
             scopes: ["openid", "email", "profile", "groups"],
+            authParams: { ui_locales: "ru" },
             rules: [
               { groups: ["platform-admins"], operator: "operator" },
               { groups: ["finance"], operator: "operator-viewer" },
@@ -124,6 +125,8 @@ describe("signing in with the identity provider", () => {
     expect(authorize.searchParams.get("state")).toBeTruthy();
     expect(authorize.searchParams.get("nonce")).toBeTruthy();
     expect(authorize.searchParams.get("redirect_uri")).toBe(`${admin}/auth/oidc/corp/callback`);
+    // The provider's extra parameters ride along (Google's access_type: offline would, this way).
+    expect(authorize.searchParams.get("ui_locales")).toBe("ru");
     expect(final.location).toBe(`${admin}/#/accounts/acme`);
     // This provider keeps groups out of the ID token: they came from userinfo.
     expect(idp.userinfoRequests()).toBeGreaterThan(0);
