@@ -219,7 +219,7 @@ export const enPeople = {
   "users.disabled": "{name} is disabled: their sessions have ended and their API tokens stopped.",
   "users.enabled": "{name} is enabled again.",
   "users.unlock": "Unlock",
-  "users.unlockOne": "Lift the sign-in lock of {name}",
+  "users.unlockOne": "Unlock {name}",
   "users.unlocked": "{name} can sign in again: their failed attempts are forgotten.",
   "users.notLocked": "{name} was not locked out.",
   "users.audit": "Audit log of the people",

@@ -220,7 +220,7 @@ export const ruPeople: Record<keyof typeof enPeople, string> = {
   "users.disabled": "{name}: пользователь отключён, сеансы завершены, API-токены остановлены.",
   "users.enabled": "{name}: пользователь снова включён.",
   "users.unlock": "Разблокировать",
-  "users.unlockOne": "Снять блокировку входа {name}",
+  "users.unlockOne": "Разблокировать {name}",
   "users.unlocked": "{name} снова может войти: неудачные попытки забыты.",
   "users.notLocked": "Вход {name} не был заблокирован.",
   "users.audit": "Журнал изменений по людям",
