@@ -3,12 +3,8 @@
 // kept in Redis under the state's hash (ten minutes, taken once) and bound to the browser that started the
 // sign-in by a cookie of its own. At the callback the ID token is checked by openid-client; the groups come
 // from its groups claim, or from userinfo when the ID token lacks it; the person is then found, linked or
-// created by oidc-person.ts. The same provider is asked again between sign-ins (refreshed with its refresh
-// token, or asked for userinfo with its access token) by provider-check.ts, through `recheck` here.
-//
-// Discovery happens in the background at start-up and again on use while it fails (at most every 30
-// seconds): a provider that cannot be reached never stops the gateway; signing in with it answers
-// identity_provider_unavailable until it can.
+// created by oidc-person.ts. The providers' discovery is provider-configs.ts's; asking a provider again
+// between sign-ins, oidc-recheck.ts's, which provider-check.ts runs through `recheck` here.
 
 import * as client from "openid-client";
 import type { Logger } from "pino";
@@ -17,31 +13,17 @@ import type { IdentityEvents, OutcomeOf } from "../core/identity-events.js";
 import type { OneTimeStore } from "../store/one-time-store.js";
 import type { UserRecord } from "../store/user-store.js";
 import type { ProviderPeople } from "./oidc-person.js";
+import { type ProviderTokens, type Recheck, recheck, tokensOf } from "./oidc-recheck.js";
+import { ProviderConfigs } from "./provider-configs.js";
 import { sameSecret, sha256 } from "./secrets.js";
 import type { ProviderSettings } from "./settings.js";
-import { TokenCipher } from "./token-cipher.js";
+import type { TokenCipher } from "./token-cipher.js";
 
+export type { ProviderTokens, Recheck } from "./oidc-recheck.js";
 export { providerSecrets } from "./provider-secrets.js";
 
 /** How long a sign-in may take between leaving for the provider and coming back. */
 export const SIGN_IN_TTL_MS = 10 * 60_000;
-const RETRY_DISCOVERY_MS = 30_000;
-const DISCOVERY_TIMEOUT_SECONDS = 10;
-
-/** Plain-HTTP issuers are accepted on loopback only (a provider run for development or tests). */
-function isLoopback(url: URL): boolean {
-  return ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname) || url.hostname.startsWith("127.");
-}
-
-interface Provider {
-  settings: ProviderSettings;
-  secret: string | null;
-  /** Seals the tokens kept for re-checks; null for a public client, whose tokens are not kept. */
-  cipher: TokenCipher | null;
-  config: client.Configuration | null;
-  discovering: Promise<client.Configuration> | null;
-  failedAt: number | null;
-}
 
 interface PendingSignIn {
   provider: string;
@@ -54,14 +36,6 @@ interface PendingSignIn {
   link?: { userId: string; session: string };
 }
 
-/** The provider's tokens of a person, as the provider gave them (never logged, sealed before stored). */
-export interface ProviderTokens {
-  refresh: string | null;
-  access: string | null;
-  /** When the access token expires (ms), if the provider said. */
-  accessExpiresAt: number | null;
-}
-
 /** What a provider says of a person it has just vouched for. */
 export interface VerifiedIdentity {
   provider: ProviderSettings;
@@ -70,12 +44,6 @@ export interface VerifiedIdentity {
   profile: Record<string, unknown>;
   tokens: ProviderTokens;
 }
-
-/** What asking a provider again about a person came to. */
-export type Recheck =
-  | { kind: "confirmed"; profile: Record<string, unknown>; tokens: ProviderTokens }
-  | { kind: "refused"; reason: string }
-  | { kind: "unreachable"; reason: string };
 
 export interface OidcDeps {
   states: OneTimeStore;
@@ -98,87 +66,32 @@ export interface SignedInWithProvider {
 }
 
 export class OidcProviders {
-  private readonly providers = new Map<string, Provider>();
+  private readonly configs: ProviderConfigs;
 
   constructor(
     providers: readonly ProviderSettings[],
     private readonly deps: OidcDeps,
   ) {
-    for (const settings of providers) {
-      const secret = deps.secrets.get(settings.id) ?? null;
-      this.providers.set(settings.id, {
-        settings,
-        secret,
-        cipher: secret === null ? null : new TokenCipher(secret, settings.id),
-        config: null,
-        discovering: null,
-        failedAt: null,
-      });
-    }
+    this.configs = new ProviderConfigs(providers, deps.secrets, deps.logger, deps.now);
   }
 
   /** Starts discovering every provider in the background; failures are logged, and retried on use. */
   warmUp(): void {
-    for (const provider of this.providers.values()) void this.configuration(provider).catch(() => {});
-  }
-
-  private provider(id: string): Provider {
-    const provider = this.providers.get(id);
-    if (!provider) throw new GatewayError("provider_not_found", `no identity provider ${id} is configured`);
-    return provider;
+    this.configs.warmUp();
   }
 
   /** The provider's settings; 404 provider_not_found for an id not configured. */
   settings(id: string): ProviderSettings {
-    return this.provider(id).settings;
+    return this.configs.settings(id);
   }
 
-  private configuration(provider: Provider): Promise<client.Configuration> {
-    if (provider.config) return Promise.resolve(provider.config);
-    if (provider.discovering) return provider.discovering;
-    if (provider.failedAt !== null && this.deps.now() - provider.failedAt < RETRY_DISCOVERY_MS)
-      return Promise.reject(unavailable(provider.settings));
-    const { settings } = provider;
-    const issuer = new URL(settings.issuer);
-    provider.discovering = client
-      .discovery(
-        issuer,
-        settings.clientId,
-        provider.secret ?? undefined,
-        provider.secret === null ? client.None() : client.ClientSecretPost(provider.secret),
-        {
-          timeout: DISCOVERY_TIMEOUT_SECONDS,
-          ...(issuer.protocol === "http:" &&
-            isLoopback(issuer) && { execute: [client.allowInsecureRequests] }),
-        },
-      )
-      .then(
-        (config) => {
-          provider.config = config;
-          provider.failedAt = null;
-          this.deps.logger.info(
-            { provider: settings.id, issuer: settings.issuer },
-            "identity provider discovered",
-          );
-          return config;
-        },
-        (error: unknown) => {
-          provider.failedAt = this.deps.now();
-          this.deps.logger.warn(
-            { provider: settings.id, issuer: settings.issuer, err: (error as Error).message },
-            "identity provider discovery failed; sign-in with it is refused until it succeeds (retried on use)",
-          );
-          throw unavailable(settings, error);
-        },
-      )
-      .finally(() => {
-        provider.discovering = null;
-      });
-    return provider.discovering;
+  /** The provider's cipher for the tokens kept for re-checks, or null (a public client keeps none). */
+  cipher(id: string): TokenCipher | null {
+    return this.configs.cipher(id);
   }
 
   redirectUrl(id: string, origin: string): string {
-    const { settings } = this.provider(id);
+    const settings = this.configs.settings(id);
     return settings.redirectUrl ?? `${this.deps.externalUrl ?? origin}/auth/oidc/${id}/callback`;
   }
 
@@ -194,10 +107,10 @@ export class OidcProviders {
     origin: string,
     link?: PendingSignIn["link"],
   ): Promise<URL> {
-    const provider = this.provider(id);
+    const settings = this.configs.settings(id);
     let config: client.Configuration;
     try {
-      config = await this.configuration(provider);
+      config = await this.configs.configuration(id);
     } catch (error) {
       this.deps.events.publish("sign_in.oidc", "provider_unavailable", { provider: id });
       throw error;
@@ -215,9 +128,9 @@ export class OidcProviders {
     };
     await this.deps.states.put(sha256(state), JSON.stringify(pending), SIGN_IN_TTL_MS);
     return client.buildAuthorizationUrl(config, {
-      ...provider.settings.authParams,
+      ...settings.authParams,
       redirect_uri: this.redirectUrl(id, origin),
-      scope: provider.settings.scopes.join(" "),
+      scope: settings.scopes.join(" "),
       code_challenge: await client.calculatePKCECodeChallenge(verifier),
       code_challenge_method: "S256",
       state,
@@ -238,7 +151,7 @@ export class OidcProviders {
     origin: string,
     sessionHash: string | null,
   ): Promise<SignedInWithProvider> {
-    const provider = this.provider(id);
+    const settings = this.configs.settings(id);
     const refuse = (outcome: OutcomeOf<"sign_in.oidc">, error: GatewayError, detail?: string) => {
       this.deps.events.publish("sign_in.oidc", outcome, { provider: id, ...(detail && { detail }) });
       return error;
@@ -276,7 +189,7 @@ export class OidcProviders {
       );
     let config: client.Configuration;
     try {
-      config = await this.configuration(provider);
+      config = await this.configs.configuration(id);
     } catch (failure) {
       throw refuse("provider_unavailable", failure as GatewayError);
     }
@@ -302,12 +215,12 @@ export class OidcProviders {
       );
     }
     const claims = tokens.claims() as Record<string, unknown> & { sub: string };
-    const profile = await this.profileOf(provider, config, claims, tokens.access_token);
+    const profile = await this.profileOf(settings, config, claims, tokens.access_token);
     const identity: VerifiedIdentity = {
-      provider: provider.settings,
+      provider: settings,
       subject: claims.sub,
       profile,
-      tokens: this.tokensOf(tokens),
+      tokens: tokensOf(tokens, this.deps.now()),
     };
     const { user, linked } = await this.deps.people.signIn(identity, pending.link?.userId ?? null);
     return { user, provider: id, returnTo: pending.returnTo, linked };
@@ -315,76 +228,36 @@ export class OidcProviders {
 
   /** The claims, filled in from userinfo where they lack the groups or the e-mail. */
   private async profileOf(
-    provider: Provider,
+    provider: ProviderSettings,
     config: client.Configuration,
     claims: Record<string, unknown> & { sub: string },
     accessToken: string,
   ): Promise<Record<string, unknown>> {
-    if (claims[provider.settings.groupsClaim] !== undefined && claims.email !== undefined) return claims;
+    if (claims[provider.groupsClaim] !== undefined && claims.email !== undefined) return claims;
     try {
       // The ID token's claims win; userinfo fills in what it lacks (groups, often; e-mail, sometimes).
       return { ...(await client.fetchUserInfo(config, accessToken, claims.sub)), ...claims };
     } catch (failure) {
       this.deps.logger.warn(
-        { provider: provider.settings.id, err: (failure as Error).message },
+        { provider: provider.id, err: (failure as Error).message },
         "userinfo could not be read",
       );
       return claims;
     }
   }
 
-  private tokensOf(tokens: client.TokenEndpointResponse): ProviderTokens {
-    return {
-      refresh: tokens.refresh_token ?? null,
-      access: tokens.access_token ?? null,
-      accessExpiresAt:
-        typeof tokens.expires_in === "number" ? this.deps.now() + tokens.expires_in * 1000 : null,
-    };
-  }
-
-  /** The provider's cipher for the tokens kept for re-checks, or null (a public client keeps none). */
-  cipher(id: string): TokenCipher | null {
-    return this.provider(id).cipher;
-  }
-
   /**
-   * Asks the provider again about a person it vouched for: with the refresh token if it gave one (a new ID
-   * token and userinfo), else userinfo with the access token while it lasts. A refusal (invalid_grant,
-   * invalid_token, a token expired with nothing to renew it) means the provider no longer vouches for them;
-   * anything else (no answer, 5xx, a misconfigured client) only that it could not be asked.
+   * Asks the provider again about a person it vouched for (oidc-recheck.ts): confirmed with what it says now,
+   * refused, or unreachable.
    */
   async recheck(id: string, subject: string, tokens: ProviderTokens): Promise<Recheck> {
-    const provider = this.provider(id);
     let config: client.Configuration;
     try {
-      config = await this.configuration(provider);
+      config = await this.configs.configuration(id);
     } catch (error) {
       return { kind: "unreachable", reason: (error as Error).message };
     }
-    try {
-      if (tokens.refresh !== null) {
-        const renewed = await client.refreshTokenGrant(config, tokens.refresh);
-        const claims = (renewed.claims() ?? { sub: subject }) as Record<string, unknown> & { sub: string };
-        if (claims.sub !== subject)
-          return { kind: "refused", reason: "the refreshed ID token names someone else" };
-        const next = this.tokensOf(renewed);
-        const userinfo = await client.fetchUserInfo(config, renewed.access_token, subject);
-        return {
-          kind: "confirmed",
-          profile: { ...userinfo, ...claims },
-          tokens: { ...next, refresh: next.refresh ?? tokens.refresh },
-        };
-      }
-      if (
-        tokens.access === null ||
-        (tokens.accessExpiresAt !== null && this.deps.now() >= tokens.accessExpiresAt)
-      )
-        return { kind: "refused", reason: "the access token expired and the provider gave no refresh token" };
-      const userinfo = await client.fetchUserInfo(config, tokens.access, subject);
-      return { kind: "confirmed", profile: { ...userinfo }, tokens };
-    } catch (failure) {
-      return refusedOrUnreachable(failure);
-    }
+    return recheck(config, subject, tokens, this.deps.now);
   }
 }
 
@@ -398,27 +271,4 @@ function causes(error: unknown): unknown[] {
 /** The innermost error of a chain, whose message says most. */
 function innermost(error: unknown): Error {
   return (causes(error).at(-1) as Error | undefined) ?? new Error(String(error));
-}
-
-/** Whether the provider refused the tokens (it no longer vouches for the person) or could not be asked. */
-function refusedOrUnreachable(failure: unknown): Recheck {
-  const reason = (failure as Error).message;
-  if (
-    failure instanceof client.ResponseBodyError &&
-    ["invalid_grant", "invalid_token"].includes(failure.error)
-  )
-    return { kind: "refused", reason: failure.error };
-  if (failure instanceof client.WWWAuthenticateChallengeError) {
-    const refused = failure.cause.some((challenge) => challenge.parameters.error === "invalid_token");
-    if (refused || failure.status === 401) return { kind: "refused", reason: "invalid_token" };
-  }
-  return { kind: "unreachable", reason };
-}
-
-function unavailable(settings: ProviderSettings, cause?: unknown): GatewayError {
-  return new GatewayError(
-    "identity_provider_unavailable",
-    `The identity provider ${settings.name} (${settings.issuer}) cannot be reached right now; retry shortly.`,
-    { cause },
-  );
 }

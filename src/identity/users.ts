@@ -6,7 +6,6 @@ import { randomToken } from "../auth/api-key.js";
 import { GatewayError } from "../core/errors.js";
 import { IdentityEvents } from "../core/identity-events.js";
 import {
-  ACCOUNT_ROLES,
   type AccountRole,
   DIRECT,
   effectiveAccountRole,
@@ -15,7 +14,6 @@ import {
   grantsOf,
   isAccountRole,
   isOperatorRole,
-  OPERATOR_ROLES,
   type OperatorRole,
 } from "../core/roles.js";
 import { validateAccountId, validateName } from "../core/validate.js";
@@ -29,47 +27,9 @@ import {
 import type { SessionStore } from "../store/session-store.js";
 import type { StoredGrants, UserRecord, UserStore } from "../store/user-store.js";
 import { checkNewPassword, hashPassword } from "./passwords.js";
+import { validateAccountRole, validateEmail, validateUserId } from "./user-input.js";
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const USER_ID = /^usr_[0-9a-z]{20}$/;
-
-/** An e-mail as users are keyed by it: trimmed and case-folded, checked for shape. */
-export function validateEmail(value: unknown): string {
-  const email = typeof value === "string" ? value.trim().toLowerCase() : "";
-  if (!EMAIL.test(email) || email.length > 254)
-    throw new GatewayError(
-      "invalid_request",
-      `email must be an e-mail address; got ${JSON.stringify(value)}`,
-    );
-  return email;
-}
-
-export function validateUserId(value: unknown): string {
-  if (typeof value !== "string" || !USER_ID.test(value))
-    throw new GatewayError(
-      "invalid_request",
-      `user id must be usr_ and 20 letters or digits; got ${JSON.stringify(value)}`,
-    );
-  return value;
-}
-
-export function validateAccountRole(value: unknown): AccountRole {
-  if (!isAccountRole(value))
-    throw new GatewayError(
-      "invalid_request",
-      `role must be one of ${ACCOUNT_ROLES.join(", ")}; got ${JSON.stringify(value)}`,
-    );
-  return value;
-}
-
-export function validateOperatorRole(value: unknown): OperatorRole {
-  if (!isOperatorRole(value))
-    throw new GatewayError(
-      "invalid_request",
-      `operator role must be one of ${OPERATOR_ROLES.join(", ")}; got ${JSON.stringify(value)}`,
-    );
-  return value;
-}
+export { validateAccountRole, validateEmail, validateOperatorRole, validateUserId } from "./user-input.js";
 
 export interface NewUser {
   email: unknown;
