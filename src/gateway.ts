@@ -79,6 +79,11 @@ export interface Gateway {
   leases: LeaseService | null;
   /** The replica's alert delivery worker (started once Redis serves). */
   alerts: DeliveryWorker;
+  /**
+   * The replica's re-checks with the identity providers (started once Redis serves), or null where the admin
+   * listener is off; `runDue` checks what is due on the gateway's clock now.
+   */
+  providerChecks: { runDue(): Promise<number> } | null;
   /** Resolves once Redis is connected and has passed the start-up checks: from then on requests are served. */
   serving: Promise<void>;
   /**
@@ -244,7 +249,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // The admin API, the dashboard's assets, its schemas and the sign-in (openid-client, argon2) are loaded only
   // where the admin listener opens: a sidecar without one holds none of them (docs/benchmarks.md, memory).
   const adminModules = adminServer
-    ? await Promise.all([import("./admin/admin-server.js"), import("./identity/identity.js")])
+    ? await Promise.all([
+        import("./admin/admin-server.js"),
+        import("./identity/identity.js"),
+        import("./observability/identity-events.js"),
+      ])
     : null;
   const listener = (role: string, listening: Server, section: "listen" | "metrics" | "admin"): Listener => ({
     role,
@@ -275,14 +284,25 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const openPublic = serveWhileStarting(server, startingPublicHandler(handler), handler);
   let openAdmin = () => {};
   let warmUpSignIn = () => {};
+  let stopSignIn = async () => {};
+  let providerChecks: Gateway["providerChecks"] = null;
   if (adminServer && adminModules) {
-    const [{ adminHandler }, { buildIdentity }] = adminModules;
+    const [{ adminHandler }, { buildIdentity }, { observeIdentityEvents }] = adminModules;
     const identity = buildIdentity(stores, signIn, {
       adminToken: config.admin.token,
       logger,
       providerSecrets,
     });
-    warmUpSignIn = () => identity.oidc.warmUp();
+    const unobserve = observeIdentityEvents(identity.events, logger, metrics);
+    providerChecks = identity.checks;
+    warmUpSignIn = () => {
+      identity.oidc.warmUp();
+      identity.checks.start();
+    };
+    stopSignIn = async () => {
+      await identity.checks.stop();
+      unobserve();
+    };
     const admin = adminHandler({
       identity,
       clientAddress: (req) => transport.clientAddress(req),
@@ -335,6 +355,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     metrics,
     leases,
     alerts: worker,
+    providerChecks,
     serving: startup.serving,
     refused: startup.refused,
     async settled(timeoutMs = 10_000) {
@@ -365,6 +386,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         other?.closeAllConnections();
       }
       await worker.stop();
+      await stopSignIn();
       startup.stop();
       closeRedis(redis);
       // Last: the spans and metrics of the requests drained above go out before the process ends.

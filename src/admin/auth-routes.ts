@@ -85,7 +85,13 @@ export const AUTH_ROUTES: readonly Route[] = [
     response: P.InvitationPreview,
     async handle({ body, services }) {
       const invitation = await services.identity.invitations.describe((body as { token: string }).token);
+      const provider = services.identity.invitations.providerFor(invitation);
       return {
+        provider: provider && {
+          id: provider.id,
+          name: provider.name,
+          start_url: `/auth/oidc/${provider.id}/start`,
+        },
         account_id: invitation.accountId,
         account_name: (await services.accounts.find(invitation.accountId))?.name ?? invitation.accountId,
         email: invitation.email,
@@ -112,7 +118,7 @@ export const AUTH_ROUTES: readonly Route[] = [
         { password: input.password, name: input.name },
         signedIn,
       );
-      const session = created ? await startSession(call, user, { via: "password" }) : null;
+      const session = created ? await startSession(call, user, { via: "password" }, "invitation") : null;
       return {
         user: personView(user),
         account_id: invitation.accountId,
@@ -136,7 +142,7 @@ export const AUTH_ROUTES: readonly Route[] = [
       localSignIn(call);
       const { token, password } = call.body as z.infer<typeof P.SetPasswordBody>;
       const user = await call.services.identity.passwords.usePasswordLink(token, password);
-      const session = await startSession(call, user, { via: "password" });
+      const session = await startSession(call, user, { via: "password" }, "set-password link");
       return { user: personView(user), csrf_token: session.csrfToken };
     },
   },

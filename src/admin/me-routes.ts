@@ -4,7 +4,9 @@
 
 import type { z } from "zod";
 import { GatewayError } from "../core/errors.js";
+import type { Identity } from "../identity/identity.js";
 import type { Principal } from "../identity/principal.js";
+import { sessionHandle } from "../identity/sessions.js";
 import * as P from "./people-schemas.js";
 import { actionsOf, personView, sessionView, tokenView } from "./people-views.js";
 import type { Call, Route } from "./route.js";
@@ -17,8 +19,22 @@ function person(principal: Principal) {
   return principal.user;
 }
 
+/** The hash of the session the call came with, or null for a token. */
 function currentSession(principal: Principal): string | null {
   return principal.credential.kind === "session" ? principal.credential.session.hash : null;
+}
+
+/** Reports sessions a person ended (the event, and an entry in their audit log). */
+async function sessionsRevoked(
+  identity: Identity,
+  principal: Principal,
+  outcome: "revoked" | "everywhere" | "password_changed",
+  count: number,
+  address: string,
+): Promise<void> {
+  const user = person(principal);
+  identity.events.publish("session.revoke", outcome, { userId: user.id, count, address });
+  await identity.users.record(user.id, principal.actor, "user.sessions_revoked", { reason: outcome, count });
 }
 
 async function me({ principal, services }: Call) {
@@ -40,12 +56,13 @@ async function me({ principal, services }: Call) {
     credential: credential.kind,
     user: principal.user ? personView(principal.user) : null,
     signed_in_with: session ? { via: session.via, provider: session.provider } : null,
+    linked_providers: principal.user?.providers ?? [],
     operator_role: principal.operatorRole,
     memberships,
     actions: await actionsOf(principal, roles),
     csrf_token: session?.csrfToken ?? null,
     session: session && {
-      id: session.hash,
+      id: sessionHandle(session.hash),
       created_at: new Date(session.createdAt).toISOString(),
       expires_at: new Date(session.createdAt + settings.absoluteMs).toISOString(),
       idle_timeout_seconds: settings.idleMs / 1000,
@@ -86,8 +103,10 @@ export const ME_ROUTES: readonly Route[] = [
     action: "me.manage",
     status: 200,
     response: P.Revoked,
-    async handle({ principal, params, services }) {
-      await services.identity.sessions.revoke(person(principal).id, params.sessionId as string);
+    async handle({ principal, params, services, http }) {
+      const user = person(principal);
+      await services.identity.sessions.revoke(user.id, params.sessionId as string);
+      await sessionsRevoked(services.identity, principal, "revoked", 1, http.address);
       return { revoked: 1 };
     },
   },
@@ -99,8 +118,10 @@ export const ME_ROUTES: readonly Route[] = [
     action: "me.manage",
     status: 200,
     response: P.Revoked,
-    async handle({ principal, services }) {
-      return { revoked: await services.identity.sessions.revokeAll(person(principal).id) };
+    async handle({ principal, services, http }) {
+      const revoked = await services.identity.sessions.revokeAll(person(principal).id);
+      await sessionsRevoked(services.identity, principal, "everywhere", revoked, http.address);
+      return { revoked };
     },
   },
   {
@@ -118,11 +139,18 @@ export const ME_ROUTES: readonly Route[] = [
       const input = body as z.infer<typeof P.ChangePasswordBody>;
       // Checked as a sign-in is, attempt limits included: a session someone else got hold of is no way to
       // guess the password it was opened with.
-      await services.identity.passwords.signIn(user.email, input.current_password, http.address);
-      await services.identity.users.setPassword(user.id, input.new_password, principal.actor);
-      const current = currentSession(principal);
-      for (const session of await services.identity.sessions.list(user.id))
-        if (session.hash !== current) await services.identity.sessions.revoke(user.id, session.hash);
+      const { identity } = services;
+      await identity.passwords.signIn(user.email, input.current_password, http.address, "password.change");
+      try {
+        await identity.users.setPassword(user.id, input.new_password, principal.actor);
+      } catch (error) {
+        if (error instanceof GatewayError && error.code === "weak_password")
+          identity.events.publish("password.change", "weak_password", { userId: user.id });
+        throw error;
+      }
+      identity.events.publish("password.change", "success", { userId: user.id, address: http.address });
+      const ended = await identity.sessions.revokeOthers(user.id, currentSession(principal));
+      if (ended > 0) await sessionsRevoked(identity, principal, "password_changed", ended, http.address);
       return { changed: true };
     },
   },

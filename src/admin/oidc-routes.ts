@@ -5,9 +5,10 @@
 
 import type { Logger } from "pino";
 import { z } from "zod";
-import { asGatewayError } from "../core/errors.js";
+import { asGatewayError, GatewayError } from "../core/errors.js";
 import { newSecret } from "../identity/secrets.js";
 import { cookie } from "./cookies.js";
+import * as L from "./link-schemas.js";
 import { safeReturnTo } from "./return-to.js";
 import type { Call, Redirect, Route } from "./route.js";
 import { startSession } from "./sign-in-session.js";
@@ -26,6 +27,35 @@ function failed(call: Call, error: unknown, logger?: Logger): Redirect {
 }
 
 export const OIDC_ROUTES: readonly Route[] = [
+  {
+    method: "POST",
+    path: `${PROVIDER}/link`,
+    operationId: "linkProvider",
+    summary:
+      "Link an identity provider to the signed-in person (who signs in another way): the answer's URL sends the browser to the provider; coming back through it in this session links its identity to this person",
+    action: "me.manage",
+    body: L.LinkProviderBody,
+    status: 200,
+    response: L.LinkStarted,
+    async handle(call) {
+      const { oidc } = call.services.identity;
+      const { credential } = call.principal;
+      if (credential.kind !== "session" || !call.principal.user)
+        throw new GatewayError("forbidden", "Only a signed-in person may link an identity provider.");
+      const names = call.http.cookieNames;
+      const binding = newSecret();
+      const input = call.body as z.infer<typeof L.LinkProviderBody>;
+      const url = await oidc.begin(
+        call.params.providerId as string,
+        safeReturnTo(input.return_to ?? "/#/me"),
+        binding,
+        call.http.origin,
+        { userId: call.principal.user.id, session: credential.session.hash },
+      );
+      call.http.setCookie(cookie(names.signIn, binding, names.secure, SIGN_IN_COOKIE_SECONDS));
+      return { url: url.href };
+    },
+  },
   {
     method: "GET",
     path: `${PROVIDER}/start`,
@@ -85,11 +115,13 @@ export const OIDC_ROUTES: readonly Route[] = [
             (entry): entry is [string, string] => typeof entry[1] === "string",
           ),
         );
+        const { credential } = call.principal;
         const { user, provider, returnTo } = await oidc.complete(
           call.params.providerId as string,
           query,
           call.http.cookies.get(names.signIn),
           call.http.origin,
+          credential.kind === "session" ? credential.session.hash : null,
         );
         await startSession(call, user, { via: "oidc", provider });
         return { location: `${call.http.origin}${returnTo}` };

@@ -7,6 +7,7 @@ import { ACCOUNT_ROLES, OPERATOR_ROLES } from "../core/roles.js";
 import { isoTime } from "../core/time-schema.js";
 import { ACTIONS } from "../identity/permissions.js";
 import { UserAuditEntry } from "../store/audit-schema.js";
+import { RequiredProvider } from "./link-schemas.js";
 
 const operatorRole = z.enum(OPERATOR_ROLES);
 const accountRole = z.enum(ACCOUNT_ROLES);
@@ -18,9 +19,12 @@ export const UserIdParam = z
 export const TokenIdParam = z
   .string()
   .meta({ description: "API token id", examples: ["tok_5m2x8q0c7w1r9t4z6b3n"] });
-export const SessionIdParam = z
-  .string()
-  .meta({ description: "Session handle (the id field of a listed session)" });
+const sessionHandle = z.string().meta({
+  description:
+    "The session's opaque handle, for listing and revoking it: neither the session id (the cookie) nor anything Redis keeps",
+  examples: ["ses_3f9a0c2e7b514d6a8e1f0b2c4d6e8a0b"],
+});
+export const SessionIdParam = sessionHandle;
 export const InvitationIdParam = z
   .string()
   .meta({ description: "Invitation id", examples: ["inv_5m2x8q0c7w1r9t4z6b3n"] });
@@ -55,6 +59,10 @@ export const Me = z
       .object({ via: z.enum(["oidc", "password"]), provider: z.string().nullable() })
       .nullable()
       .meta({ description: "How the session was signed in; null for tokens" }),
+    linked_providers: z.array(z.string()).meta({
+      description:
+        "The identity providers the person has signed in with (linked); empty for the legacy tokens",
+    }),
     operator_role: operatorRole.nullable(),
     memberships: z.array(z.object({ account_id: z.string(), account_name: z.string(), role: accountRole })),
     actions: z
@@ -75,7 +83,12 @@ export const Me = z
       .nullable()
       .meta({ description: "Send as x-csrf-token with every state-changing call on the session cookie" }),
     session: z
-      .object({ id: z.string(), created_at: isoTime, expires_at: isoTime, idle_timeout_seconds: z.number() })
+      .object({
+        id: sessionHandle,
+        created_at: isoTime,
+        expires_at: isoTime,
+        idle_timeout_seconds: z.number(),
+      })
       .nullable(),
   })
   .meta({ id: "Me" });
@@ -122,6 +135,7 @@ export const InvitationPreview = z
     email: z.string(),
     role: accountRole,
     expires_at: isoTime,
+    provider: RequiredProvider,
   })
   .meta({ id: "InvitationPreview" });
 
@@ -170,7 +184,7 @@ export const PasswordChanged = z.object({ changed: z.boolean() }).meta({ id: "Pa
 
 export const Session = z
   .object({
-    id: z.string(),
+    id: sessionHandle,
     created_at: isoTime,
     last_seen_at: isoTime,
     via: z.enum(["oidc", "password"]),

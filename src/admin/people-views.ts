@@ -4,6 +4,7 @@
 import { effectiveOperatorRole, grantsOf, isOperatorRole, type Role } from "../core/roles.js";
 import { allowedActions } from "../identity/permissions.js";
 import type { Principal } from "../identity/principal.js";
+import { sessionHandle } from "../identity/sessions.js";
 import type { Member } from "../identity/users.js";
 import { isoOrNull } from "../services/views.js";
 import type { ApiTokenRecord } from "../store/api-token-store.js";
@@ -38,9 +39,10 @@ export function userView(user: UserRecord) {
   };
 }
 
+/** A session as its person sees it; `current` is the hash of the session the call came with. */
 export function sessionView(session: SessionRecord, current: string | null) {
   return {
-    id: session.hash,
+    id: sessionHandle(session.hash),
     created_at: iso(session.createdAt),
     last_seen_at: iso(session.lastSeenAt),
     via: session.via,

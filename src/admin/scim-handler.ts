@@ -146,12 +146,31 @@ export function createScimHandler(scim: Scim, externalUrl: string | null, logger
           const failure = asGatewayError(asScimError(error));
           if (failure.status >= 500)
             logger.error({ path: url.pathname, err: failure.cause ?? failure }, "SCIM request failed");
+          else if (failure.code === "scim_unauthorized") scim.events.publish("scim.token", "unauthorized");
+          else {
+            const event = changeOf(req.method ?? "GET", url.pathname);
+            if (event !== null) scim.events.publish(event, "refused", { detail: failure.code });
+          }
           const allow = failure.fields?.allow;
           sendScimError(res, failure, typeof allow === "string" ? allow : undefined);
         });
       return true;
     },
   };
+}
+
+/** The identity event a SCIM request that changes something is (refused ones are published too). */
+type ScimChange = "scim.user.create" | "scim.user.update" | "scim.user.delete" | "scim.group.members";
+
+function changeOf(method: string, path: string): ScimChange | null {
+  if (method === "GET") return null;
+  const collection = path.slice(SCIM_PREFIX.length).split("/")[1]?.toLowerCase();
+  const one = path.slice(SCIM_PREFIX.length).split("/").filter(Boolean).length > 1;
+  if (collection === "groups") return "scim.group.members";
+  if (collection !== "users") return null;
+  if (method === "POST") return one ? null : "scim.user.create";
+  if (method === "DELETE") return "scim.user.delete";
+  return "scim.user.update";
 }
 
 function decodeSegment(segment: string, path: string): string {

@@ -8,7 +8,16 @@ import type { UserRecord } from "../store/user-store.js";
 import { cookie } from "./cookies.js";
 import type { Call } from "./route.js";
 
-export async function startSession(call: Call, user: UserRecord, method: SignInMethod): Promise<LiveSession> {
+/**
+ * Starts the session of a person who has just proved who they are; `how` says by what when it was not the
+ * sign-in form or a provider (an invitation accepted, a set-password link), for the event's detail.
+ */
+export async function startSession(
+  call: Call,
+  user: UserRecord,
+  method: SignInMethod,
+  how?: string,
+): Promise<LiveSession> {
   const { identity } = call.services;
   const names = call.http.cookieNames;
   // Ended, not forgotten: the new cookie below takes the old one's place in the browser.
@@ -18,17 +27,14 @@ export async function startSession(call: Call, user: UserRecord, method: SignInM
     userAgent: call.http.userAgent,
     address: call.http.address,
   });
-  await identity.users.signedIn(user, method.via === "oidc" ? method.provider : null);
+  await identity.users.signedIn(user, method, call.http.address);
   call.http.setCookie(cookie(names.session, id, names.secure));
-  identity.logger.info(
-    {
-      user: user.id,
-      via: method.via,
-      ...(method.via === "oidc" && { provider: method.provider }),
-      address: call.http.address,
-    },
-    "signed in",
-  );
+  identity.events.publish(method.via === "oidc" ? "sign_in.oidc" : "sign_in.password", "success", {
+    userId: user.id,
+    address: call.http.address,
+    ...(method.via === "oidc" && { provider: method.provider }),
+    ...(how !== undefined && { detail: how }),
+  });
   return session;
 }
 
@@ -37,7 +43,12 @@ export async function endSession(call: Call): Promise<boolean> {
   const names = call.http.cookieNames;
   const id = call.http.cookies.get(names.session);
   if (id === undefined || id === "") return false;
-  await call.services.identity.sessions.end(id);
+  const { identity } = call.services;
+  await identity.sessions.end(id);
   call.http.setCookie(cookie(names.session, "", names.secure, 0));
+  identity.events.publish("session.revoke", "signed_out", {
+    ...(call.principal.user && { userId: call.principal.user.id }),
+    address: call.http.address,
+  });
   return true;
 }

@@ -2,7 +2,9 @@
 // tokens and sessions, disabling and enabling a user, revoking a user's API token, and the people's audit
 // log (users created, disabled, enabled, operator roles, API tokens).
 
+import type { z } from "zod";
 import { validateUserId } from "../identity/users.js";
+import * as L from "./link-schemas.js";
 import * as P from "./people-schemas.js";
 import { grantList, tokenView, userView } from "./people-views.js";
 import { limitOf, type Route } from "./route.js";
@@ -83,6 +85,38 @@ export const USER_ROUTES: readonly Route[] = [
     response: P.User,
     async handle({ principal, params, services }) {
       return userView(await services.identity.users.enable(validateUserId(params.userId), principal.actor));
+    },
+  },
+  {
+    method: "POST",
+    path: `${USER}/unlock`,
+    operationId: "unlockUser",
+    summary:
+      "Lift the sign-in lock on a user's e-mail after too many failed passwords: their failures and lockouts are forgotten",
+    action: "users.write",
+    status: 200,
+    response: L.Unlocked,
+    async handle({ principal, params, services }) {
+      const { users, passwords } = services.identity;
+      const user = await users.find(validateUserId(params.userId));
+      return { unlocked: await passwords.unlock(user, principal.actor) };
+    },
+  },
+  {
+    method: "POST",
+    path: `${USER}/allow-link`,
+    operationId: "allowProviderLink",
+    summary:
+      "Let the user's next sign-in with an identity provider (with their verified e-mail, within signIn.local.passwordLinkHours) link to them although they sign in another way",
+    action: "users.write",
+    body: L.AllowLinkBody,
+    status: 200,
+    response: L.LinkAllowed,
+    async handle({ principal, params, body, services }) {
+      const provider = (body as z.infer<typeof L.AllowLinkBody>).provider;
+      const userId = validateUserId(params.userId);
+      const until = await services.identity.people.allowLink(userId, provider, principal.actor);
+      return { provider, until: new Date(until).toISOString() };
     },
   },
   {

@@ -4,7 +4,7 @@
 // with --password-stdin. `users create --operator` is how the first operator gets in (docs/sign-in.md).
 
 import { type Command, Option } from "commander";
-import type { AccountRole, OperatorRole } from "../core/roles.js";
+import type { OperatorRole } from "../core/roles.js";
 import type { UserRecord } from "../store/user-store.js";
 import { type CommandServices, type CommonOptions, withServices } from "./command-services.js";
 import { CLI, common, usageError } from "./common.js";
@@ -28,11 +28,16 @@ async function readPassword(): Promise<string> {
 
 /** Sets the password from standard input, or makes a set-password link; the lines saying which. */
 async function passwordOrLink(services: CommandServices, user: UserRecord, options: PasswordOptions) {
-  const { identity, dashboardUrl } = services;
   if (options.passwordStdin) {
-    await identity.users.setPassword(user.id, await readPassword(), CLI);
+    await services.identity.users.setPassword(user.id, await readPassword(), CLI);
     return { link: null, lines: [`Password set for ${user.email}.`] };
   }
+  return passwordLink(services, user);
+}
+
+/** A one-time set-password link for the user; the lines to print with it. */
+async function passwordLink(services: CommandServices, user: UserRecord) {
+  const { identity, dashboardUrl } = services;
   const link = await identity.passwords.passwordLink(user.id, dashboardUrl);
   const hours = identity.settings.passwordLinkMs / 3_600_000;
   const lines = [
@@ -88,22 +93,27 @@ export function usersCommands(program: Command): void {
             ? "operator-viewer"
             : null;
         return withServices(options, async (services) => {
-          const [{ userView }, { validateAccountRole }] = await Promise.all([
-            peopleViews(),
-            import("../identity/users.js"),
-          ]);
+          const { userView } = await peopleViews();
           const account =
-            options.account === undefined
-              ? undefined
-              : { accountId: options.account, role: validateAccountRole(options.role) as AccountRole };
-          if (account) await services.accounts.show(account.accountId);
+            options.account === undefined ? undefined : { accountId: options.account, role: options.role };
+          // Read first and given to the creation, which checks it before writing anything: a weak password
+          // refuses the user rather than leaving one without it.
+          const password = options.passwordStdin ? await readPassword() : undefined;
           const user = await services.identity.users.create(
-            { email: options.email, name: options.name, operatorRole, ...(account && { account }) },
+            {
+              email: options.email,
+              name: options.name,
+              operatorRole,
+              ...(account && { account }),
+              ...(password !== undefined && { password }),
+            },
             CLI,
           );
-          const { link, lines } = await passwordOrLink(services, user, options);
-          const created = await services.identity.users.find(user.id);
-          if (options.json) printJson({ ...userView(created), set_password_url: link });
+          const { link, lines } =
+            password === undefined
+              ? await passwordLink(services, user)
+              : { link: null, lines: [`Password set for ${user.email}.`] };
+          if (options.json) printJson({ ...userView(user), set_password_url: link });
           else printLines(`Created user ${user.email} (${user.id}).`, ...lines);
         });
       },
@@ -156,6 +166,43 @@ export function usersCommands(program: Command): void {
         }),
       );
   }
+
+  common(users.command("unlock <user>"))
+    .description(
+      "lift the sign-in lock on a user (id or e-mail) after too many failed passwords: their failures are forgotten",
+    )
+    .action((who: string, options: CommonOptions) =>
+      withServices(options, async ({ identity }) => {
+        const user = await identity.users.find(who);
+        const unlocked = await identity.passwords.unlock(user, CLI);
+        if (options.json) printJson({ user_id: user.id, email: user.email, unlocked });
+        else
+          printLines(
+            unlocked
+              ? `Unlocked sign-in for ${user.email}.`
+              : `${user.email} was not locked out; nothing to do.`,
+          );
+      }),
+    );
+
+  common(users.command("link <user>"))
+    .description(
+      "let a user (id or e-mail) who signs in another way be linked to an identity provider: their next sign-in with it, with their verified e-mail, links to them (once, within signIn.local.passwordLinkHours)",
+    )
+    .requiredOption("--provider <id>", "the identity provider (signIn.providers[].id)")
+    .action((who: string, options: CommonOptions & { provider: string }) =>
+      withServices(options, async ({ identity }) => {
+        const user = await identity.users.find(who);
+        const until = new Date(await identity.people.allowLink(user.id, options.provider, CLI)).toISOString();
+        if (options.json)
+          printJson({ user_id: user.id, email: user.email, provider: options.provider, until });
+        else
+          printLines(
+            `${user.email}'s next sign-in with ${options.provider} before ${until} links it to them.`,
+            "Ask them to sign in with it now.",
+          );
+      }),
+    );
 
   common(users.command("reset-password <user>"))
     .description(

@@ -185,6 +185,18 @@ const mappingRule = z
     error: "account and role go together: the role the rule gives in the account",
   });
 
+/** The authorization request's parameters the sign-in flow sets itself (PKCE, state, nonce, …). */
+const FLOW_PARAMS = [
+  "client_id",
+  "redirect_uri",
+  "response_type",
+  "scope",
+  "state",
+  "nonce",
+  "code_challenge",
+  "code_challenge_method",
+];
+
 /** An OpenID Connect provider people sign in with (docs/sign-in.md). */
 const identityProvider = z
   .strictObject({
@@ -207,6 +219,29 @@ const identityProvider = z
     /** Believe an e-mail the provider does not mark verified (email_verified), for domain rules and linking. */
     trustUnverifiedEmail: z.boolean().default(false),
     rules: z.array(mappingRule).default([]),
+    /** E-mail domains the provider speaks for besides its rules' emailDomains (a provider mapping by groups). */
+    domains: z
+      .array(z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/, "must be a lower-case domain such as example.com"))
+      .default([]),
+    /**
+     * Invitations to an e-mail in the provider's domains are accepted only by signing in with it, never by
+     * setting a password (docs/sign-in.md, no way around the provider).
+     */
+    requireForDomains: z.boolean().default(true),
+    /**
+     * Extra parameters of the authorization request, such as Google's access_type: offline (a refresh token
+     * for the re-checks); never those the flow sets itself.
+     */
+    authParams: z.record(z.string(), z.string()).default({}),
+  })
+  .superRefine((provider, ctx) => {
+    for (const name of Object.keys(provider.authParams))
+      if (FLOW_PARAMS.includes(name))
+        ctx.addIssue({
+          code: "custom",
+          path: ["authParams", name],
+          message: "is set by the sign-in flow itself and cannot be given",
+        });
   })
   .refine((provider) => !(provider.clientSecretEnv && provider.clientSecretFile), {
     error: "give clientSecretEnv or clientSecretFile, not both",
@@ -241,6 +276,13 @@ const signIn = z
       .prefault({}),
     invitations: z.strictObject({ ttlDays: z.number().int().min(1).max(90).default(7) }).prefault({}),
     apiTokens: z.strictObject({ maxDays: z.number().int().min(1).default(365) }).prefault({}),
+    // Re-checking people signed in with a provider between sign-ins (docs/sign-in.md): 0 turns it off.
+    providerCheck: z
+      .strictObject({
+        intervalMinutes: z.number().int().min(0).max(1440).default(5),
+        graceMinutes: z.number().int().min(1).max(10_080).default(60),
+      })
+      .prefault({}),
     providers: z.array(identityProvider).default([]),
     /** SCIM provisioning (docs/scim.md): the provider whose mapping rules SCIM group memberships go through. */
     scim: z.strictObject({ provider: z.string().min(1).optional() }).prefault({}),

@@ -80,6 +80,18 @@ export const ERRORS = {
     type: "invalid_request_error",
     message: "This password is too weak.",
   },
+  provider_required: {
+    status: 403,
+    type: "permission_error",
+    message:
+      "This e-mail belongs to the company's identity provider: sign in with it to accept the invitation, not with a password.",
+  },
+  provider_link_required: {
+    status: 409,
+    type: "invalid_request_error",
+    message:
+      "A user with this e-mail already signs in another way. Sign in as before, then link this identity provider from My account (or ask an operator to allow the link).",
+  },
   identity_provider_unavailable: {
     status: 503,
     type: "service_unavailable",

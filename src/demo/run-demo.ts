@@ -1,14 +1,17 @@
 // `npm run demo`: a throwaway, self-contained tunnel-gateway to try on one machine. It starts its own
-// redis-server on a free port (persistence off), the demo model server, a demo account and key, and the
-// gateway with its admin API and dashboard; prints the prices it charges, curl commands to paste and the
-// dashboard's address with a one-time operator token and the demo account's token; and stops everything it
-// started on Ctrl-C. Nothing persists.
+// redis-server on a free port (persistence off), the demo model server, a demo account and key, its people —
+// an owner who is also an operator, with a generated password, and a viewer — and the gateway with its admin
+// API, dashboard and password sign-in; prints the prices it charges, curl commands to paste, the dashboard's
+// address with the owner's e-mail and password (shown this once), and for automation a one-time operator
+// token and the demo account's token; and stops everything it started on Ctrl-C. Nothing persists.
 
 import { randomToken } from "../auth/api-key.js";
 import { costOf, Pricing } from "../billing/pricing.js";
 import { configSchema } from "../config/schema.js";
 import { formatRubles } from "../core/money.js";
 import { type Gateway, startGateway } from "../gateway.js";
+import { buildIdentity } from "../identity/identity.js";
+import { identitySettings } from "../identity/settings.js";
 import { createLogger } from "../observability/logger.js";
 import { AccountService } from "../services/accounts.js";
 import { KeyService } from "../services/keys.js";
@@ -20,6 +23,7 @@ import { isPortFree } from "./ports.js";
 import { type RedisServer, startRedisServer } from "./redis-server.js";
 
 const DEMO: Actor = { kind: "cli" };
+const OWNER_EMAIL = "owner@demo.example";
 
 /** The familiar port when it is free, any free one otherwise. */
 async function portOr(preferred: number): Promise<number> {
@@ -61,6 +65,8 @@ try {
     // The demo's Redis persists nothing, on purpose: everything goes when the demo stops.
     redis: { url: redis.url, prefix: "demo:", allowNoPersistence: true },
     pricing: { default: { input: 50, output: 150 } },
+    // People sign in with a password here, so that the first thing a newcomer sees is people and roles.
+    signIn: { local: { enabled: true } },
   });
   gateway = await startGateway({ config, logger: createLogger("info") });
   // The commands printed below work once the gateway has connected to its Redis and checked it.
@@ -78,6 +84,23 @@ try {
   const { token: accountToken } = await accounts.createToken("demo", DEMO);
   const { value: key } = await new KeyService(stores).create(
     { accountId: "demo", name: "demo key", budget: "100", period: "day", ttl: "1d" },
+    DEMO,
+  );
+  const { users } = buildIdentity(stores, identitySettings(config), { logger: createLogger("silent") });
+  // Generated for this run and printed once: long and random, so no password rule refuses it.
+  const ownerPassword = randomToken(24);
+  await users.create(
+    {
+      email: OWNER_EMAIL,
+      name: "Demo Owner",
+      operatorRole: "operator",
+      password: ownerPassword,
+      account: { accountId: "demo", role: "owner" },
+    },
+    DEMO,
+  );
+  await users.create(
+    { email: "viewer@demo.example", name: "Vera Viewer", account: { accountId: "demo", role: "viewer" } },
     DEMO,
   );
   closeRedis(admin);
@@ -105,11 +128,16 @@ it is billed for the tokens it used.
     -d '{"model":"demo-small","stream":true,"messages":[{"role":"user","content":"hello"}]}'
 
 Dashboard: ${dashboard}
-  sign in as the operator (every account), with this run's admin token:
+  sign in as the demo's owner, an operator too (people, roles, every account):
+    e-mail    ${OWNER_EMAIL}
+    password  ${ownerPassword}
+  (made for this run, shown this once). Members: the account's people and
+  their roles; People: everyone.
+
+For automation, the admin API takes this run's admin token (an operator):
     ${adminToken}
-  or as the demo account (its own keys only), with its account token:
+  or the demo account's own token (its keys only):
     ${accountToken}
-  The admin API takes the same tokens:
     curl -s ${gateway.adminUrl}/admin/v1/accounts -H "Authorization: Bearer ${adminToken}"
 
 Prometheus metrics: ${gateway.metricsUrl}/metrics

@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { hashApiKey, keyHint, randomToken } from "../auth/api-key.js";
 import { GatewayError } from "../core/errors.js";
+import { IdentityEvents } from "../core/identity-events.js";
 import { atLeast, isAccountRole, isOperatorRole, OPERATOR_ROLES } from "../core/roles.js";
 import { validateAccountId, validateName } from "../core/validate.js";
 import type { ApiTokenRecord, ApiTokenStore } from "../store/api-token-store.js";
@@ -30,10 +31,34 @@ export class ApiTokens {
     private readonly store: ApiTokenStore,
     private readonly maxMs: number,
     private readonly now: () => number,
+    private readonly events: IdentityEvents = new IdentityEvents(),
   ) {}
 
   /** Makes a token for the signed-in person `creator`, refusing a role they do not hold. */
   async create(creator: Principal, input: NewApiToken): Promise<{ record: ApiTokenRecord; value: string }> {
+    try {
+      const made = await this.make(creator, input);
+      this.events.publish("token.create", "success", {
+        userId: made.record.userId,
+        tokenId: made.record.id,
+        ...(made.record.accountId && { accountId: made.record.accountId }),
+        detail: made.record.role,
+      });
+      return made;
+    } catch (error) {
+      if (error instanceof GatewayError)
+        this.events.publish("token.create", "refused", {
+          ...(creator.user && { userId: creator.user.id }),
+          detail: error.code,
+        });
+      throw error;
+    }
+  }
+
+  private async make(
+    creator: Principal,
+    input: NewApiToken,
+  ): Promise<{ record: ApiTokenRecord; value: string }> {
     const user = creator.user;
     if (!user || creator.credential.kind !== "session")
       throw new GatewayError("forbidden", "Only a signed-in person may create API tokens.");
@@ -110,5 +135,7 @@ export class ApiTokens {
       userAuditEntry(actor, now, "token.revoke", userId, details),
       token.accountId ? auditEntry(actor, now, "token.revoke", token.accountId, details) : null,
     );
+    const byOwner = (actor.kind === "user" || actor.kind === "token") && actor.userId === userId;
+    this.events.publish("token.revoke", byOwner ? "by_owner" : "by_operator", { userId, tokenId: token.id });
   }
 }

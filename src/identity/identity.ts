@@ -3,13 +3,16 @@
 // admin listener and the CLI each build one.
 
 import type { Logger } from "pino";
+import { IdentityEvents } from "../core/identity-events.js";
 import type { Stores } from "../store/stores.js";
 import { ApiTokens } from "./api-tokens.js";
 import { Credentials } from "./credentials.js";
 import { Invitations } from "./invitations.js";
 import { Links } from "./links.js";
 import { OidcProviders } from "./oidc.js";
+import { ProviderPeople } from "./oidc-person.js";
 import { PasswordSignIn } from "./password-sign-in.js";
+import { ProviderChecks } from "./provider-check.js";
 import { buildScim, type Scim } from "./scim/scim.js";
 import { Sessions } from "./sessions.js";
 import type { IdentitySettings } from "./settings.js";
@@ -18,6 +21,11 @@ import { Users } from "./users.js";
 
 export interface Identity {
   settings: IdentitySettings;
+  /**
+   * Where identity events are published (core/identity-events.ts): sign-ins, lockouts, passwords, tokens,
+   * sessions, provider re-checks — and SCIM's changes, which call `events.publish("scim.…", …)`.
+   */
+  events: IdentityEvents;
   users: Users;
   sessions: Sessions;
   credentials: Credentials;
@@ -27,6 +35,10 @@ export interface Identity {
   oidc: OidcProviders;
   /** SCIM provisioning: its tokens, users and groups (docs/scim.md). */
   scim: Scim;
+  /** Who a provider's identity is: linking it to a person (and an operator's leave to link). */
+  people: ProviderPeople;
+  /** Re-checks people signed in with a provider between sign-ins (started by the gateway). */
+  checks: ProviderChecks;
   /** For sign-ins and sign-outs, which are logged (they change nothing, so they are not audited). */
   logger: Logger;
 }
@@ -37,20 +49,45 @@ export interface IdentityOptions {
   logger: Logger;
   /** The providers' client secrets (oidc.ts providerSecrets); none for a process that signs nobody in. */
   providerSecrets?: ReadonlyMap<string, string | null>;
+  /** Where identity events go (a gateway subscribes its log line and metric to it); a new one by default. */
+  events?: IdentityEvents;
 }
 
 export function buildIdentity(ctx: Stores, settings: IdentitySettings, options: IdentityOptions): Identity {
   const { now } = ctx;
-  const users = new Users(ctx.users, ctx.sessions, settings.minPasswordLength, now);
+  const events = options.events ?? new IdentityEvents();
+  const users = new Users(ctx.users, ctx.sessions, settings.minPasswordLength, now, events);
   const sessions = new Sessions(
     ctx.sessions,
     { idleMs: settings.idleMs, absoluteMs: settings.absoluteMs },
     now,
   );
   const links = new Links(ctx.links, now);
-  const tokens = new ApiTokens(ctx.apiTokens, settings.maxTokenMs, now);
+  const tokens = new ApiTokens(ctx.apiTokens, settings.maxTokenMs, now, events);
+  const people: ProviderPeople = new ProviderPeople({
+    users,
+    userStore: ctx.users,
+    links: ctx.providerLinks,
+    events,
+    logger: options.logger,
+    cipher: (id) => oidc.cipher(id),
+    provider: (id) => oidc.settings(id),
+    checkIntervalMs: settings.providerCheckMs,
+    allowanceMs: settings.passwordLinkMs,
+    now,
+  });
+  const oidc: OidcProviders = new OidcProviders(settings.providers, {
+    states: ctx.oidcStates,
+    people,
+    externalUrl: settings.externalUrl,
+    logger: options.logger,
+    secrets: options.providerSecrets ?? new Map(),
+    events,
+    now,
+  });
   return {
     settings,
+    events,
     users,
     sessions,
     credentials: new Credentials({
@@ -69,7 +106,8 @@ export function buildIdentity(ctx: Stores, settings: IdentitySettings, options: 
       accounts: ctx.accounts,
       ttlMs: settings.invitationMs,
       localUsers: settings.localUsers,
-      minPasswordLength: settings.minPasswordLength,
+      providers: settings.providers,
+      events,
       now,
     }),
     passwords: new PasswordSignIn(
@@ -78,21 +116,28 @@ export function buildIdentity(ctx: Stores, settings: IdentitySettings, options: 
       links,
       settings.passwordLinkMs,
       now,
+      events,
     ),
     logger: options.logger,
+    oidc,
     scim: buildScim(ctx, {
       users,
       apiTokens: tokens,
       provider: settings.providers.find((provider) => provider.id === settings.scimProvider) ?? null,
+      events,
       logger: options.logger,
     }),
-    oidc: new OidcProviders(settings.providers, {
-      states: ctx.oidcStates,
+    people,
+    checks: new ProviderChecks({
+      oidc,
+      people,
+      links: ctx.providerLinks,
+      sessions,
       users,
-      userStore: ctx.users,
-      externalUrl: settings.externalUrl,
+      events,
       logger: options.logger,
-      secrets: options.providerSecrets ?? new Map(),
+      intervalMs: settings.providerCheckMs,
+      graceMs: settings.providerGraceMs,
       now,
     }),
   };

@@ -4,16 +4,35 @@
 // is a direct grant, which no provider's mapping removes.
 
 import { randomToken } from "../auth/api-key.js";
-import { GatewayError } from "../core/errors.js";
+import { type ErrorCode, GatewayError } from "../core/errors.js";
+import type { IdentityEvents, OutcomeOf } from "../core/identity-events.js";
 import { DIRECT } from "../core/roles.js";
 import type { AccountStore } from "../store/account-store.js";
 import { type Actor, actorName, auditEntry } from "../store/audit-store.js";
 import type { InvitationRecord, InvitationStore } from "../store/invitation-store.js";
 import type { UserRecord } from "../store/user-store.js";
 import { type Links, linkUrl } from "./links.js";
-import { checkNewPassword } from "./passwords.js";
 import type { Principal } from "./principal.js";
+import { requiredProvider } from "./provider-domains.js";
+import type { ProviderSettings } from "./settings.js";
 import { type Users, validateAccountRole, validateEmail } from "./users.js";
+
+/** The invitation.accept outcome of each refusal. */
+const REFUSALS: Partial<Record<ErrorCode, OutcomeOf<"invitation.accept">>> = {
+  invitation_invalid: "invalid_link",
+  weak_password: "weak_password",
+  user_exists: "user_exists",
+  provider_required: "provider_required",
+  forbidden: "refused",
+};
+
+function providerRequired(provider: ProviderSettings): GatewayError {
+  return new GatewayError(
+    "provider_required",
+    `This invitation is for an e-mail of ${provider.name}: sign in with ${provider.name} to accept it.`,
+    { fields: { provider: provider.id } },
+  );
+}
 
 export interface InvitationDeps {
   store: InvitationStore;
@@ -23,7 +42,9 @@ export interface InvitationDeps {
   ttlMs: number;
   /** Whether people may sign up with a password (signIn.local.enabled). */
   localUsers: boolean;
-  minPasswordLength: number;
+  /** The identity providers, whose domains' invitations are accepted only through them. */
+  providers: readonly ProviderSettings[];
+  events: IdentityEvents;
   now: () => number;
 }
 
@@ -96,15 +117,46 @@ export class Invitations {
   /**
    * Accepts an invitation: with `signedIn`, a person signed in with the invited e-mail, the membership is
    * theirs; without, a local user is created with the given password. The link is taken only once every
-   * check has passed, so that a refused try (a weak password) leaves it usable.
+   * check has passed, so that a refused try (a weak password) leaves it usable. An e-mail an identity
+   * provider speaks for (provider-domains.ts) is accepted only by a person signed in through that provider.
+   * Every outcome is an invitation.accept event.
    */
   async accept(
     token: unknown,
     input: Acceptance,
     signedIn: Principal | null,
   ): Promise<{ user: UserRecord; created: boolean; invitation: InvitationRecord }> {
-    const { invitation } = await this.pending(token);
+    let invitation: InvitationRecord;
+    try {
+      ({ invitation } = await this.pending(token));
+    } catch (error) {
+      this.deps.events.publish("invitation.accept", "invalid_link");
+      throw error;
+    }
+    const about = { invitationId: invitation.id, accountId: invitation.accountId };
+    try {
+      const accepted = await this.acceptPending(token as string, invitation, input, signedIn);
+      this.deps.events.publish("invitation.accept", "success", { ...about, userId: accepted.user.id });
+      return accepted;
+    } catch (error) {
+      const outcome = error instanceof GatewayError ? REFUSALS[error.code] : undefined;
+      if (outcome)
+        this.deps.events.publish("invitation.accept", outcome, {
+          ...about,
+          ...(signedIn?.user && { userId: signedIn.user.id }),
+        });
+      throw error;
+    }
+  }
+
+  private async acceptPending(
+    token: string,
+    invitation: InvitationRecord,
+    input: Acceptance,
+    signedIn: Principal | null,
+  ): Promise<{ user: UserRecord; created: boolean; invitation: InvitationRecord }> {
     const { users } = this.deps;
+    const provider = requiredProvider(this.deps.providers, invitation.email);
     let user: UserRecord;
     let created = false;
     let actor: Actor;
@@ -114,10 +166,13 @@ export class Invitations {
           "forbidden",
           `This invitation is for ${invitation.email}; you are signed in as ${signedIn.user.email}.`,
         );
-      await this.deps.links.take(token as string, "invitation");
+      const session = signedIn.credential.kind === "session" ? signedIn.credential.session : null;
+      if (provider && session?.provider !== provider.id) throw providerRequired(provider);
+      await this.deps.links.take(token, "invitation");
       user = signedIn.user;
       actor = signedIn.actor;
     } else {
+      if (provider) throw providerRequired(provider);
       if (await users.byEmail(invitation.email))
         throw new GatewayError(
           "user_exists",
@@ -128,11 +183,19 @@ export class Invitations {
           "forbidden",
           "Password sign-in is off here: sign in with your identity provider first, then open the invitation again.",
         );
-      const password = await checkNewPassword(input.password, this.deps.minPasswordLength);
-      await this.deps.links.take(token as string, "invitation");
-      user = await users.create({ email: invitation.email, name: input.name }, { self: { via: "password" } });
+      // The user and their password are written together, after every check; the link is taken next, and a
+      // link another request took meanwhile undoes the user: a refused acceptance leaves nothing behind.
+      user = await users.create(
+        { email: invitation.email, name: input.name, password: input.password },
+        { self: { via: "password" } },
+      );
+      try {
+        await this.deps.links.take(token, "invitation");
+      } catch (error) {
+        await users.discardNew(user);
+        throw error;
+      }
       actor = { kind: "user", userId: user.id, name: user.name, via: "password" };
-      await users.setPassword(user.id, password, actor);
       created = true;
     }
     await users.grant(invitation.accountId, user.id, DIRECT, validateAccountRole(invitation.role), actor);
@@ -143,6 +206,11 @@ export class Invitations {
     });
     await this.deps.store.set(invitation.accountId, invitation.id, null, audit);
     return { user, created, invitation };
+  }
+
+  /** The provider an invitation must be accepted through, for the page that shows it; null: any way. */
+  providerFor(invitation: InvitationRecord): ProviderSettings | null {
+    return requiredProvider(this.deps.providers, invitation.email);
   }
 
   private async pending(token: unknown): Promise<{ invitation: InvitationRecord }> {

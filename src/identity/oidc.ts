@@ -2,45 +2,28 @@
 // authorization code flow with PKCE (S256), state and nonce. The state, the PKCE verifier and the nonce are
 // kept in Redis under the state's hash (ten minutes, taken once) and bound to the browser that started the
 // sign-in by a cookie of its own. At the callback the ID token is checked by openid-client; the groups come
-// from its groups claim, or from userinfo when the ID token lacks it; the person is found by the provider's
-// subject (or, the first time, created — or linked to a user with the same verified e-mail); and the
-// provider's mapping rules are applied again, so that leaving a group removes its roles.
-//
-// Discovery happens in the background at start-up and again on use while it fails (at most every 30
-// seconds): a provider that cannot be reached never stops the gateway; signing in with it answers
-// identity_provider_unavailable until it can.
+// from its groups claim, or from userinfo when the ID token lacks it; the person is then found, linked or
+// created by oidc-person.ts. The providers' discovery is provider-configs.ts's; asking a provider again
+// between sign-ins, oidc-recheck.ts's, which provider-check.ts runs through `recheck` here.
 
 import * as client from "openid-client";
 import type { Logger } from "pino";
 import { GatewayError } from "../core/errors.js";
-import { oidcSource } from "../core/roles.js";
-import type { Actor } from "../store/audit-store.js";
+import type { IdentityEvents, OutcomeOf } from "../core/identity-events.js";
 import type { OneTimeStore } from "../store/one-time-store.js";
-import type { UserRecord, UserStore } from "../store/user-store.js";
-import { groupsOf, mapIdentity } from "./group-mapping.js";
+import type { UserRecord } from "../store/user-store.js";
+import type { ProviderPeople } from "./oidc-person.js";
+import { type ProviderTokens, type Recheck, recheck, tokensOf } from "./oidc-recheck.js";
+import { ProviderConfigs } from "./provider-configs.js";
 import { sameSecret, sha256 } from "./secrets.js";
 import type { ProviderSettings } from "./settings.js";
-import type { Users } from "./users.js";
+import type { TokenCipher } from "./token-cipher.js";
 
+export type { ProviderTokens, Recheck } from "./oidc-recheck.js";
 export { providerSecrets } from "./provider-secrets.js";
 
 /** How long a sign-in may take between leaving for the provider and coming back. */
 export const SIGN_IN_TTL_MS = 10 * 60_000;
-const RETRY_DISCOVERY_MS = 30_000;
-const DISCOVERY_TIMEOUT_SECONDS = 10;
-
-/** Plain-HTTP issuers are accepted on loopback only (a provider run for development or tests). */
-function isLoopback(url: URL): boolean {
-  return ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname) || url.hostname.startsWith("127.");
-}
-
-interface Provider {
-  settings: ProviderSettings;
-  secret: string | null;
-  config: client.Configuration | null;
-  discovering: Promise<client.Configuration> | null;
-  failedAt: number | null;
-}
 
 interface PendingSignIn {
   provider: string;
@@ -49,17 +32,28 @@ interface PendingSignIn {
   returnTo: string;
   /** SHA-256 of the secret in the browser's sign-in cookie. */
   binding: string;
+  /** Linking this provider to a signed-in person: who, and the hash of the session that asked. */
+  link?: { userId: string; session: string };
+}
+
+/** What a provider says of a person it has just vouched for. */
+export interface VerifiedIdentity {
+  provider: ProviderSettings;
+  subject: string;
+  /** The ID token's claims, filled in from userinfo where they lack the e-mail or the groups. */
+  profile: Record<string, unknown>;
+  tokens: ProviderTokens;
 }
 
 export interface OidcDeps {
   states: OneTimeStore;
-  users: Users;
-  userStore: UserStore;
+  people: ProviderPeople;
   /** The dashboard's origin, for the default redirect URLs (null: the request's). */
   externalUrl: string | null;
   logger: Logger;
   /** Client secrets by provider id (providerSecrets). */
   secrets: ReadonlyMap<string, string | null>;
+  events: IdentityEvents;
   now: () => number;
 }
 
@@ -67,93 +61,60 @@ export interface SignedInWithProvider {
   user: UserRecord;
   provider: string;
   returnTo: string;
+  /** The sign-in linked the provider to the person who asked for it (from My account). */
+  linked: boolean;
 }
 
 export class OidcProviders {
-  private readonly providers = new Map<string, Provider>();
+  private readonly configs: ProviderConfigs;
 
   constructor(
     providers: readonly ProviderSettings[],
     private readonly deps: OidcDeps,
   ) {
-    for (const settings of providers) {
-      this.providers.set(settings.id, {
-        settings,
-        secret: deps.secrets.get(settings.id) ?? null,
-        config: null,
-        discovering: null,
-        failedAt: null,
-      });
-    }
+    this.configs = new ProviderConfigs(providers, deps.secrets, deps.logger, deps.now);
   }
 
   /** Starts discovering every provider in the background; failures are logged, and retried on use. */
   warmUp(): void {
-    for (const provider of this.providers.values()) void this.configuration(provider).catch(() => {});
+    this.configs.warmUp();
   }
 
-  private provider(id: string): Provider {
-    const provider = this.providers.get(id);
-    if (!provider) throw new GatewayError("provider_not_found", `no identity provider ${id} is configured`);
-    return provider;
+  /** The provider's settings; 404 provider_not_found for an id not configured. */
+  settings(id: string): ProviderSettings {
+    return this.configs.settings(id);
   }
 
-  private configuration(provider: Provider): Promise<client.Configuration> {
-    if (provider.config) return Promise.resolve(provider.config);
-    if (provider.discovering) return provider.discovering;
-    if (provider.failedAt !== null && this.deps.now() - provider.failedAt < RETRY_DISCOVERY_MS)
-      return Promise.reject(unavailable(provider.settings));
-    const { settings } = provider;
-    const issuer = new URL(settings.issuer);
-    provider.discovering = client
-      .discovery(
-        issuer,
-        settings.clientId,
-        provider.secret ?? undefined,
-        provider.secret === null ? client.None() : client.ClientSecretPost(provider.secret),
-        {
-          timeout: DISCOVERY_TIMEOUT_SECONDS,
-          ...(issuer.protocol === "http:" &&
-            isLoopback(issuer) && { execute: [client.allowInsecureRequests] }),
-        },
-      )
-      .then(
-        (config) => {
-          provider.config = config;
-          provider.failedAt = null;
-          this.deps.logger.info(
-            { provider: settings.id, issuer: settings.issuer },
-            "identity provider discovered",
-          );
-          return config;
-        },
-        (error: unknown) => {
-          provider.failedAt = this.deps.now();
-          this.deps.logger.warn(
-            { provider: settings.id, issuer: settings.issuer, err: (error as Error).message },
-            "identity provider discovery failed; sign-in with it is refused until it succeeds (retried on use)",
-          );
-          throw unavailable(settings, error);
-        },
-      )
-      .finally(() => {
-        provider.discovering = null;
-      });
-    return provider.discovering;
+  /** The provider's cipher for the tokens kept for re-checks, or null (a public client keeps none). */
+  cipher(id: string): TokenCipher | null {
+    return this.configs.cipher(id);
   }
 
   redirectUrl(id: string, origin: string): string {
-    const { settings } = this.provider(id);
+    const settings = this.configs.settings(id);
     return settings.redirectUrl ?? `${this.deps.externalUrl ?? origin}/auth/oidc/${id}/callback`;
   }
 
   /**
    * Begins a sign-in: remembers it under its state and returns the provider's authorization URL.
-   * `bindingSecret` is the value of the browser's sign-in cookie.
+   * `bindingSecret` is the value of the browser's sign-in cookie; `link`, a signed-in person linking this
+   * provider to themselves.
    */
-  async begin(id: string, returnTo: string, bindingSecret: string, origin: string): Promise<URL> {
-    const provider = this.provider(id);
-    const config = await this.configuration(provider);
+  async begin(
+    id: string,
+    returnTo: string,
+    bindingSecret: string,
+    origin: string,
+    link?: PendingSignIn["link"],
+  ): Promise<URL> {
+    const settings = this.configs.settings(id);
+    let config: client.Configuration;
+    try {
+      config = await this.configs.configuration(id);
+    } catch (error) {
+      this.deps.events.publish("sign_in.oidc", "provider_unavailable", { provider: id });
+      throw error;
+    }
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const nonce = client.randomNonce();
@@ -163,11 +124,13 @@ export class OidcProviders {
       nonce,
       returnTo,
       binding: sha256(bindingSecret),
+      ...(link && { link }),
     };
     await this.deps.states.put(sha256(state), JSON.stringify(pending), SIGN_IN_TTL_MS);
     return client.buildAuthorizationUrl(config, {
+      ...settings.authParams,
       redirect_uri: this.redirectUrl(id, origin),
-      scope: provider.settings.scopes.join(" "),
+      scope: settings.scopes.join(" "),
       code_challenge: await client.calculatePKCECodeChallenge(verifier),
       code_challenge_method: "S256",
       state,
@@ -177,35 +140,59 @@ export class OidcProviders {
 
   /**
    * Completes a sign-in at the callback: checks the state (taken once) against the browser's sign-in cookie,
-   * exchanges the code, checks the ID token, finds or creates the person and applies the mapping rules.
+   * exchanges the code, checks the ID token, then finds, links or creates the person and applies the
+   * mapping rules. `sessionHash` is the hash of the session the browser comes back with, if any: a link
+   * asked for by one session is completed only in that session.
    */
   async complete(
     id: string,
     callback: URLSearchParams,
     bindingSecret: string | undefined,
     origin: string,
+    sessionHash: string | null,
   ): Promise<SignedInWithProvider> {
-    const provider = this.provider(id);
+    const settings = this.configs.settings(id);
+    const refuse = (outcome: OutcomeOf<"sign_in.oidc">, error: GatewayError, detail?: string) => {
+      this.deps.events.publish("sign_in.oidc", outcome, { provider: id, ...(detail && { detail }) });
+      return error;
+    };
     const state = callback.get("state");
     const json = state ? await this.deps.states.take(sha256(state)) : null;
     const pending = json ? (JSON.parse(json) as PendingSignIn) : null;
     if (!pending || pending.provider !== id)
-      throw new GatewayError(
-        "session_expired",
-        "This sign-in is unknown, already used or expired: start again.",
+      throw refuse(
+        "state_mismatch",
+        new GatewayError("session_expired", "This sign-in is unknown, already used or expired: start again."),
       );
     if (bindingSecret === undefined || !sameSecret(sha256(bindingSecret), pending.binding))
-      throw new GatewayError(
-        "csrf_refused",
-        "This sign-in was started in another browser: start again here.",
+      throw refuse(
+        "browser_mismatch",
+        new GatewayError("csrf_refused", "This sign-in was started in another browser: start again here."),
       );
     const error = callback.get("error");
     if (error)
-      throw new GatewayError(
-        "sign_in_failed",
-        `The identity provider refused the sign-in: ${error}${callback.get("error_description") ? ` (${callback.get("error_description")})` : ""}.`,
+      throw refuse(
+        "provider_error",
+        new GatewayError(
+          "sign_in_failed",
+          `The identity provider refused the sign-in: ${error}${callback.get("error_description") ? ` (${callback.get("error_description")})` : ""}.`,
+        ),
+        error,
       );
-    const config = await this.configuration(provider);
+    if (pending.link && pending.link.session !== sessionHash)
+      throw refuse(
+        "browser_mismatch",
+        new GatewayError(
+          "session_expired",
+          "The session that asked for this link has ended: sign in and try again.",
+        ),
+      );
+    let config: client.Configuration;
+    try {
+      config = await this.configs.configuration(id);
+    } catch (failure) {
+      throw refuse("provider_unavailable", failure as GatewayError);
+    }
     const url = new URL(this.redirectUrl(id, origin));
     for (const [name, value] of callback) url.searchParams.append(name, value);
     let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
@@ -217,86 +204,71 @@ export class OidcProviders {
         idTokenExpected: true,
       });
     } catch (failure) {
-      this.deps.logger.warn(
-        { provider: id, err: (failure as Error).message },
-        "sign-in with an identity provider failed",
+      const message = innermost(failure).message;
+      const nonce = causes(failure).some(
+        (cause) => (cause as { cause?: { claim?: unknown } }).cause?.claim === "nonce",
       );
-      throw new GatewayError(
-        "sign_in_failed",
-        `The identity provider's answer was refused: ${(failure as Error).message}.`,
+      throw refuse(
+        nonce ? "nonce_mismatch" : "provider_error",
+        new GatewayError("sign_in_failed", `The identity provider's answer was refused: ${message}.`),
+        message,
       );
     }
     const claims = tokens.claims() as Record<string, unknown> & { sub: string };
-    const { groupsClaim } = provider.settings;
-    let profile: Record<string, unknown> = claims;
-    if (claims[groupsClaim] === undefined || claims.email === undefined) {
-      try {
-        // The ID token's claims win; userinfo fills in what it lacks (groups, often; e-mail, sometimes).
-        profile = { ...(await client.fetchUserInfo(config, tokens.access_token, claims.sub)), ...claims };
-      } catch (failure) {
-        this.deps.logger.warn(
-          { provider: id, err: (failure as Error).message },
-          "userinfo could not be read",
-        );
-      }
-    }
-    return {
-      user: await this.person(provider, claims.sub, profile),
-      provider: id,
-      returnTo: pending.returnTo,
+    const profile = await this.profileOf(settings, config, claims, tokens.access_token);
+    const identity: VerifiedIdentity = {
+      provider: settings,
+      subject: claims.sub,
+      profile,
+      tokens: tokensOf(tokens, this.deps.now()),
     };
+    const { user, linked } = await this.deps.people.signIn(identity, pending.link?.userId ?? null);
+    return { user, provider: id, returnTo: pending.returnTo, linked };
   }
 
-  /** The person a provider's subject is: found, linked by verified e-mail, or created; mapping applied. */
-  private async person(
-    provider: Provider,
-    subject: string,
-    profile: Record<string, unknown>,
-  ): Promise<UserRecord> {
-    const { settings } = provider;
-    const email = typeof profile.email === "string" ? profile.email.trim().toLowerCase() : null;
-    const emailVerified =
-      email !== null && (profile.email_verified === true || settings.trustUnverifiedEmail);
-    const name = typeof profile.name === "string" && profile.name.trim() !== "" ? profile.name.trim() : email;
-    const method = { via: "oidc" as const, provider: settings.id };
-    const { users, userStore } = this.deps;
-    let user = await userStore.bySubject(settings.id, subject);
-    if (!user) {
-      if (email === null)
-        throw new GatewayError(
-          "sign_in_failed",
-          `The identity provider ${settings.name} gave no e-mail: add the email scope (or claim).`,
-        );
-      const existing = await users.byEmail(email);
-      if (existing && !emailVerified)
-        throw new GatewayError(
-          "sign_in_failed",
-          `A user with the e-mail ${email} exists, and ${settings.name} does not say the e-mail is verified: ask an operator.`,
-        );
-      user = existing ?? (await users.create({ email, name }, { self: method }));
-      await userStore.linkSubject(settings.id, subject, user.id);
-    }
-    if (user.status === "disabled") throw new GatewayError("user_disabled");
-    const actor: Actor = { kind: "user", userId: user.id, name: user.name, ...method };
-    const mapped = mapIdentity(settings.rules, {
-      groups: groupsOf(profile[settings.groupsClaim]),
-      email,
-      emailVerified,
-    });
-    const missing = await users.applyProviderGrants(user, oidcSource(settings.id), mapped, actor);
-    if (missing.length > 0)
+  /** The claims, filled in from userinfo where they lack the groups or the e-mail. */
+  private async profileOf(
+    provider: ProviderSettings,
+    config: client.Configuration,
+    claims: Record<string, unknown> & { sub: string },
+    accessToken: string,
+  ): Promise<Record<string, unknown>> {
+    if (claims[provider.groupsClaim] !== undefined && claims.email !== undefined) return claims;
+    try {
+      // The ID token's claims win; userinfo fills in what it lacks (groups, often; e-mail, sometimes).
+      return { ...(await client.fetchUserInfo(config, accessToken, claims.sub)), ...claims };
+    } catch (failure) {
       this.deps.logger.warn(
-        { provider: settings.id, accounts: missing },
-        "a mapping rule names accounts that do not exist; create them or fix the rules",
+        { provider: provider.id, err: (failure as Error).message },
+        "userinfo could not be read",
       );
-    return user;
+      return claims;
+    }
+  }
+
+  /**
+   * Asks the provider again about a person it vouched for (oidc-recheck.ts): confirmed with what it says now,
+   * refused, or unreachable.
+   */
+  async recheck(id: string, subject: string, tokens: ProviderTokens): Promise<Recheck> {
+    let config: client.Configuration;
+    try {
+      config = await this.configs.configuration(id);
+    } catch (error) {
+      return { kind: "unreachable", reason: (error as Error).message };
+    }
+    return recheck(config, subject, tokens, this.deps.now);
   }
 }
 
-function unavailable(settings: ProviderSettings, cause?: unknown): GatewayError {
-  return new GatewayError(
-    "identity_provider_unavailable",
-    `The identity provider ${settings.name} (${settings.issuer}) cannot be reached right now; retry shortly.`,
-    { cause },
-  );
+/** An error and the errors it was caused by, outermost first (openid-client wraps oauth4webapi's). */
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let at = error; at instanceof Error && chain.length < 5; at = at.cause) chain.push(at);
+  return chain;
+}
+
+/** The innermost error of a chain, whose message says most. */
+function innermost(error: unknown): Error {
+  return (causes(error).at(-1) as Error | undefined) ?? new Error(String(error));
 }

@@ -136,7 +136,7 @@ export const PERMISSIONS = {
     scope: "global",
     kind: "write",
     roles: ["operator"],
-    does: "disable or enable users, or revoke their tokens",
+    does: "disable or enable users, lift their sign-in locks, allow their provider links, or revoke their tokens",
   },
   // SCIM provisioning
   "scim.read": {

@@ -32,6 +32,15 @@ function csrfTokenOf(id: string): string {
   return createHash("sha256").update(`csrf:${id}`).digest("base64url");
 }
 
+/**
+ * A session's handle in the admin API (its id in `/me`, in the list of sessions, in the path that revokes
+ * it): derived one way from the hash Redis keeps, so that the API shows neither the session id (the
+ * credential) nor the hash (its name in Redis), and needs nothing stored besides.
+ */
+export function sessionHandle(hash: string): string {
+  return `ses_${sha256(`session-handle:${hash}`).slice(0, 32)}`;
+}
+
 /** Longest user agent kept with a session: enough to recognise a browser, never a whole header. */
 const MAX_USER_AGENT = 256;
 
@@ -97,11 +106,35 @@ export class Sessions {
     );
   }
 
-  /** Revokes one of a person's sessions by its handle (the hash); refuses a handle that is not theirs. */
-  async revoke(userId: string, hash: string): Promise<void> {
-    const session = await this.store.get(hash);
-    if (!session || session.userId !== userId || !(await this.store.delete(userId, hash)))
-      throw new GatewayError("session_not_found", `no session ${hash} of this person`);
+  /** Revokes one of a person's sessions by its handle (sessionHandle); refuses a handle that is not theirs. */
+  async revoke(userId: string, handle: string): Promise<void> {
+    const session = (await this.store.list(userId)).find((s) => sessionHandle(s.hash) === handle);
+    if (!session || !(await this.store.delete(userId, session.hash)))
+      throw new GatewayError("session_not_found", `no session ${handle} of this person`);
+  }
+
+  /**
+   * Revokes every session of a person but one (by its hash): a password change ends the others. Returns
+   * how many it ended.
+   */
+  async revokeOthers(userId: string, keepHash: string | null): Promise<number> {
+    let ended = 0;
+    for (const session of await this.store.list(userId))
+      if (session.hash !== keepHash && (await this.store.delete(userId, session.hash))) ended++;
+    return ended;
+  }
+
+  /** Ends every session of a person signed in through one provider (it no longer vouches for them). */
+  async revokeProvider(userId: string, providerId: string): Promise<number> {
+    let ended = 0;
+    for (const session of await this.store.list(userId))
+      if (
+        session.via === "oidc" &&
+        session.provider === providerId &&
+        (await this.store.delete(userId, session.hash))
+      )
+        ended++;
+    return ended;
   }
 
   /** Revokes every session of a person (signing out everywhere, or a person disabled); returns how many. */

@@ -20,6 +20,10 @@ export interface IdentitySettings {
   absoluteMs: number;
   invitationMs: number;
   maxTokenMs: number;
+  /** How often a person signed in with a provider is re-checked with it; 0: never between sign-ins. */
+  providerCheckMs: number;
+  /** How long a provider that cannot be asked keeps its people's sessions alive since it last confirmed them. */
+  providerGraceMs: number;
   providers: readonly ProviderSettings[];
   /** The provider whose mapping rules SCIM groups go through (signIn.scim.provider), or null. */
   scimProvider: string | null;
@@ -47,6 +51,8 @@ export function identitySettings(config: Pick<Config, "admin" | "signIn">): Iden
     absoluteMs: signIn.sessions.absoluteHours * HOUR,
     invitationMs: signIn.invitations.ttlDays * DAY,
     maxTokenMs: signIn.apiTokens.maxDays * DAY,
+    providerCheckMs: signIn.providerCheck.intervalMinutes * MINUTE,
+    providerGraceMs: signIn.providerCheck.graceMinutes * MINUTE,
     providers: signIn.providers,
     scimProvider: signIn.scim.provider ?? null,
   };

@@ -24,18 +24,24 @@ export class SignInAttempts {
     if (wait > 0) throw tooMany(wait);
   }
 
-  /** Counts a failed try against both; returns how long the next try must wait (0: it need not). */
-  async failed(email: string, address: string): Promise<number> {
+  /**
+   * Counts a failed try against both; returns how long each is now locked (0: not locked), the e-mail's and
+   * the address's, for the lockouts to be reported.
+   */
+  async failed(email: string, address: string): Promise<{ email: number; address: number }> {
     const now = this.now();
-    const locks = await Promise.all(
+    const [byEmail = 0, byAddress = 0] = await Promise.all(
       subjects(email, address).map((subject) => this.store.fail(subject, now, this.limits)),
     );
-    return Math.max(...locks);
+    return { email: byEmail, address: byAddress };
   }
 
-  /** Forgets the e-mail's failures once its owner signed in (the address keeps its count). */
-  async succeeded(email: string): Promise<void> {
-    await this.store.clear(emailSubject(email));
+  /**
+   * Forgets the e-mail's failures and lockouts — its owner signed in, or an operator lifted the lock (the
+   * address keeps its count); returns whether the e-mail had been locked out.
+   */
+  async succeeded(email: string): Promise<boolean> {
+    return this.store.clear(emailSubject(email));
   }
 }
 

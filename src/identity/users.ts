@@ -4,8 +4,8 @@
 
 import { randomToken } from "../auth/api-key.js";
 import { GatewayError } from "../core/errors.js";
+import { IdentityEvents } from "../core/identity-events.js";
 import {
-  ACCOUNT_ROLES,
   type AccountRole,
   DIRECT,
   effectiveAccountRole,
@@ -14,62 +14,26 @@ import {
   grantsOf,
   isAccountRole,
   isOperatorRole,
-  OPERATOR_ROLES,
   type OperatorRole,
 } from "../core/roles.js";
 import { validateAccountId, validateName } from "../core/validate.js";
+import type { UserAuditEntry } from "../store/audit-schema.js";
 import { type Actor, auditEntry, type SignInMethod, userAuditEntry } from "../store/audit-store.js";
 import type { SessionStore } from "../store/session-store.js";
 import type { StoredGrants, UserRecord, UserStore } from "../store/user-store.js";
 import { checkNewPassword, hashPassword } from "./passwords.js";
+import { validateAccountRole, validateEmail, validateUserId } from "./user-input.js";
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const USER_ID = /^usr_[0-9a-z]{20}$/;
-
-/** An e-mail as users are keyed by it: trimmed and case-folded, checked for shape. */
-export function validateEmail(value: unknown): string {
-  const email = typeof value === "string" ? value.trim().toLowerCase() : "";
-  if (!EMAIL.test(email) || email.length > 254)
-    throw new GatewayError(
-      "invalid_request",
-      `email must be an e-mail address; got ${JSON.stringify(value)}`,
-    );
-  return email;
-}
-
-export function validateUserId(value: unknown): string {
-  if (typeof value !== "string" || !USER_ID.test(value))
-    throw new GatewayError(
-      "invalid_request",
-      `user id must be usr_ and 20 letters or digits; got ${JSON.stringify(value)}`,
-    );
-  return value;
-}
-
-export function validateAccountRole(value: unknown): AccountRole {
-  if (!isAccountRole(value))
-    throw new GatewayError(
-      "invalid_request",
-      `role must be one of ${ACCOUNT_ROLES.join(", ")}; got ${JSON.stringify(value)}`,
-    );
-  return value;
-}
-
-export function validateOperatorRole(value: unknown): OperatorRole {
-  if (!isOperatorRole(value))
-    throw new GatewayError(
-      "invalid_request",
-      `operator role must be one of ${OPERATOR_ROLES.join(", ")}; got ${JSON.stringify(value)}`,
-    );
-  return value;
-}
+export { validateAccountRole, validateEmail, validateOperatorRole, validateUserId } from "./user-input.js";
 
 export interface NewUser {
   email: unknown;
   name?: unknown;
   operatorRole?: OperatorRole | null;
   /** A first membership. */
-  account?: { accountId: string; role: AccountRole };
+  account?: { accountId: string; role: unknown };
+  /** A local password, checked against the rules before anything is written and set with the user. */
+  password?: unknown;
 }
 
 export interface Member {
@@ -90,18 +54,33 @@ export class Users {
     private readonly sessions: SessionStore,
     private readonly minPasswordLength: number,
     private readonly now: () => number,
+    private readonly events: IdentityEvents = new IdentityEvents(),
   ) {}
 
   /**
    * Creates a user. `by` is who does it, or `{ self }` for a person signing up (accepting an invitation, or
    * signing in with a provider for the first time), who is then the actor of their own creation.
+   *
+   * All or nothing: every input — the e-mail, the name, the password against the rules, the first
+   * membership's account and role — is checked before anything is written; the user and their password are
+   * one script; and a first membership that cannot be granted after all undoes the user.
    */
   async create(input: NewUser, by: Actor | { self: SignInMethod }): Promise<UserRecord> {
     const email = validateEmail(input.email);
     const name =
       input.name === undefined || input.name === null || input.name === "" ? email : validateName(input.name);
     const operatorGrants: StoredGrants = input.operatorRole ? { [DIRECT]: input.operatorRole } : {};
-    if (input.account) validateAccountId(input.account.accountId);
+    const account = input.account && {
+      accountId: validateAccountId(input.account.accountId),
+      role: validateAccountRole(input.account.role),
+    };
+    const password =
+      input.password === undefined ? null : await checkNewPassword(input.password, this.minPasswordLength);
+    if (account && !(await this.store.accountExists(account.accountId)))
+      throw new GatewayError("account_not_found", `no account with id ${account.accountId}`);
+    if (await this.store.byEmail(email))
+      throw new GatewayError("user_exists", `a user with the e-mail ${email} already exists`);
+    const passwordHash = password === null ? null : await hashPassword(password);
     const id = `usr_${randomToken(20)}`;
     const now = this.now();
     const actor: Actor = "self" in by ? { kind: "user", userId: id, name, ...by.self } : by;
@@ -109,10 +88,23 @@ export class Users {
       email,
       name,
       ...(input.operatorRole && { operator: input.operatorRole }),
+      ...(passwordHash !== null && { password: true }),
     });
-    await this.store.create({ id, name, email, createdAt: now, operatorGrants }, audit);
-    if (input.account) await this.grant(input.account.accountId, id, DIRECT, input.account.role, actor);
+    await this.store.create({ id, name, email, createdAt: now, operatorGrants, passwordHash }, audit);
+    if (account) {
+      try {
+        await this.grant(account.accountId, id, DIRECT, account.role, actor);
+      } catch (error) {
+        await this.store.discardNew(id, email);
+        throw error;
+      }
+    }
     return this.store.require(id);
+  }
+
+  /** Undoes a creation whose next step failed (an invitation taken by another request meanwhile). */
+  async discardNew(user: UserRecord): Promise<void> {
+    await this.store.discardNew(user.id, user.email);
   }
 
   async list(): Promise<UserRecord[]> {
@@ -142,7 +134,8 @@ export class Users {
     const user = await this.store.require(userId);
     const audit = userAuditEntry(actor, this.now(), "user.disable", userId, { email: user.email });
     await this.store.update(userId, { status: "disabled" }, audit);
-    await this.sessions.deleteAll(userId);
+    const ended = await this.sessions.deleteAll(userId);
+    if (ended > 0) this.events.publish("session.revoke", "user_disabled", { userId, count: ended });
     return this.store.require(userId);
   }
 
@@ -195,13 +188,30 @@ export class Users {
     await this.store.update(userId, { passwordHash }, audit);
   }
 
-  /** Records a sign-in: when, and the provider (if new to this person). Not audited: it changes nothing. */
-  async signedIn(user: UserRecord, providerId: string | null): Promise<void> {
+  /**
+   * Records a sign-in: when, the provider (if new to this person), and an entry in the person's audit log
+   * saying how and from where.
+   */
+  async signedIn(user: UserRecord, method: SignInMethod, address: string): Promise<void> {
+    const providerId = method.via === "oidc" ? method.provider : null;
     const providers =
       providerId !== null && !user.providers.includes(providerId)
         ? [...user.providers, providerId]
         : undefined;
-    await this.store.update(user.id, { lastSignInAt: this.now(), ...(providers && { providers }) }, "");
+    const now = this.now();
+    const actor: Actor = { kind: "user", userId: user.id, name: user.name, ...method };
+    const audit = userAuditEntry(actor, now, "user.sign_in", user.id, { address });
+    await this.store.update(user.id, { lastSignInAt: now, ...(providers && { providers }) }, audit);
+  }
+
+  /** Records in the person's audit log something that happened to them but changed no record of theirs. */
+  async record(
+    userId: string,
+    actor: Actor,
+    action: UserAuditEntry["action"],
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    await this.store.update(userId, {}, userAuditEntry(actor, this.now(), action, userId, details));
   }
 
   /** Sets or removes (null) one source's grant of a role in an account. */

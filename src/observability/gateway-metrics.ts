@@ -4,6 +4,7 @@
 
 import type { Registry } from "prom-client";
 import type { AttemptResult } from "../alerts/delivery-plan.js";
+import type { IdentityEventName } from "../core/identity-events.js";
 import type { Micros } from "../core/money.js";
 import type { GatewayRequest } from "../core/request.js";
 import type { KeyWindowSample } from "./key-budgets.js";
@@ -33,6 +34,8 @@ export interface GatewayMetrics {
   /** An alert event handed to a delivery worker for the first time. */
   alertEvent(type: string): void;
   webhookDelivery(result: AttemptResult): void;
+  /** An identity event (core/identity-events.ts) and its outcome. */
+  identityEvent(event: IdentityEventName, outcome: string): void;
 }
 
 /** Values read at scrape time rather than updated on every request. */
@@ -86,4 +89,5 @@ export const NO_METRICS: GatewayMetrics = {
   expiredReservations() {},
   alertEvent() {},
   webhookDelivery() {},
+  identityEvent() {},
 };

@@ -207,6 +207,12 @@ export const METRICS = {
     type: "gauge",
     help: "Age of the oldest alert event not yet delivered to all its endpoints (0 when every event is).",
   },
+  identityEvents: {
+    name: "identity_events_total",
+    type: "counter",
+    help: "Identity events by event and outcome (core/identity-events.ts): sign-ins and their failures by reason, lockouts, unlocks, passwords, invitations, API tokens, sessions ended, re-checks with the identity providers, SCIM changes.",
+    labels: ["event", "outcome"],
+  },
 } as const satisfies Record<string, MetricDefinition>;
 
 export type MetricKey = keyof typeof METRICS;

@@ -9,6 +9,7 @@ import { collectDefaultMetrics, type Gauge, Registry } from "prom-client";
 import type { AttemptResult } from "../alerts/delivery-plan.js";
 import { ERRORS } from "../core/errors.js";
 import { EVENT_TYPES, isEventType } from "../core/event-types.js";
+import { IDENTITY_EVENT_NAMES, IDENTITY_EVENTS, type IdentityEventName } from "../core/identity-events.js";
 import { type Micros, rublesAsFloat } from "../core/money.js";
 import type { Outcome } from "../core/outcome.js";
 import type { GatewayRequest } from "../core/request.js";
@@ -112,6 +113,9 @@ export class Metrics implements GatewayMetrics {
     for (const reason of REJECT_REASONS) this.m.usageRejected.labels(reason).inc(0);
     for (const type of EVENT_TYPES) this.m.alertEvents.labels(type).inc(0);
     for (const result of ATTEMPT_RESULTS) this.m.webhookDeliveries.labels(result).inc(0);
+    for (const event of IDENTITY_EVENT_NAMES)
+      for (const outcome of Object.keys(IDENTITY_EVENTS[event].outcomes))
+        this.m.identityEvents.labels(event, outcome).inc(0);
     this.m.alertOldestUndelivered.set(0);
     this.m.reservationsExpired.inc(0);
     this.admissions = {
@@ -269,5 +273,10 @@ export class Metrics implements GatewayMetrics {
 
   webhookDelivery(result: AttemptResult): void {
     this.m.webhookDeliveries.labels(result).inc();
+  }
+
+  identityEvent(event: IdentityEventName, outcome: string): void {
+    // Only declared pairs: the label set stays the bounded one made at start.
+    if (outcome in IDENTITY_EVENTS[event].outcomes) this.m.identityEvents.labels(event, outcome).inc();
   }
 }

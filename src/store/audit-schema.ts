@@ -45,6 +45,13 @@ export const USER_AUDIT_ACTIONS = [
   "user.delete",
   "user.group.add",
   "user.group.remove",
+  "user.sign_in",
+  "user.sign_in_failed",
+  "user.lockout",
+  "user.unlock",
+  "user.sessions_revoked",
+  "user.provider_check",
+  "user.provider_link",
 ] as const;
 
 /** The SCIM log: its tokens and its groups, which belong to no account and no person. */
@@ -74,7 +81,7 @@ const who = {
   at: isoTime,
   actor: z.string().meta({
     description:
-      "admin, cli or account:<id> (the legacy credentials and the CLI); user:<id> or token:<id> (a person); scim:<id> (a SCIM client)",
+      "admin, cli or account:<id> (the legacy credentials and the CLI); user:<id> or token:<id> (a person); scim:<id> (a SCIM client); anonymous (someone not signed in: failed sign-ins and lockouts)",
   }),
   by: AuditPerson.optional(),
 };

@@ -16,10 +16,13 @@ export type SignInMethod = { via: "oidc"; provider: string } | { via: "password"
 
 /**
  * Who made a change: the operator's admin token and an account's own token (the legacy credentials), the CLI
- * on a server, a signed-in person, a person's API token, or a SCIM client by its SCIM token.
+ * on a server, a signed-in person, a person's API token, or a SCIM client by its SCIM token; or someone not
+ * signed in (`anonymous`), whose failed sign-ins and the lockouts they caused are recorded in the person's log
+ * whose e-mail they tried.
  */
 export type Actor =
   | { kind: "admin" }
+  | { kind: "anonymous" }
   | { kind: "account"; accountId: string }
   | { kind: "cli" }
   | ({ kind: "user"; userId: string; name: string } & SignInMethod)

@@ -204,6 +204,27 @@ export class RedisKeys {
     return `${this.prefix}oidc-subject:${providerId}:${subjectHash}`;
   }
 
+  /**
+   * hash: the person's link to one identity provider, for re-checking them between sign-ins: subject, the
+   * provider's tokens sealed (identity/token-cipher.ts), when the provider last confirmed them
+   */
+  providerLink(userId: string, providerId: string): string {
+    return `${this.userTag(userId)}:provider:${providerId}`;
+  }
+
+  /**
+   * string: an operator's leave for the person's next sign-in with one provider to link to them although they
+   * sign in another way: the time it ends (ms); expires with it
+   */
+  linkAllowance(userId: string, providerId: string): string {
+    return `${this.userTag(userId)}:allow-link:${providerId}`;
+  }
+
+  /** zset: "<userId> <providerId>" -> when that link is next re-checked with its provider (ms) */
+  providerChecks(): string {
+    return `${this.prefix}provider-checks`;
+  }
+
   /** hash: a session, found by the SHA-256 of its id (which alone is never stored) */
   session(hash: string): string {
     return `${this.prefix}session:${hash}`;

@@ -87,7 +87,8 @@ export type ScriptName =
   | "setAccountSharing"
   | "setAccountBudgets"
   | "setKeySharing"
-  | "syncUpstreamSlots";
+  | "syncUpstreamSlots"
+  | "claimProviderChecks";
 
 type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 

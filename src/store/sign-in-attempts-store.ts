@@ -41,9 +41,14 @@ export class SignInAttemptsStore {
     return Number(lockMs);
   }
 
-  /** Forgets the subject's failures and lockouts (a person who signed in). */
-  async clear(subject: string): Promise<void> {
+  /**
+   * Forgets the subject's failures and lockouts (a person who signed in, or an operator's unlock); returns
+   * whether it had been locked out (its lockouts were remembered).
+   */
+  async clear(subject: string): Promise<boolean> {
     const { failures, lock } = this.keys.signInFailures(subject);
+    const lockouts = await this.redis.hget(lock, "lockouts");
     await this.redis.del(failures, lock);
+    return lockouts !== null;
   }
 }

@@ -14,6 +14,7 @@ import { DEFAULT_EVENT_SETTINGS, type EventSettings, EventStore } from "./event-
 import { InvitationStore } from "./invitation-store.js";
 import { KeyStore } from "./key-store.js";
 import { OneTimeStore } from "./one-time-store.js";
+import { ProviderLinkStore } from "./provider-link-store.js";
 import type { RedisClient } from "./redis.js";
 import { RedisKeys } from "./redis-keys.js";
 import { RequestLogStore } from "./request-log-store.js";
@@ -48,6 +49,8 @@ export interface Stores {
   /** SCIM provisioning: users' SCIM attributes, groups and their members; the SCIM tokens. */
   scim: ScimStore;
   scimTokens: ScimTokenStore;
+  /** People's links to identity providers, for re-checking them between sign-ins. */
+  providerLinks: ProviderLinkStore;
   /** How accounts and keys share a full model server, and the server's places shared by replicas. */
   sharing: SharingStore;
   upstreamSlots: UpstreamSlotStore;
@@ -105,6 +108,7 @@ export function openStores(redis: RedisClient, options: StoresOptions): Stores {
     signInAttempts: new SignInAttemptsStore(redis, redisKeys),
     scim: new ScimStore(redis, redisKeys),
     scimTokens: new ScimTokenStore(redis, redisKeys),
+    providerLinks: new ProviderLinkStore(redis, redisKeys),
     sharing: new SharingStore(redis, redisKeys, options.observe),
     upstreamSlots: new UpstreamSlotStore(redis, redisKeys, billing.replicaId, options.observe),
     calendar: new PeriodCalendar(options.timezone),

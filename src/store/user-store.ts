@@ -79,24 +79,64 @@ export class UserStore {
   ) {}
 
   /**
-   * Creates a user; refuses an e-mail another user has. The e-mail is claimed first (SET NX), so that two
-   * creations racing for one e-mail cannot both succeed.
+   * Creates a user — with their local password's hash and operator grants, if any — and audits it; refuses
+   * an e-mail another user has. The e-mail is claimed first (SET NX), so that two creations racing for one
+   * e-mail cannot both succeed; the record and its audit entry are then one script. The claim lives in
+   * another slot than the record, so a script that fails after it gives the claim back: a refused creation
+   * leaves nothing behind, and a retry is not told the e-mail is taken.
    */
   async create(
-    user: { id: string; name: string; email: string; createdAt: number; operatorGrants: StoredGrants },
+    user: {
+      id: string;
+      name: string;
+      email: string;
+      createdAt: number;
+      operatorGrants: StoredGrants;
+      passwordHash?: string | null;
+    },
     audit: string,
   ): Promise<void> {
-    const claimed = await this.redis.set(this.keys.userEmail(user.email), user.id, "NX");
+    const emailKey = this.keys.userEmail(user.email);
+    const claimed = await this.redis.set(emailKey, user.id, "NX");
     if (claimed === null) throw emailTaken(user.email);
-    await this.redis.zadd(this.keys.users(), "NX", user.createdAt, user.id);
     const grants = Object.keys(user.operatorGrants).length > 0 ? JSON.stringify(user.operatorGrants) : "";
-    const [code] = await runScript(
-      this.redis,
-      "createUser",
-      [this.keys.user(user.id), this.keys.userAudit(user.id)],
-      [user.id, user.name, user.email, user.createdAt, grants, audit, AUDIT_CAP],
-    );
-    if (code === "user_exists") throw new GatewayError("user_exists", `user ${user.id} already exists`);
+    try {
+      const [code] = await runScript(
+        this.redis,
+        "createUser",
+        [this.keys.user(user.id), this.keys.userAudit(user.id)],
+        [user.id, user.name, user.email, user.createdAt, grants, audit, AUDIT_CAP, user.passwordHash ?? ""],
+      );
+      if (code === "user_exists") throw new GatewayError("user_exists", `user ${user.id} already exists`);
+    } catch (error) {
+      await this.releaseEmail(user.email, user.id);
+      throw error;
+    }
+    // Listed last: a crash before leaves a user list() does not show but whose e-mail is taken, which
+    // `users find` still reaches by e-mail.
+    await this.redis.zadd(this.keys.users(), "NX", user.createdAt, user.id);
+  }
+
+  /**
+   * Undoes a creation that could not be completed (a first membership or an invitation that failed after
+   * the user was written): the record, its audit log, its listing and its e-mail's claim. Only for a user
+   * nothing else has referred to yet.
+   */
+  async discardNew(userId: string, email: string): Promise<void> {
+    await this.redis.zrem(this.keys.users(), userId);
+    await this.redis.del(this.keys.user(userId), this.keys.userAudit(userId), this.keys.userAccounts(userId));
+    await this.releaseEmail(email, userId);
+  }
+
+  /** Gives back an e-mail's claim, if it is still this user's. */
+  private async releaseEmail(email: string, userId: string): Promise<void> {
+    const key = this.keys.userEmail(email);
+    if ((await this.redis.get(key)) === userId) await this.redis.del(key);
+  }
+
+  /** Whether an account exists: a user's first membership is checked before the user is written. */
+  async accountExists(accountId: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys.account(accountId))) === 1;
   }
 
   async get(userId: string): Promise<UserRecord | null> {

@@ -137,6 +137,26 @@ describe("configSchema", () => {
     expect(issues({ signIn: { providers: [provider, provider] } })).toEqual([
       "signIn.providers.1.id: is used by another provider",
     ]);
+    // What a provider speaks for, and the authorization request's extra parameters, never the flow's own.
+    expect(
+      issues({
+        signIn: {
+          providers: [
+            { ...provider, domains: ["Corp.Example"], authParams: { state: "mine", access_type: "offline" } },
+          ],
+          providerCheck: { intervalMinutes: -1 },
+        },
+      }),
+    ).toEqual([
+      "signIn.providerCheck.intervalMinutes: Too small: expected number to be >=0",
+      "signIn.providers.0.domains.0: must be a lower-case domain such as example.com",
+      expect.stringMatching(/^signIn\.providers\.0\.authParams\.state: .*is set by the sign-in flow itself/),
+    ]);
+    expect(configSchema.parse({ signIn: { providers: [provider] } }).signIn.providers[0]).toMatchObject({
+      domains: [],
+      requireForDomains: true,
+      authParams: {},
+    });
     expect(issues({ admin: { externalUrl: "https://gw.example/dashboard" } })).toEqual([
       "admin.externalUrl: must be an origin such as https://gateway.example.com, without a path: the dashboard is served at /",
     ]);

@@ -1,7 +1,8 @@
 // `npm run demo` as a user runs it: the built script in its own process. Its banner's commands work as
 // printed (the key, the balance, a streamed completion billed at the printed prices), its dashboard answers
-// at the printed address and its tokens work on the admin API, and Ctrl-C stops everything it started: the
-// gateway with its admin listener, the model server and its Redis.
+// at the printed address, the demo's owner signs in there with the printed e-mail and password and sees the
+// account's people and their roles, the tokens for automation work on the admin API, and Ctrl-C stops
+// everything it started: the gateway with its admin listener, the model server and its Redis.
 
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -106,10 +107,41 @@ describe("npm run demo", () => {
       expect(page.status).toBe(200);
       expect(page.headers.get("content-type")).toContain("text/html");
       expect(await page.text()).toMatch(/<script[^>]+src=/);
-      const adminToken = /with this run's admin token:\n\s+(\S+)\n/.exec(banner)?.[1] as string;
-      const accountToken = /with its account token:\n\s+(sk-tunnel-account-[0-9a-f]{64})\n/.exec(
-        banner,
-      )?.[1] as string;
+      // The owner signs in with the printed e-mail and password, and sees the account's people and roles.
+      const email = /e-mail {4}(\S+)\n/.exec(banner)?.[1] as string;
+      const password = /password {2}(\S+)\n/.exec(banner)?.[1] as string;
+      expect(email).toBe("owner@demo.example");
+      expect(password).toMatch(/^[0-9a-z]{24}$/);
+      const signedIn = await fetch(`${dashboard}auth/password`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: dashboard.slice(0, -1) },
+        body: JSON.stringify({ email, password }),
+      });
+      expect(signedIn.status).toBe(200);
+      const cookie = (signedIn.headers.getSetCookie()[0] ?? "").split(";")[0] as string;
+      const session = { headers: { cookie } };
+      expect(await (await fetch(`${dashboard}admin/v1/me`, session)).json()).toMatchObject({
+        credential: "session",
+        user: { email: "owner@demo.example", name: "Demo Owner" },
+        operator_role: "operator",
+        memberships: [{ account_id: "demo", role: "owner" }],
+      });
+      const members = (await (await fetch(`${dashboard}admin/v1/accounts/demo/members`, session)).json()) as {
+        members: { name: string; role: string }[];
+      };
+      expect(members.members.map((m) => [m.name, m.role])).toEqual([
+        ["Demo Owner", "owner"],
+        ["Vera Viewer", "viewer"],
+      ]);
+      // The password is printed once: the log lines below the banner never carry it.
+      expect(banner.split(password)).toHaveLength(2);
+
+      // The token path stays, for automation.
+      const adminToken = /this run's admin token \(an operator\):\n\s+(\S+)\n/.exec(banner)?.[1] as string;
+      const accountToken =
+        /the demo account's own token \(its keys only\):\n\s+(sk-tunnel-account-[0-9a-f]{64})\n/.exec(
+          banner,
+        )?.[1] as string;
       expect(adminToken).toMatch(/^[0-9a-z]{32}$/);
       expect(accountToken).toMatch(/^sk-tunnel-account-[0-9a-f]{64}$/);
       const me = async (token: string) =>

@@ -3,7 +3,9 @@
 // confirmation (from the keyboard); the invited person opens the link in another browser, is told why a
 // password is refused, and is signed in as a member; in "my account" they end their other session — whose
 // browser then meets the sign-in page — and create and revoke an API token; a viewer is never offered a
-// change. Each page passes the axe check and fits a 1 280-pixel window in both languages.
+// change; an operator lifts the sign-in lock of a person locked out by failed passwords, and reads it, the
+// failures and the lockout in the people's audit log. Each page passes the axe check and fits a 1 280-pixel
+// window in both languages.
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -233,6 +235,45 @@ describe("a viewer", () => {
     await page.goto(`${admin}/#/accounts/acme/new-key`);
     await page.getByRole("heading", { level: 1, name: en["nav.notAllowed"] }).waitFor();
     await expectAccessible(page, "a page the viewer may not see");
+    expect(problems).toEqual([]);
+  });
+});
+
+describe("the people page", () => {
+  it("lets an operator lift a person's sign-in lock, and shows the failures, the lockout and the unlock", async () => {
+    await identity.users.create(
+      { email: "root@example.com", name: "Root", password: PASSWORD, operatorRole: "operator" },
+      ACTOR,
+    );
+    const locked = await identity.users.create(
+      { email: "lena@example.com", name: "Lena Locked", password: PASSWORD },
+      ACTOR,
+    );
+    for (let i = 0; i < 10; i++)
+      await identity.passwords.signIn("lena@example.com", `wrong-password-${i}`, "192.0.2.5").catch(() => {});
+    await expect(identity.passwords.signIn("lena@example.com", PASSWORD, "192.0.2.6")).rejects.toMatchObject({
+      code: "too_many_attempts",
+    });
+    const { page, problems } = await signedIn("root@example.com");
+    await page.goto(`${admin}/#/people`);
+    await page.getByRole("heading", { level: 1, name: en["users.title"] }).waitFor();
+    const audit = page.locator("table.people-audit");
+    await audit.locator('td[data-action="user.lockout"]').first().waitFor();
+    expect(await audit.locator('td[data-action="user.lockout"]').first().innerText()).toBe(
+      "someone not signed in tried too many wrong passwords: signing in as Lena Locked is locked for 60 s.",
+    );
+    expect(await audit.locator('td[data-action="user.sign_in_failed"]').first().innerText()).toBe(
+      "someone not signed in failed to sign in as Lena Locked from 192.0.2.5: wrong password.",
+    );
+    await expectAccessible(page, "people page with a locked-out person");
+    await page.getByRole("button", { name: "Unlock Lena Locked" }).click();
+    await page.getByRole("status").filter({ hasText: "Lena Locked can sign in again" }).waitFor();
+    await audit.locator('td[data-action="user.unlock"]').first().waitFor();
+    expect(await audit.locator('td[data-action="user.unlock"]').first().innerText()).toBe(
+      "Root (password) lifted the sign-in lock of Lena Locked.",
+    );
+    expect((await identity.passwords.signIn("lena@example.com", PASSWORD, "192.0.2.7")).id).toBe(locked.id);
+    await fitsIn1280(page, { en: en["users.title"], ru: ru["users.title"] });
     expect(problems).toEqual([]);
   });
 });

@@ -4,8 +4,11 @@
 // to; a group removed at the provider removes the access at the next sign-in; a disabled person is refused
 // with a sentence they can act on; the password form refuses a wrong password readably, and a session that
 // ends under the person brings the sign-in page and then back to where they were; the legacy token still
-// signs in behind its disclosure; and a page of another origin cannot post on the person's session. Each
-// page passes the axe check; no console error is left unexplained.
+// signs in behind its disclosure; and a page of another origin cannot post on the person's session. No way
+// around the provider: an invitation to its domain offers only its button, a person who signs in with a
+// password links the provider from My account, and a provider sign-in that would take over a password user
+// is refused with a sentence saying what to do. Each page passes the axe check; no console error is left
+// unexplained.
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -65,6 +68,8 @@ beforeAll(async () => {
               { groups: ["finance"], operator: "operator-viewer" },
               { groups: ["team-acme"], account: "acme", role: "member" },
             ],
+            // Invitations to corp.example are accepted only by signing in with this provider.
+            domains: ["corp.example"],
           },
         ],
       },
@@ -271,6 +276,83 @@ describe("the password form and the session", () => {
     await page.getByRole("heading", { level: 1, name: en["op.title"] }).waitFor();
     expect(await page.getByTestId("who").innerText()).toContain(en["role.admin"]);
     expect(await offered(page)).toMatchObject({ allAccounts: 1, people: 1, myAccount: 0 });
+    expect(problems).toEqual([]);
+  });
+});
+
+describe("no way around the identity provider", () => {
+  it("offers only the provider's button on an invitation to its domain, and accepts it through the provider", async () => {
+    idp.setPerson("ivy", { email: "ivy@corp.example", email_verified: true, name: "Ivy", groups: [] });
+    const { url } = await identity.invitations.create(
+      "acme",
+      { email: "ivy@corp.example", role: "viewer" },
+      ACTOR,
+      admin,
+    );
+    const { page, problems } = await freshPage();
+    await page.goto(url);
+    const note = page.getByTestId("through-provider");
+    await note.waitFor();
+    expect(await note.innerText()).toBe(
+      en["invite.throughProvider"].replaceAll("{provider}", "Corporate login"),
+    );
+    expect(await page.getByLabel(en["invite.name"]).count()).toBe(0);
+    expect(await page.locator('input[type="password"]').count()).toBe(0);
+    await expectAccessible(page, "invitation to a provider's domain");
+    await page.getByRole("button", { name: "Sign in with Corporate login" }).click();
+    await page.waitForURL((at) => at.origin === idp.issuer);
+    await page.getByLabel("Login").fill("ivy");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL((at) => at.origin === admin && at.hash === "#/invite");
+    await page.getByRole("button", { name: en["invite.accept"] }).click();
+    await page.waitForURL((at) => at.hash === "#/accounts/acme");
+    const ivy = await identity.users.find("ivy@corp.example");
+    expect(await t.store.stores.users.accountGrants("acme", ivy.id)).toEqual({ direct: "viewer" });
+    expect(problems).toEqual([]);
+  });
+
+  it("refuses a provider sign-in onto a password user with what to do, then links it from My account", async () => {
+    const pam = await identity.users.create(
+      { email: "pam@corp.example", name: "Pam", password: PASSWORD },
+      ACTOR,
+    );
+    idp.setPerson("pam", {
+      email: "pam@corp.example",
+      email_verified: true,
+      name: "Pam",
+      groups: ["team-acme"],
+    });
+    const { page, problems } = await freshPage();
+    await signInWithProvider(page, "pam");
+    await page.waitForURL((at) => at.hash.startsWith("#/sign-in"));
+    expect(new URL(page.url()).hash).toBe("#/sign-in?error=provider_link_required&provider=corp");
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.innerText()).toBe(
+      en["signIn.problem.linkRequired"].replaceAll("{provider}", "Corporate login"),
+    );
+    await expectAccessible(page, "sign-in page refusing a link without proof");
+    expect(await t.store.stores.users.bySubject("corp", "pam")).toBeNull();
+
+    // Pam signs in with her password, then links the provider from My account.
+    await page.getByLabel(en["signIn.email"], { exact: true }).fill("pam@corp.example");
+    await page.getByLabel(en["signIn.passwordField"], { exact: true }).fill(PASSWORD);
+    await page.getByLabel(en["signIn.passwordField"], { exact: true }).press("Enter");
+    await page.getByTestId("who").waitFor();
+    await page.goto(`${admin}/#/me`);
+    const providers = page.getByTestId("my-providers");
+    await providers.waitFor();
+    await expectAccessible(page, "my account with a provider to link");
+    await page.getByRole("button", { name: "Link Corporate login" }).click();
+    // Signed in at the provider a moment ago, the browser may pass it without its login page.
+    await page.waitForURL((at) => at.origin === idp.issuer || at.hash === "#/me");
+    if (new URL(page.url()).origin === idp.issuer) {
+      await page.getByLabel("Login").fill("pam");
+      await page.getByRole("button", { name: "Sign in" }).click();
+    }
+    await page.waitForURL((at) => at.origin === admin && at.hash === "#/me");
+    await page.getByTestId("my-providers").getByText(en["me.providers.linked"]).waitFor();
+    expect((await t.store.stores.users.bySubject("corp", "pam"))?.id).toBe(pam.id);
     expect(problems).toEqual([]);
   });
 });

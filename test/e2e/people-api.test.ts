@@ -7,6 +7,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Identity } from "../../src/identity/identity.js";
+import { sha256 } from "../../src/identity/secrets.js";
 import { ACTOR } from "../helpers/actor.js";
 import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { testIdentity } from "../helpers/identity.js";
@@ -192,9 +193,16 @@ describe("an operator", () => {
       memberships: [{ account_id: "acme", role: "owner" }],
       sessions: 0,
     });
-    const audit = await call(operator, "GET", "/admin/v1/users/audit?limit=2");
+    const audit = await call(operator, "GET", "/admin/v1/users/audit?limit=3");
     expect(audit.body.entries).toMatchObject([
       { action: "user.enable", user_id: victim.id, by: { name: "root", via: "password" } },
+      // The refused sign-in while disabled is in their log, made by nobody signed in.
+      {
+        action: "user.sign_in_failed",
+        user_id: victim.id,
+        actor: "anonymous",
+        details: { reason: "user_disabled", address: "127.0.0.1" },
+      },
       { action: "user.disable", user_id: victim.id, by: { name: "root", via: "password" } },
     ]);
   });
@@ -210,6 +218,19 @@ describe("a person's own", () => {
     expect(sessions.filter((s: { current: boolean }) => s.current)).toHaveLength(1);
     expect(sessions[0]).toMatchObject({ via: "password", provider: null, address: "127.0.0.1" });
     const other = sessions.find((s: { current: boolean }) => !s.current);
+    // The session's id in the API is an opaque handle: not the cookie's id, not its SHA-256 (the name of
+    // the session in Redis), nowhere in Redis at all.
+    const me = (await call(here, "GET", "/admin/v1/me")).body;
+    const cookieId = here.cookie.split("=")[1] as string;
+    expect(me.session.id).toBe(sessions.find((s: { current: boolean }) => s.current).id);
+    expect(me.session.id).toMatch(/^ses_[0-9a-f]{32}$/);
+    expect(me.session.id).not.toContain(sha256(cookieId).slice(0, 16));
+    const redisKeys = (await t.store.allKeys()).join("\n");
+    for (const s of sessions) expect(redisKeys).not.toContain(s.id.slice(4));
+    expect(redisKeys).toContain(sha256(cookieId));
+    const otherHash = sha256(there.cookie.split("=")[1] as string);
+    const byHash = await call(here, "DELETE", `/admin/v1/me/sessions/${otherHash}`);
+    expect(byHash.status).toBe(404);
     expect((await call(here, "DELETE", `/admin/v1/me/sessions/${other.id}`)).body).toEqual({ revoked: 1 });
     expect((await call(there, "GET", "/admin/v1/me")).status).toBe(401);
 

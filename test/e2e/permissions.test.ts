@@ -12,6 +12,7 @@ import type { Role } from "../../src/core/roles.js";
 import type { Identity } from "../../src/identity/identity.js";
 import { type Action, allows, PERMISSIONS } from "../../src/identity/permissions.js";
 import { sha256 } from "../../src/identity/secrets.js";
+import { sessionHandle } from "../../src/identity/sessions.js";
 import { ACTOR } from "../helpers/actor.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { testIdentity } from "../helpers/identity.js";
@@ -143,7 +144,7 @@ beforeAll(async () => {
     { via: "password" },
     { userAgent: "", address: "" },
   );
-  await identity.sessions.revoke(owner.id, revoked.session.hash);
+  await identity.sessions.revoke(owner.id, sessionHandle(revoked.session.hash));
   nobody("a revoked session", async (unsafe) => ({
     cookie: `tg_session=${revoked.id}`,
     ...(unsafe && { origin, "x-csrf-token": revoked.session.csrfToken }),

@@ -142,9 +142,10 @@ describe("Okta's provisioning", () => {
       { email: "test.user@okta.local", name: "Another User", previous_name: "Test User" },
       { email: "test.user@okta.local", attributes: ["externalId", "name.givenName"] },
     ]);
-    // The rest are the person's own (their password set by the test, their API token made).
+    // The rest are the person's own (their password set by the test, their sign-in, their API token made).
     expect(entries.filter((e) => !e.actor.startsWith("scim:")).map((e) => e.action)).toEqual([
       "user.password",
+      "user.sign_in",
       "token.create",
     ]);
     const account = await g.t.store.stores.audit.list("acme", 100);

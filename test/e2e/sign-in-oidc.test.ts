@@ -47,6 +47,7 @@ beforeAll(async () => {
             clientId: "gateway",
             clientSecretEnv: "CORP_SECRET",
             scopes: ["openid", "email", "profile", "groups"],
+            authParams: { ui_locales: "ru" },
             rules: [
               { groups: ["platform-admins"], operator: "operator" },
               { groups: ["finance"], operator: "operator-viewer" },
@@ -124,6 +125,8 @@ describe("signing in with the identity provider", () => {
     expect(authorize.searchParams.get("state")).toBeTruthy();
     expect(authorize.searchParams.get("nonce")).toBeTruthy();
     expect(authorize.searchParams.get("redirect_uri")).toBe(`${admin}/auth/oidc/corp/callback`);
+    // The provider's extra parameters ride along (Google's access_type: offline would, this way).
+    expect(authorize.searchParams.get("ui_locales")).toBe("ru");
     expect(final.location).toBe(`${admin}/#/accounts/acme`);
     // This provider keeps groups out of the ID token: they came from userinfo.
     expect(idp.userinfoRequests()).toBeGreaterThan(0);
@@ -287,6 +290,61 @@ describe("signing in with the identity provider", () => {
       min_password_length: 12,
       session: "none",
     });
+  });
+});
+
+describe("sign-in events of the identity provider's flow", () => {
+  const outcomes = () =>
+    t.logs.filter((line) => line.event === "sign_in.oidc").map((line) => [line.outcome, line.level]);
+
+  it("log and count each sign-in and each failure by reason, at warn", async () => {
+    // The tests above: successes, a disabled person, another browser, a state used twice, an unverified
+    // e-mail, a provider that cannot be reached.
+    expect(outcomes()).toEqual(
+      expect.arrayContaining([
+        ["success", 30],
+        ["user_disabled", 40],
+        ["browser_mismatch", 40],
+        ["state_mismatch", 40],
+        ["unverified_email", 40],
+        ["provider_unavailable", 40],
+      ]),
+    );
+    const scrape = await (await fetch(`${t.gateway.metricsUrl}/metrics`)).text();
+    expect(scrape).toMatch(
+      /^tunnel_gateway_identity_events_total\{event="sign_in.oidc",outcome="state_mismatch"\} [1-9]/m,
+    );
+  });
+
+  it("log a refusal by the provider as provider_error, and an ID token whose nonce is not ours as nonce_mismatch", async () => {
+    idp.setPerson("nina", { email: "nina@corp.example", email_verified: true, groups: [] });
+    const refusedAtProvider = new Browser();
+    const start = await refusedAtProvider.navigate(`${admin}/auth/oidc/corp/start`);
+    await start.res.text();
+    const state = new URL(start.hops[0]?.location as string).searchParams.get("state") as string;
+    const denied = await refusedAtProvider.request(
+      `${admin}/auth/oidc/corp/callback?error=access_denied&state=${encodeURIComponent(state)}`,
+    );
+    expect(denied.hop.location).toBe(`${admin}/#/sign-in?error=sign_in_failed&provider=corp`);
+    expect(outcomes().at(-1)).toEqual(["provider_error", 40]);
+
+    // The nonce remembered for this sign-in is not the one the provider put in the ID token.
+    const browser = new Browser();
+    const begun = await browser.navigate(`${admin}/auth/oidc/corp/start`);
+    const loginPage = begun.hops.at(-1)?.url as string;
+    await begun.res.text();
+    const [key] = (await t.store.allKeys()).filter((k) => k.includes("oidc-state:"));
+    const pending = JSON.parse((await t.store.redis.get(key as string)) as string);
+    await t.store.redis.set(
+      key as string,
+      JSON.stringify({ ...pending, nonce: "someone-elses-nonce" }),
+      "PX",
+      60_000,
+    );
+    const finished = await browser.submit(loginPage, { login: "nina" });
+    expect(callbackOf(finished.hops).location).toBe(`${admin}/#/sign-in?error=sign_in_failed&provider=corp`);
+    expect(outcomes().at(-1)).toEqual(["nonce_mismatch", 40]);
+    expect(browser.cookies(admin).has("tg_session")).toBe(false);
   });
 });
 

@@ -371,6 +371,7 @@ describe("PrometheusRule and the rule file contract", () => {
     ["settlements_pending", "settlementsPending", 1],
     ["webhook_delivery_age_seconds", "webhookDeliveryAgeSeconds", 3600],
     ["queue_wait_p95_seconds", "queueWaitP95Seconds", 10],
+    ["sign_in_failures", "signInFailures", 20],
   ];
 
   it("renders the thresholds group from prometheusRule.thresholds", () => {

@@ -3,7 +3,9 @@
 // sets and changes between sign-ins. Its login page is a tiny form of our own (/interaction/<uid>): a
 // `login` field naming the person, submitted by a test over HTTP (test/helpers/browser.ts) or typed into by
 // Chromium; consent is granted without asking. By default, as most providers do, scope claims (groups among
-// them) are in the userinfo answer and not in the ID token.
+// them) are in the userinfo answer and not in the ID token. With `refreshTokens`, it gives refresh tokens
+// (as Keycloak does, or Entra and Okta with offline_access); a person removed is unknown to it from then on
+// (their refresh and access tokens refused), and a provider set down answers 503 to everything.
 
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -29,6 +31,14 @@ export interface TestIdentityProvider {
   issuer: string;
   /** Sets (or replaces) the claims of the person with this subject. */
   setPerson(subject: string, claims: Person): void;
+  /** Deletes the person: the provider no longer knows them (their tokens are refused from then on). */
+  removePerson(subject: string): void;
+  /** Down: every request is answered 503, as by a provider that is unavailable; up again with false. */
+  setDown(down: boolean): void;
+  /** How many times the token endpoint was asked with a refresh token. */
+  refreshes(): number;
+  /** The values of every access and refresh token it issued (opaque tokens: their value is their jti). */
+  issuedTokens(): string[];
   /** Answers to the login form: how many times each subject signed in. */
   logins: string[];
   /** How many times the userinfo endpoint was asked. */
@@ -40,6 +50,8 @@ export interface ProviderOptions {
   clients: TestClient[];
   /** Put scope claims (groups, e-mail) in the ID token too (oidc-provider's conformIdTokenClaims off). */
   claimsInIdToken?: boolean;
+  /** Give refresh tokens at every sign-in. */
+  refreshTokens?: boolean;
 }
 
 const LOGIN_PAGE = (uid: string) => `<!doctype html>
@@ -60,6 +72,8 @@ export async function startIdentityProvider(options: ProviderOptions): Promise<T
   const people = new Map<string, Person>();
   const logins: string[] = [];
   let userinfo = 0;
+  let refreshes = 0;
+  let down = false;
   const server: Server = createServer();
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
@@ -70,7 +84,7 @@ export async function startIdentityProvider(options: ProviderOptions): Promise<T
       client_id: client.clientId,
       client_secret: client.clientSecret,
       redirect_uris: client.redirectUris,
-      grant_types: ["authorization_code"],
+      grant_types: options.refreshTokens ? ["authorization_code", "refresh_token"] : ["authorization_code"],
       response_types: ["code"],
       token_endpoint_auth_method: "client_secret_post",
     })),
@@ -87,6 +101,8 @@ export async function startIdentityProvider(options: ProviderOptions): Promise<T
     },
     scopes: ["openid", "email", "profile", "groups"],
     conformIdTokenClaims: options.claimsInIdToken !== true,
+    issueRefreshToken: async (_ctx, client) =>
+      options.refreshTokens === true && client.grantTypeAllowed("refresh_token"),
     features: { devInteractions: { enabled: false } },
     pkce: { required: () => true },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
@@ -107,6 +123,7 @@ export async function startIdentityProvider(options: ProviderOptions): Promise<T
       Grant: 3600,
       IdToken: 3600,
       Interaction: 600,
+      RefreshToken: 86_400,
       Session: 3600,
     },
     // Quiet: oidc-provider would print its development warnings on every start.
@@ -117,6 +134,12 @@ export async function startIdentityProvider(options: ProviderOptions): Promise<T
   };
   const provider = new Provider(issuer, configuration);
   const callback = provider.callback();
+  const issued: string[] = [];
+  provider.on("access_token.saved", (token) => void issued.push(token.jti));
+  provider.on("refresh_token.saved", (token) => void issued.push(token.jti));
+  provider.on("grant.success", (ctx) => {
+    if (ctx.oidc.params?.grant_type === "refresh_token") refreshes++;
+  });
 
   async function interaction(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const details = await provider.interactionDetails(req, res);
@@ -155,6 +178,10 @@ export async function startIdentityProvider(options: ProviderOptions): Promise<T
   }
 
   server.on("request", (req, res) => {
+    if (down) {
+      res.writeHead(503, { "content-type": "text/plain" }).end("unavailable");
+      return;
+    }
     if (req.url?.startsWith("/interaction/")) {
       interaction(req, res).catch((error: unknown) => {
         res.writeHead(500, { "content-type": "text/plain" }).end(String(error));
@@ -173,6 +200,12 @@ export async function startIdentityProvider(options: ProviderOptions): Promise<T
   return {
     issuer,
     setPerson: (subject, claims) => void people.set(subject, claims),
+    removePerson: (subject) => void people.delete(subject),
+    setDown: (value) => {
+      down = value;
+    },
+    refreshes: () => refreshes,
+    issuedTokens: () => [...issued],
     logins,
     userinfoRequests: () => userinfo,
     async close() {

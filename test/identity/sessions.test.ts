@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Identity } from "../../src/identity/identity.js";
 import { sha256 } from "../../src/identity/secrets.js";
+import { sessionHandle } from "../../src/identity/sessions.js";
 import { ACTOR } from "../helpers/actor.js";
 import { testIdentity } from "../helpers/identity.js";
 import { openStore, type TestStore } from "../helpers/store.js";
@@ -59,10 +60,14 @@ describe("Sessions", () => {
       [a.session.hash, b.session.hash, c.session.hash].sort(),
     );
     const other = await identity.users.create({ email: "bob@example.com" }, ACTOR);
-    await expect(identity.sessions.revoke(other.id, a.session.hash)).rejects.toMatchObject({
+    await expect(identity.sessions.revoke(other.id, sessionHandle(a.session.hash))).rejects.toMatchObject({
       code: "session_not_found",
     });
-    await identity.sessions.revoke(userId, a.session.hash);
+    // The hash Redis keeps the session under is not its handle.
+    await expect(identity.sessions.revoke(userId, a.session.hash)).rejects.toMatchObject({
+      code: "session_not_found",
+    });
+    await identity.sessions.revoke(userId, sessionHandle(a.session.hash));
     await expect(identity.sessions.resume(a.id)).rejects.toMatchObject({ code: "session_expired" });
     expect(await identity.sessions.revokeAll(userId)).toBe(2);
     await expect(identity.sessions.resume(b.id)).rejects.toMatchObject({ code: "session_expired" });

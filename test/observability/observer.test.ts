@@ -33,6 +33,7 @@ function recordingMetrics(failing = false): GatewayMetrics & { calls: Call[] } {
     expiredReservations: record("expiredReservations"),
     alertEvent: record("alertEvent"),
     webhookDelivery: record("webhookDelivery"),
+    identityEvent: record("identityEvent"),
   };
 }
 

@@ -28,6 +28,7 @@ const THRESHOLDS: Record<string, number> = {
   settlements_pending: 1,
   webhook_delivery_age_seconds: 3600,
   queue_wait_p95_seconds: 10,
+  sign_in_failures: 20,
 };
 
 interface Rule {

@@ -5,6 +5,7 @@
 // nothing); this module only writes.
 
 import type { Logger } from "pino";
+import type { IdentityEvents } from "../../core/identity-events.js";
 import { SCIM } from "../../core/roles.js";
 import type { ApiTokenStore } from "../../store/api-token-store.js";
 import { type Actor, scimAuditEntry, userAuditEntry } from "../../store/audit-store.js";
@@ -24,6 +25,8 @@ export interface ScimChangesDeps {
   scimTokens: ScimTokenStore;
   /** The mapping rules group memberships are matched against (signIn.scim.provider's), or none. */
   rules: readonly MappingRule[];
+  /** Each change is published as an identity event (its log line and metric), beside its audit entry. */
+  events: IdentityEvents;
   logger: Logger;
   now: () => number;
 }
@@ -31,20 +34,22 @@ export interface ScimChangesDeps {
 export class ScimChanges {
   constructor(private readonly deps: ScimChangesDeps) {}
 
-  tokenCreated(token: ScimTokenRecord, actor: Actor): Promise<void> {
+  async tokenCreated(token: ScimTokenRecord, actor: Actor): Promise<void> {
     const details = { token_id: token.id, name: token.name };
-    return this.deps.scimTokens.create(
+    await this.deps.scimTokens.create(
       token,
       scimAuditEntry(actor, token.createdAt, "scim.token.create", details),
     );
+    this.deps.events.publish("scim.token", "created", { tokenId: token.id });
   }
 
-  tokenRevoked(token: ScimTokenRecord, actor: Actor): Promise<void> {
+  async tokenRevoked(token: ScimTokenRecord, actor: Actor): Promise<void> {
     const details = { token_id: token.id, name: token.name };
-    return this.deps.scimTokens.delete(
+    await this.deps.scimTokens.delete(
       token,
       scimAuditEntry(actor, this.deps.now(), "scim.token.revoke", details),
     );
+    this.deps.events.publish("scim.token", "revoked", { tokenId: token.id });
   }
 
   /** A user provisioned: created (user.create in their log), with their SCIM attributes. */
@@ -55,6 +60,7 @@ export class ScimChanges {
   ): Promise<UserRecord> {
     const user = await this.deps.users.create({ email: input.email, name: input.name }, actor);
     await this.userAttributesSet(user.id, attributes, null, actor);
+    this.deps.events.publish("scim.user.create", "success", { userId: user.id });
     return user;
   }
 
@@ -82,11 +88,21 @@ export class ScimChanges {
       attributes: changed,
     });
     await this.deps.userStore.update(userId, {}, audit);
+    this.deps.events.publish("scim.user.update", "success", { userId, detail: changed.join(", ") });
   }
 
   /** A user's e-mail or display name changed (user.update). */
-  userUpdated(userId: string, changes: { email?: string; name?: string }, actor: Actor): Promise<UserRecord> {
-    return this.deps.users.update(userId, changes, actor);
+  async userUpdated(
+    userId: string,
+    changes: { email?: string; name?: string },
+    actor: Actor,
+  ): Promise<UserRecord> {
+    const user = await this.deps.users.update(userId, changes, actor);
+    this.deps.events.publish("scim.user.update", "success", {
+      userId,
+      detail: Object.keys(changes).join(", "),
+    });
+    return user;
   }
 
   /**
@@ -95,8 +111,9 @@ export class ScimChanges {
    */
   async userDeactivated(userId: string, actor: Actor): Promise<void> {
     await this.deps.users.disable(userId, actor);
-    for (const token of await this.deps.apiTokenStore.list(userId))
-      await this.deps.apiTokens.revoke(userId, token.id, actor);
+    const tokens = await this.deps.apiTokenStore.list(userId);
+    for (const token of tokens) await this.deps.apiTokens.revoke(userId, token.id, actor);
+    this.deps.events.publish("scim.user.deactivate", "success", { userId, count: tokens.length });
   }
 
   async userReactivated(userId: string, actor: Actor): Promise<void> {
@@ -116,6 +133,7 @@ export class ScimChanges {
     await this.deps.scim.markDeleted(user.id, externalId);
     const audit = userAuditEntry(actor, this.deps.now(), "user.delete", user.id, { email: user.email });
     await this.deps.userStore.update(user.id, {}, audit);
+    this.deps.events.publish("scim.user.delete", "success", { userId: user.id });
   }
 
   groupCreated(group: ScimGroupRecord, members: readonly string[], actor: Actor): Promise<void> {
@@ -163,6 +181,11 @@ export class ScimChanges {
     renamed = false,
   ): Promise<void> {
     await this.deps.scim.saveGroup(group, before, change, audit);
+    if (change.add.length + change.remove.length > 0)
+      this.deps.events.publish("scim.group.members", "success", {
+        detail: group.displayName,
+        count: change.add.length + change.remove.length,
+      });
     for (const userId of change.add) await this.membership(userId, group, "user.group.add", actor);
     for (const userId of change.remove) await this.membership(userId, group, "user.group.remove", actor);
     const concerned = new Set([...change.add, ...change.remove]);

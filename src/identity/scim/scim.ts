@@ -3,6 +3,7 @@
 // is src/admin/scim-handler.ts; docs/scim.md says what is supported and how Okta and Entra ID are set up.
 
 import type { Logger } from "pino";
+import type { IdentityEvents } from "../../core/identity-events.js";
 import type { ScimAuditEntry } from "../../store/audit-schema.js";
 import type { Stores } from "../../store/stores.js";
 import type { ApiTokens } from "../api-tokens.js";
@@ -17,6 +18,8 @@ export interface Scim {
   tokens: ScimTokens;
   users: ScimUsers;
   groups: ScimGroups;
+  /** Where SCIM's changes, and the requests refused, are published (identity events). */
+  events: IdentityEvents;
   /** The SCIM log: tokens made and revoked, groups pushed, renamed and deleted; newest first. */
   audit(limit: number): Promise<ScimAuditEntry[]>;
 }
@@ -26,6 +29,7 @@ export interface ScimOptions {
   apiTokens: ApiTokens;
   /** The provider whose mapping rules SCIM groups are matched against (signIn.scim.provider), if any. */
   provider: ProviderSettings | null;
+  events: IdentityEvents;
   logger: Logger;
 }
 
@@ -39,6 +43,7 @@ export function buildScim(stores: Stores, options: ScimOptions): Scim {
     scim: stores.scim,
     scimTokens: stores.scimTokens,
     rules: options.provider?.rules ?? [],
+    events: options.events,
     logger: options.logger,
     now,
   });
@@ -46,6 +51,7 @@ export function buildScim(stores: Stores, options: ScimOptions): Scim {
     tokens: new ScimTokens(stores.scimTokens, changes, now),
     users: new ScimUsers({ userStore: stores.users, scim: stores.scim, changes }),
     groups: new ScimGroups({ userStore: stores.users, scim: stores.scim, changes, now }),
+    events: options.events,
     audit: (limit) => stores.audit.listScim(limit),
   };
 }

@@ -1,7 +1,8 @@
 --[[
-  Creates a user record and records it in the person's audit log. Refuses an id that is already taken, so
-  that creating a user twice can never overwrite one (the e-mail's uniqueness is claimed before, with SET NX
-  on its lookup key, which lives in another slot).
+  Creates a user record — with the local password's hash when the creation sets one, so that a user and
+  their password are written together or not at all — and records it in the person's audit log. Refuses an
+  id that is already taken, so that creating a user twice can never overwrite one (the e-mail's uniqueness
+  is claimed before, with SET NX on its lookup key, which lives in another slot).
 
   KEYS[1]  user hash           {u:<user>}:user
   KEYS[2]  audit log list      {u:<user>}:audit
@@ -13,6 +14,7 @@
   ARGV[5]  operator grants as JSON (source -> role), or '' for none
   ARGV[6]  audit entry (JSON)
   ARGV[7]  most audit entries kept
+  ARGV[8]  the password's PHC string (argon2id), or '' for none
 
   Returns  {'ok'} | {'user_exists'}
 ]]
@@ -25,6 +27,9 @@ redis.call('HSET', KEYS[1], 'id', ARGV[1], 'name', ARGV[2], 'email', ARGV[3], 's
   'created_at', ARGV[4])
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[1], 'operator', ARGV[5])
+end
+if ARGV[8] ~= '' then
+  redis.call('HSET', KEYS[1], 'password', ARGV[8])
 end
 appendAudit(KEYS[2], ARGV[6], ARGV[7])
 return { 'ok' }

@@ -44,6 +44,8 @@ export const peopleCalls = {
     call<{ changed: boolean }>("POST", "/admin/v1/me/password", {
       body: { current_password: currentPassword, new_password: newPassword },
     }),
+  linkProvider: (providerId: string, returnTo = "/#/me") =>
+    call<{ url: string }>("POST", `/auth/oidc/${enc(providerId)}/link`, { body: { return_to: returnTo } }),
   myTokens: () => call<{ tokens: ApiToken[] }>("GET", "/admin/v1/me/tokens"),
   createMyToken: (body: CreateApiTokenBody) => call<CreatedApiToken>("POST", "/admin/v1/me/tokens", { body }),
   revokeMyToken: (id: string) => call<{ revoked: number }>("DELETE", `/admin/v1/me/tokens/${enc(id)}`),
@@ -63,6 +65,8 @@ export const peopleCalls = {
   users: () => call<{ users: User[] }>("GET", "/admin/v1/users"),
   disableUser: (userId: string) => call<User>("POST", `/admin/v1/users/${enc(userId)}/disable`),
   enableUser: (userId: string) => call<User>("POST", `/admin/v1/users/${enc(userId)}/enable`),
+  unlockUser: (userId: string) =>
+    call<{ unlocked: boolean }>("POST", `/admin/v1/users/${enc(userId)}/unlock`),
   usersAudit: (limit = 100) =>
     call<{ entries: UserAuditEntry[] }>("GET", `/admin/v1/users/audit${queryOf({ limit })}`),
 };

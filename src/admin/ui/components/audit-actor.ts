@@ -24,6 +24,7 @@ export interface AuditLine {
 export function actorName(lang: Lang, actor: string, names: ReadonlyMap<string, string> = new Map()): string {
   if (actor === "admin") return translate(lang, "audit.actor.admin");
   if (actor === "cli") return translate(lang, "audit.actor.cli");
+  if (actor === "anonymous") return translate(lang, "audit.actor.anonymous");
   if (actor.startsWith("account:")) return translate(lang, "audit.actor.account", { id: actor.slice(8) });
   if (actor.startsWith("user:"))
     return names.get(actor.slice(5)) ?? translate(lang, "audit.actor.user", { id: actor.slice(5) });
@@ -64,11 +65,19 @@ function roleName(lang: Lang, role: unknown): string {
     : text(role);
 }
 
+/** Why a sign-in failed, in words: the reasons the server records. */
+function reasonText(lang: Lang, reason: unknown): string {
+  return reason === "wrong_password" || reason === "user_disabled"
+    ? translate(lang, `audit.reason.${reason}`)
+    : text(reason);
+}
+
 /** The message and its values that say what an entry did, by its action. */
 function deed(
   lang: Lang,
   line: AuditLine,
   names: ReadonlyMap<string, string>,
+  providers: ReadonlyMap<string, string>,
 ): { key: MessageKey; values: Values } {
   const d = line.details;
   const key =
@@ -112,6 +121,31 @@ function deed(
     case "user.group.add":
     case "user.group.remove":
       return { key: `audit.did.${line.action}`, values: { person: user, group: text(d.group) } };
+    case "user.sign_in":
+    case "user.unlock":
+      return { key: `audit.did.${line.action}`, values: { person: user, address: text(d.address) } };
+    case "user.sign_in_failed":
+      return {
+        key: "audit.did.user.sign_in_failed",
+        values: { person: user, address: text(d.address), reason: reasonText(lang, d.reason) },
+      };
+    case "user.lockout":
+      return { key: "audit.did.user.lockout", values: { person: user, seconds: text(d.seconds) } };
+    case "user.sessions_revoked":
+      return { key: "audit.did.user.sessions_revoked", values: { person: user, count: text(d.count) } };
+    case "user.provider_check":
+      return d.outcome === "roles_changed"
+        ? {
+            key: "audit.did.user.provider_check.roles_changed",
+            values: { person: user, roles: text(d.roles) || translate(lang, "audit.roles.none") },
+          }
+        : { key: "audit.did.user.provider_check.refused", values: { person: user, reason: text(d.reason) } };
+    case "user.provider_link": {
+      const provider = providers.get(text(d.provider)) ?? text(d.provider);
+      return d.allowed_until !== undefined
+        ? { key: "audit.did.user.provider_link.allowed", values: { person: user, provider } }
+        : { key: "audit.did.user.provider_link", values: { person: user, provider } };
+    }
     case "user.operator":
       return d.role === null || d.role === undefined
         ? { key: "audit.did.user.operator.removed", values: { person: user } }
@@ -142,7 +176,7 @@ export function auditHeadline(
   providers: ReadonlyMap<string, string>,
   names: ReadonlyMap<string, string> = new Map(),
 ): string {
-  const { key, values } = deed(lang, line, names);
+  const { key, values } = deed(lang, line, names, providers);
   const sentence = translate(lang, key, { ...values, who: whoText(lang, line, providers) });
   return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
 }

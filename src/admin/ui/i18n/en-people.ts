@@ -41,6 +41,10 @@ export const enPeople = {
   "signIn.problem.refused":
     "{provider} did not sign you in. Try again; if it keeps failing, ask your administrator.",
   "signIn.problem.other": "Signing in with {provider} failed ({code}). Try again.",
+  "signIn.problem.linkRequired":
+    "A user with this e-mail already signs in here another way. Sign in as before (with your password), then link {provider} on My account — or ask an operator to allow the link.",
+  "signIn.problem.linkTaken":
+    "This {provider} identity is already linked to another person here. Sign in with {provider} as them, or ask an operator.",
   "signIn.wait.seconds": "{n} s",
   "signIn.wait.minutes": "{n} min",
 
@@ -65,6 +69,9 @@ export const enPeople = {
     "This invitation is for {email}, but you are signed in as {me}. Sign out, then open the link again.",
   "invite.signOutFirst": "Sign out",
   "invite.signInFirst": "Sign in first",
+  "invite.throughProvider":
+    "This e-mail belongs to {provider}: the invitation is accepted by signing in with {provider}, not with a password.",
+  "invite.signInWithProvider": "Sign in with {provider}",
   "invite.known": "Already have a user here?",
   "invite.providerOnly":
     "Sign in with your company account first; the invitation then joins you to the account.",
@@ -147,6 +154,11 @@ export const enPeople = {
   "me.viaPassword": "with a password",
   "me.until": "This session ends at the latest",
   "me.idle": "(or after {minutes} minutes without use)",
+  "me.providers": "Ways to sign in",
+  "me.providers.intro":
+    "Link an identity provider to sign in with it too: you go through it and come back here, in this session.",
+  "me.providers.linked": "linked",
+  "me.providers.link": "Link {provider}",
   "me.sessions": "Sessions",
   "me.sessions.intro": "Where you are signed in. End a session you do not recognise.",
   "me.sessions.col.browser": "Browser",
@@ -206,6 +218,10 @@ export const enPeople = {
   "users.enableOne": "Enable {name}",
   "users.disabled": "{name} is disabled: their sessions have ended and their API tokens stopped.",
   "users.enabled": "{name} is enabled again.",
+  "users.unlock": "Unlock",
+  "users.unlockOne": "Unlock {name}",
+  "users.unlocked": "{name} can sign in again: their failed attempts are forgotten.",
+  "users.notLocked": "{name} was not locked out.",
   "users.audit": "Audit log of the people",
 
   "audit.actor.user": "a person ({id})",
@@ -247,6 +263,22 @@ export const enPeople = {
   "audit.did.user.delete": "{who} deleted the user {person} (kept disabled)",
   "audit.did.user.group.add": "{who} added {person} to the group “{group}”",
   "audit.did.user.group.remove": "{who} removed {person} from the group “{group}”",
+  "audit.actor.anonymous": "someone not signed in",
+  "audit.did.user.sign_in": "{who} signed in from {address}",
+  "audit.did.user.sign_in_failed": "{who} failed to sign in as {person} from {address}: {reason}",
+  "audit.did.user.lockout":
+    "{who} tried too many wrong passwords: signing in as {person} is locked for {seconds} s",
+  "audit.did.user.unlock": "{who} lifted the sign-in lock of {person}",
+  "audit.did.user.sessions_revoked": "{who} ended sessions of {person} ({count})",
+  "audit.did.user.provider_check.roles_changed": "{who}: the identity provider now gives {person} {roles}",
+  "audit.did.user.provider_check.refused":
+    "{who}: the identity provider no longer vouches for {person} ({reason}); their sessions through it ended and its roles were taken back",
+  "audit.did.user.provider_link": "{who} linked {provider} to {person}",
+  "audit.did.user.provider_link.allowed":
+    "{who} allowed {person}'s next sign-in with {provider} to link to them",
+  "audit.reason.wrong_password": "wrong password",
+  "audit.reason.user_disabled": "the user is disabled",
+  "audit.roles.none": "no roles",
   "audit.did.other": "{who}: {action}",
   "audit.source.direct": "Given directly",
   "audit.source.provider": "From the groups of the identity provider {provider}",

@@ -43,6 +43,10 @@ export const ruPeople: Record<keyof typeof enPeople, string> = {
   "signIn.problem.refused":
     "{provider} не выполнил вход. Попробуйте снова; если не получается, обратитесь к администратору.",
   "signIn.problem.other": "Не удалось войти через {provider} ({code}). Попробуйте снова.",
+  "signIn.problem.linkRequired":
+    "Пользователь с этим e-mail уже входит сюда иначе. Войдите как раньше (паролем), затем привяжите {provider} на странице «Мой аккаунт» — или попросите оператора разрешить привязку.",
+  "signIn.problem.linkTaken":
+    "Эта учётная запись {provider} уже привязана к другому человеку здесь. Войдите через {provider} под ним или обратитесь к оператору.",
   "signIn.wait.seconds": "{n} с",
   "signIn.wait.minutes": "{n} мин",
 
@@ -66,6 +70,9 @@ export const ruPeople: Record<keyof typeof enPeople, string> = {
   "invite.otherPerson": "Приглашение для {email}, а вы вошли как {me}. Выйдите и откройте ссылку снова.",
   "invite.signOutFirst": "Выйти",
   "invite.signInFirst": "Сначала войти",
+  "invite.throughProvider":
+    "Этот e-mail принадлежит {provider}: приглашение принимается входом через {provider}, а не паролем.",
+  "invite.signInWithProvider": "Войти через {provider}",
   "invite.known": "Уже есть пользователь здесь?",
   "invite.providerOnly":
     "Сначала войдите через учётную запись компании — после этого приглашение добавит вас в аккаунт.",
@@ -148,6 +155,11 @@ export const ruPeople: Record<keyof typeof enPeople, string> = {
   "me.viaPassword": "по паролю",
   "me.until": "Сеанс закончится не позже",
   "me.idle": "(или после {minutes} мин без действий)",
+  "me.providers": "Способы входа",
+  "me.providers.intro":
+    "Привяжите провайдера входа, чтобы входить и через него: вы пройдёте через него и вернётесь сюда, в этот же сеанс.",
+  "me.providers.linked": "привязан",
+  "me.providers.link": "Привязать {provider}",
   "me.sessions": "Сеансы",
   "me.sessions.intro": "Где вы сейчас вошли. Завершите сеанс, который вам незнаком.",
   "me.sessions.col.browser": "Браузер",
@@ -207,6 +219,10 @@ export const ruPeople: Record<keyof typeof enPeople, string> = {
   "users.enableOne": "Включить: {name}",
   "users.disabled": "{name}: пользователь отключён, сеансы завершены, API-токены остановлены.",
   "users.enabled": "{name}: пользователь снова включён.",
+  "users.unlock": "Разблокировать",
+  "users.unlockOne": "Разблокировать {name}",
+  "users.unlocked": "{name} снова может войти: неудачные попытки забыты.",
+  "users.notLocked": "Вход {name} не был заблокирован.",
   "users.audit": "Журнал изменений по людям",
 
   "audit.actor.user": "человек ({id})",
@@ -248,6 +264,22 @@ export const ruPeople: Record<keyof typeof enPeople, string> = {
   "audit.did.user.delete": "{who}: пользователь {person} удалён (оставлен отключённым)",
   "audit.did.user.group.add": "{who}: {person} добавлен в группу «{group}»",
   "audit.did.user.group.remove": "{who}: {person} удалён из группы «{group}»",
+  "audit.actor.anonymous": "кто-то без входа",
+  "audit.did.user.sign_in": "{who}: вход с адреса {address}",
+  "audit.did.user.sign_in_failed": "{who}: неудачный вход как {person} с адреса {address}: {reason}",
+  "audit.did.user.lockout":
+    "{who}: слишком много неверных паролей, вход как {person} заблокирован на {seconds} с",
+  "audit.did.user.unlock": "{who}: блокировка входа {person} снята",
+  "audit.did.user.sessions_revoked": "{who}: сеансы {person} завершены ({count})",
+  "audit.did.user.provider_check.roles_changed": "{who}: провайдер входа теперь даёт {person} роли: {roles}",
+  "audit.did.user.provider_check.refused":
+    "{who}: провайдер входа больше не подтверждает {person} ({reason}); сеансы через него завершены, его роли сняты",
+  "audit.did.user.provider_link": "{who}: {provider} привязан к {person}",
+  "audit.did.user.provider_link.allowed":
+    "{who}: следующему входу {person} через {provider} разрешена привязка",
+  "audit.reason.wrong_password": "неверный пароль",
+  "audit.reason.user_disabled": "пользователь отключён",
+  "audit.roles.none": "никаких",
   "audit.did.other": "{who}: действие {action}",
   "audit.source.direct": "Выдана напрямую",
   "audit.source.provider": "По группам провайдера входа {provider}",

@@ -14,6 +14,7 @@ function me(fields: Partial<Me>): Me {
     credential: "session",
     user: { id: "usr_a", name: "Anna", email: "anna@example.com" },
     signed_in_with: { via: "password", provider: null },
+    linked_providers: [],
     operator_role: null,
     memberships: [],
     actions: { global: [], every_account: [], accounts: {} },

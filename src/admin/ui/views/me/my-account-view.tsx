@@ -1,6 +1,7 @@
-// "My account": the signed-in person's name, e-mail and how they signed in; their sessions, each revocable,
-// and signing out everywhere (my-sessions.tsx); their API tokens, made and revoked (my-tokens.tsx); and
-// changing a local password (change-password.tsx). A legacy token or an API token has none of these.
+// "My account": the signed-in person's name, e-mail and how they signed in; the identity providers linked to
+// them and linking another (my-providers.tsx); their sessions, each revocable, and signing out everywhere
+// (my-sessions.tsx); their API tokens, made and revoked (my-tokens.tsx); and changing a local password
+// (change-password.tsx). A legacy token or an API token has none of these.
 
 import { isPerson } from "../../api/abilities.js";
 import { PageTitle } from "../../components/page-title.js";
@@ -9,6 +10,7 @@ import { useProviderNames } from "../../hooks/use-provider-names.js";
 import { useSession } from "../../hooks/use-session.js";
 import { useUi } from "../../hooks/use-ui.js";
 import { ChangePassword } from "./change-password.js";
+import { MyProviders } from "./my-providers.js";
 import { MySessions } from "./my-sessions.js";
 import { MyTokens } from "./my-tokens.js";
 
@@ -57,6 +59,7 @@ export function MyAccountView() {
               </div>
             )}
           </dl>
+          <MyProviders me={me} />
           <MySessions providers={providers} />
           <MyTokens />
           {how?.via === "password" ? (

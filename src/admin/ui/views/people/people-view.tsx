@@ -1,7 +1,8 @@
 // Every person, for operators: name and e-mail, status, operator role, how they sign in, last sign-in;
-// disabling (their sessions end at once, their tokens stop) and enabling for operators (not
-// operator-viewers); and the people's audit log (users created, disabled, enabled, passwords, operator
-// roles, API tokens) as sentences naming who did what.
+// disabling (their sessions end at once, their tokens stop), enabling and lifting a sign-in lock for operators
+// (not operator-viewers); and the people's audit log (users created, disabled, enabled, passwords, operator
+// roles, API tokens, sign-ins and their failures, lockouts, re-checks with the providers) as sentences naming
+// who did what.
 
 import { useState } from "preact/hooks";
 import { api } from "../../api/endpoints.js";
@@ -41,6 +42,14 @@ export function PeopleView() {
       setDone(null);
       await (disable ? api.disableUser : api.enableUser)(user.id);
       setDone(t(disable ? "users.disabled" : "users.enabled", { name: user.name }));
+      loaded.reload();
+    });
+
+  const unlock = (user: User) =>
+    switching.run(async () => {
+      setDone(null);
+      const { unlocked } = await api.unlockUser(user.id);
+      setDone(t(unlocked ? "users.unlocked" : "users.notLocked", { name: user.name }));
       loaded.reload();
     });
 
@@ -116,6 +125,17 @@ export function PeopleView() {
                                 onClick={() => setDisabled(user, user.status === "active")}
                               >
                                 {t(user.status === "active" ? "key.disable" : "key.enable")}
+                              </button>
+                            )}{" "}
+                            {user.password && (
+                              <button
+                                type="button"
+                                class="secondary small"
+                                disabled={switching.busy}
+                                aria-label={t("users.unlockOne", { name: user.name })}
+                                onClick={() => unlock(user)}
+                              >
+                                {t("users.unlock")}
                               </button>
                             )}
                           </td>

@@ -1,8 +1,9 @@
 // An invitation link (#/invite/<token>): what it invites to (previewed without taking it), then accepted —
 // by the person signed in with the invited e-mail, or by someone new here with a name and a password (local
 // sign-in on) — or, for a person who has a user here already, "sign in first": the token waits in the tab
-// (pending-invitation.ts) and the page comes back to it after signing in. Its token leaves the address once
-// the page has it.
+// (pending-invitation.ts) and the page comes back to it after signing in. An e-mail an identity provider
+// speaks for is accepted only by signing in with that provider: the page says so and offers that way alone.
+// Its token leaves the address once the page has it.
 
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, rememberCsrfToken } from "../../api/client.js";
@@ -94,6 +95,9 @@ function Invitation({
   const person = session?.me.user ?? null;
   const accept = useAction();
 
+  const required = preview.provider;
+  const throughRequired = required === null || session?.me.signed_in_with?.provider === required.id;
+
   const acceptSignedIn = () =>
     accept.run(async () => {
       await api.acceptInvitation(token);
@@ -117,7 +121,9 @@ function Invitation({
           }}
         />
       </p>
-      {person && person.email === preview.email ? (
+      {required !== null && !(person && throughRequired) && (!person || person.email === preview.email) ? (
+        <ThroughProvider token={token} provider={required} />
+      ) : person && person.email === preview.email ? (
         <>
           <button type="button" onClick={acceptSignedIn} disabled={accept.busy}>
             {t("invite.accept")}
@@ -136,6 +142,31 @@ function Invitation({
       ) : (
         <NewPerson token={token} preview={preview} ways={ways} onSignedIn={onSignedIn} />
       )}
+    </>
+  );
+}
+
+/** The provider the invitation's e-mail belongs to: signing in with it is the one way to accept. */
+function ThroughProvider({
+  token,
+  provider,
+}: {
+  token: string;
+  provider: NonNullable<InvitationPreview["provider"]>;
+}) {
+  const { t } = useUi();
+  const signIn = () => {
+    keepInvitation(token);
+    location.assign(`${provider.start_url}?return_to=${encodeURIComponent("/#/invite")}`);
+  };
+  return (
+    <>
+      <p class="note info" role="status" data-testid="through-provider">
+        {t("invite.throughProvider", { provider: provider.name })}
+      </p>
+      <button type="button" onClick={signIn}>
+        {t("invite.signInWithProvider", { provider: provider.name })}
+      </button>
     </>
   );
 }

@@ -24,6 +24,10 @@ export function providerProblem(code: string, provider: string): Problem {
       return { key: "signIn.problem.otherBrowser", values: { provider } };
     case "sign_in_failed":
       return { key: "signIn.problem.refused", values: { provider } };
+    case "provider_link_required":
+      return { key: "signIn.problem.linkRequired", values: { provider } };
+    case "forbidden":
+      return { key: "signIn.problem.linkTaken", values: { provider } };
     default:
       return { key: "signIn.problem.other", values: { provider, code } };
   }

@@ -26,6 +26,10 @@ describe("a provider's failure", () => {
     expect(say("session_expired")).toContain("took too long or was already used");
     expect(say("csrf_refused")).toContain("started in another browser");
     expect(say("sign_in_failed")).toContain("Keycloak did not sign you in");
+    expect(say("provider_link_required")).toContain(
+      "Sign in as before (with your password), then link Keycloak",
+    );
+    expect(say("forbidden")).toContain("This Keycloak identity is already linked to another person");
     expect(say("internal_error")).toBe("Signing in with Keycloak failed (internal_error). Try again.");
   });
 });

@@ -1,0 +1,220 @@
+// Who a provider's identity is, once the provider has vouched for it: the person its subject is linked to;
+// or, the first time, a new person — or an existing one, but never silently one who already signs in
+// another way (a password, another provider). Linking those needs proof of both: the person signed in as
+// before asks for the link (My account), or an operator allows it (`users link`). A user nobody has signed
+// in as yet (made by an operator or by SCIM, no password) is linked by the verified e-mail the operator gave
+// it. Then the provider's mapping rules give their grants, and the link's tokens are kept, sealed, for the
+// re-checks between sign-ins (provider-check.ts).
+
+import type { Logger } from "pino";
+import { GatewayError } from "../core/errors.js";
+import type { IdentityEvents, OutcomeOf } from "../core/identity-events.js";
+import { oidcSource } from "../core/roles.js";
+import type { Actor } from "../store/audit-store.js";
+import type { ProviderLinkStore } from "../store/provider-link-store.js";
+import type { UserRecord, UserStore } from "../store/user-store.js";
+import { groupsOf, mapIdentity } from "./group-mapping.js";
+import type { ProviderTokens, VerifiedIdentity } from "./oidc.js";
+import type { ProviderSettings } from "./settings.js";
+import type { TokenCipher } from "./token-cipher.js";
+import type { Users } from "./users.js";
+
+export interface ProviderPeopleDeps {
+  users: Users;
+  userStore: UserStore;
+  links: ProviderLinkStore;
+  events: IdentityEvents;
+  logger: Logger;
+  /** The cipher of a provider's tokens, or null for one whose tokens are not kept. */
+  cipher(providerId: string): TokenCipher | null;
+  /** signIn.providerCheck.intervalMinutes, in ms; 0: no re-checks. */
+  checkIntervalMs: number;
+  /** How long an operator's leave to link lasts (signIn.local.passwordLinkHours). */
+  allowanceMs: number;
+  /** The configured provider's settings; 404 provider_not_found otherwise. */
+  provider(id: string): ProviderSettings;
+  now: () => number;
+}
+
+/** What a provider says of a person's e-mail, as its settings let it be believed. */
+export function emailOf(provider: ProviderSettings, profile: Record<string, unknown>) {
+  const email = typeof profile.email === "string" ? profile.email.trim().toLowerCase() : null;
+  const verified = email !== null && (profile.email_verified === true || provider.trustUnverifiedEmail);
+  return { email, verified };
+}
+
+export class ProviderPeople {
+  constructor(private readonly deps: ProviderPeopleDeps) {}
+
+  /**
+   * The person a provider's identity is: found, linked or created; the mapping applied and the tokens kept.
+   * `linkTo`: the signed-in person who asked to link this provider to themselves.
+   */
+  async signIn(
+    identity: VerifiedIdentity,
+    linkTo: string | null,
+  ): Promise<{ user: UserRecord; linked: boolean }> {
+    const { provider, subject, profile } = identity;
+    const method = { via: "oidc" as const, provider: provider.id };
+    const refuse = (outcome: OutcomeOf<"sign_in.oidc">, error: GatewayError, userId?: string) => {
+      this.deps.events.publish("sign_in.oidc", outcome, { provider: provider.id, ...(userId && { userId }) });
+      return error;
+    };
+    const { users, userStore } = this.deps;
+    const { email, verified } = emailOf(provider, profile);
+    const name = typeof profile.name === "string" && profile.name.trim() !== "" ? profile.name.trim() : email;
+    let user = await userStore.bySubject(provider.id, subject);
+    let linked = false;
+    if (linkTo !== null) {
+      if (user && user.id !== linkTo) {
+        this.deps.events.publish("provider.link", "refused", { provider: provider.id, userId: linkTo });
+        throw new GatewayError(
+          "forbidden",
+          `This ${provider.name} identity is already linked to another person: sign in with it as them, or ask an operator.`,
+        );
+      }
+      if (!user) {
+        user = await users.get(linkTo);
+        if (!user) throw refuse("link_required", new GatewayError("session_expired"));
+        await this.link(user, provider, subject, "by_person");
+        linked = true;
+      }
+    } else if (!user) {
+      if (email === null)
+        throw refuse(
+          "no_email",
+          new GatewayError(
+            "sign_in_failed",
+            `The identity provider ${provider.name} gave no e-mail: add the email scope (or claim).`,
+          ),
+        );
+      const existing = await users.byEmail(email);
+      if (existing && !verified)
+        throw refuse(
+          "unverified_email",
+          new GatewayError(
+            "sign_in_failed",
+            `A user with the e-mail ${email} exists, and ${provider.name} does not say the e-mail is verified: ask an operator.`,
+          ),
+          existing.id,
+        );
+      if (existing) {
+        const allowed = await this.deps.links.takeAllowance(existing.id, provider.id, this.deps.now());
+        if (!allowed && signsInOtherwise(existing, provider.id))
+          throw refuse(
+            "link_required",
+            new GatewayError(
+              "provider_link_required",
+              `A user with the e-mail ${email} already signs in another way. Sign in as before, then link ${provider.name} from My account — or ask an operator to allow the link.`,
+              { fields: { provider: provider.id } },
+            ),
+            existing.id,
+          );
+        await this.link(existing, provider, subject, allowed ? "by_operator" : null);
+        user = existing;
+      } else {
+        user = await users.create({ email, name }, { self: method });
+        await userStore.linkSubject(provider.id, subject, user.id);
+      }
+    }
+    if (user.status === "disabled") throw refuse("user_disabled", new GatewayError("user_disabled"), user.id);
+    await this.applyMapping(user, provider, profile);
+    await this.keep(user.id, provider, subject, identity.tokens);
+    return { user, linked };
+  }
+
+  /**
+   * An operator lets the person's next sign-in with the provider (its verified e-mail theirs) link to them
+   * although they sign in another way; returns until when (ms). Audited.
+   */
+  async allowLink(userId: string, providerId: string, actor: Actor): Promise<number> {
+    const provider = this.deps.provider(providerId);
+    const user = await this.deps.userStore.require(userId);
+    const until = this.deps.now() + this.deps.allowanceMs;
+    await this.deps.links.allowLink(user.id, provider.id, until, this.deps.allowanceMs);
+    await this.deps.users.record(user.id, actor, "user.provider_link", {
+      provider: provider.id,
+      allowed_until: new Date(until).toISOString(),
+    });
+    return until;
+  }
+
+  /** Links the subject to the person; `how`, when the link needed proof, is reported and audited. */
+  private async link(
+    user: UserRecord,
+    provider: ProviderSettings,
+    subject: string,
+    how: "by_person" | "by_operator" | null,
+  ): Promise<void> {
+    await this.deps.userStore.linkSubject(provider.id, subject, user.id);
+    if (how === null) return;
+    this.deps.events.publish("provider.link", how, { provider: provider.id, userId: user.id });
+    const actor: Actor = {
+      kind: "user",
+      userId: user.id,
+      name: user.name,
+      via: "oidc",
+      provider: provider.id,
+    };
+    await this.deps.users.record(user.id, actor, "user.provider_link", { provider: provider.id, how });
+  }
+
+  /**
+   * Applies the provider's mapping to what it says now: its grants become exactly what the rules give.
+   * Returns whether any grant changed.
+   */
+  async applyMapping(
+    user: UserRecord,
+    provider: ProviderSettings,
+    profile: Record<string, unknown>,
+  ): Promise<void> {
+    const { email, verified } = emailOf(provider, profile);
+    const actor: Actor = {
+      kind: "user",
+      userId: user.id,
+      name: user.name,
+      via: "oidc",
+      provider: provider.id,
+    };
+    const mapped = mapIdentity(provider.rules, {
+      groups: groupsOf(profile[provider.groupsClaim]),
+      email,
+      emailVerified: verified,
+    });
+    const missing = await this.deps.users.applyProviderGrants(user, oidcSource(provider.id), mapped, actor);
+    if (missing.length > 0)
+      this.deps.logger.warn(
+        { provider: provider.id, accounts: missing },
+        "a mapping rule names accounts that do not exist; create them or fix the rules",
+      );
+  }
+
+  /** Keeps the link's tokens, sealed, and schedules its next re-check (none for a public client). */
+  async keep(
+    userId: string,
+    provider: ProviderSettings,
+    subject: string,
+    tokens: ProviderTokens,
+  ): Promise<void> {
+    const cipher = this.deps.cipher(provider.id);
+    const now = this.deps.now();
+    const seal = (value: string | null) => (cipher && value !== null ? cipher.seal(value) : null);
+    await this.deps.links.save(
+      {
+        userId,
+        providerId: provider.id,
+        subject,
+        refresh: seal(tokens.refresh),
+        access: seal(tokens.access),
+        accessExpiresAt: tokens.accessExpiresAt,
+        confirmedAt: now,
+      },
+      this.deps.checkIntervalMs > 0 ? now + this.deps.checkIntervalMs : null,
+    );
+  }
+}
+
+/** Whether a person already signs in some way other than this provider: a password, or another provider. */
+function signsInOtherwise(user: UserRecord, providerId: string): boolean {
+  return user.passwordHash !== null || user.providers.some((id) => id !== providerId);
+}
