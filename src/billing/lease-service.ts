@@ -34,6 +34,11 @@ export interface LeaseServiceDeps {
   /** A lease lives as long as a reservation unless refreshed (billing.reservationTtlSeconds). */
   ttlMs: number;
   logger: Logger;
+  /**
+   * How often the book refreshes its leases and gives back idle ones (ms; TICK_MS by default). 0: never by a
+   * timer of its own — whoever holds the service ticks the book, on a clock of its own (the money model's tests).
+   */
+  tickMs?: number;
 }
 
 export class LeaseService {
@@ -96,8 +101,11 @@ export class LeaseService {
         ),
     });
     await this.feed.start();
-    this.timer = setInterval(() => this.book.tick(), TICK_MS);
-    this.timer.unref();
+    const tickMs = this.deps.tickMs ?? TICK_MS;
+    if (tickMs > 0) {
+      this.timer = setInterval(() => this.book.tick(), tickMs);
+      this.timer.unref();
+    }
   }
 
   admit(ref: KeyRef, hash: string, model: ModelCheck, worst: Micros): LeaseAdmission | null {
