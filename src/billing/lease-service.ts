@@ -13,6 +13,7 @@ import type { KeyRef } from "../core/key-ref.js";
 import type { ModelCheck } from "../core/model-check.js";
 import type { Micros } from "../core/money.js";
 import type { PeriodCalendar } from "../core/periods.js";
+import { isRedisError } from "../core/redis-errors.js";
 import type { BillingStore } from "../store/billing-store.js";
 import { ChangeFeed } from "../store/change-feed.js";
 import type { RedisClient } from "../store/redis.js";
@@ -64,7 +65,12 @@ export class LeaseService {
       },
       feedReady: (accountId) => this.feed?.ready(accountId) ?? false,
       now,
-      onError: (error) => deps.logger.debug({ err: error }, "admission lease call failed"),
+      // A script error was logged where it happened (observability/script-errors.ts) and an unreachable Redis
+      // by its connection (store/redis-watch.ts); anything else is a bug of ours.
+      onError: (error) => {
+        if (isRedisError(error)) deps.logger.debug({ err: error }, "admission lease call failed");
+        else deps.logger.error({ err: error }, "admission lease call failed");
+      },
     });
   }
 
