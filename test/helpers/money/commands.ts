@@ -5,12 +5,12 @@
 // billing zone), let every reservation and lease expire, tick a replica's leases, kill a replica. Each
 // command works on the model and the system alike and checks the invariants after it (invariants.ts).
 // Commands pick requests, keys and replicas by index modulo what exists when they run, so that a shrunk
-// sequence stays valid.
+// sequence stays valid. arbitraries.ts generates them.
 
-import fc from "fast-check";
+import type fc from "fast-check";
 import { expect } from "vitest";
 import type { Micros } from "../../../src/core/money.js";
-import { PERIODS, type Period } from "../../../src/core/periods.js";
+import type { Period } from "../../../src/core/periods.js";
 import type { TestClock } from "../clock.js";
 import { checkAdmission, checkStep } from "./invariants.js";
 import {
@@ -44,7 +44,7 @@ export interface RunReal {
   clock: TestClock;
 }
 
-type MoneyCommand = fc.AsyncCommand<RunModel, RunReal>;
+export type MoneyCommand = fc.AsyncCommand<RunModel, RunReal>;
 
 const MOST_KEYS = 3;
 
@@ -65,34 +65,13 @@ function running(m: RunModel): ModelRequest[] {
 const describeWindows = (windows: readonly WindowSpec[]) =>
   windows.map((w) => `${w.budget / 1e6}/${w.period}`).join(",") || "none";
 
-// --- The arbitraries ------------------------------------------------------------------------------------
-
-/** Up to three windows of distinct periods, of 1 to 60 ₽. */
-const windows = (min: number) =>
-  fc
-    .uniqueArray(fc.constantFrom<Period>(...PERIODS), { minLength: min, maxLength: 3 })
-    .chain((periods) =>
-      fc
-        .tuple(...periods.map(() => fc.integer({ min: 1, max: 60 })))
-        .map((amounts) =>
-          periods.map((period, i): WindowSpec => ({ period, budget: (amounts[i] as number) * 500_000 })),
-        ),
-    );
-
-const accountSetting = fc.oneof(
-  fc.constant<{ mode: Mode; windows: WindowSpec[] }>({ mode: "prepaid", windows: [] }),
-  fc.record({ mode: fc.constantFrom<Mode>("budgeted", "both"), windows: windows(1) }),
-);
-
-/** What a request used, in percent of what it could have. */
-const percent = fc.integer({ min: 0, max: 100 });
-const usage = fc.record({
-  prompt: percent,
-  cached: percent,
-  completion: percent,
-  status: fc.constantFrom(200, 200, 200, 500),
-});
-type UsageShare = typeof usage extends fc.Arbitrary<infer T> ? T : never;
+/** What a request used, in percent of what it could have, and the status it was answered with. */
+export interface UsageShare {
+  prompt: number;
+  cached: number;
+  completion: number;
+  status: number;
+}
 
 function usageOf(request: ModelRequest, share: UsageShare): Usage {
   const prompt = Math.floor((share.prompt * request.promptMax) / 100);
@@ -104,9 +83,7 @@ function usageOf(request: ModelRequest, share: UsageShare): Usage {
   };
 }
 
-// --- The commands ---------------------------------------------------------------------------------------
-
-class CreateKey implements MoneyCommand {
+export class CreateKey implements MoneyCommand {
   constructor(readonly windows: WindowSpec[]) {}
   check = (m: Readonly<RunModel>) => m.money.keys.length < MOST_KEYS;
   async run(m: RunModel, r: RunReal) {
@@ -128,7 +105,7 @@ class CreateKey implements MoneyCommand {
   toString = () => `createKey(${describeWindows(this.windows)})`;
 }
 
-class SetAccount implements MoneyCommand {
+export class SetAccount implements MoneyCommand {
   constructor(
     readonly mode: Mode,
     readonly windows: WindowSpec[],
@@ -142,7 +119,7 @@ class SetAccount implements MoneyCommand {
   toString = () => `setAccount(${this.mode}, ${describeWindows(this.windows)})`;
 }
 
-class TopUp implements MoneyCommand {
+export class TopUp implements MoneyCommand {
   constructor(readonly amount: Micros) {}
   check = () => true;
   async run(m: RunModel, r: RunReal) {
@@ -153,7 +130,7 @@ class TopUp implements MoneyCommand {
   toString = () => `topUp(${this.amount / 1e6})`;
 }
 
-class Start implements MoneyCommand {
+export class Start implements MoneyCommand {
   constructor(
     readonly slot: number,
     readonly key: number,
@@ -207,7 +184,7 @@ class Start implements MoneyCommand {
     `start(replica ${this.slot}, key ${this.key}, price ${this.price}, prompt ≤ ${this.promptMax}, cap ${this.cap})`;
 }
 
-class Finish implements MoneyCommand {
+export class Finish implements MoneyCommand {
   constructor(readonly picks: { request: number; usage: UsageShare }[]) {}
   check = (m: Readonly<RunModel>) => running(m).length > 0;
   async run(m: RunModel, r: RunReal) {
@@ -234,7 +211,7 @@ class Finish implements MoneyCommand {
   toString = () => `finish(${this.picks.map((p) => `#${p.request} ${JSON.stringify(p.usage)}`).join("; ")})`;
 }
 
-class Release implements MoneyCommand {
+export class Release implements MoneyCommand {
   constructor(readonly request: number) {}
   check = (m: Readonly<RunModel>) => running(m).length > 0;
   async run(m: RunModel, r: RunReal) {
@@ -248,7 +225,7 @@ class Release implements MoneyCommand {
   toString = () => `release(#${this.request})`;
 }
 
-class Advance implements MoneyCommand {
+export class Advance implements MoneyCommand {
   constructor(readonly ms: number) {}
   check = () => true;
   async run(m: RunModel, r: RunReal) {
@@ -258,7 +235,7 @@ class Advance implements MoneyCommand {
   toString = () => `advance(${this.ms} ms)`;
 }
 
-class ToBoundary implements MoneyCommand {
+export class ToBoundary implements MoneyCommand {
   constructor(
     readonly period: Period,
     readonly beforeMs: number,
@@ -273,7 +250,7 @@ class ToBoundary implements MoneyCommand {
   toString = () => `toBoundary(${this.period} − ${this.beforeMs} ms)`;
 }
 
-class Expire implements MoneyCommand {
+export class Expire implements MoneyCommand {
   check = () => true;
   async run(m: RunModel, r: RunReal) {
     r.clock.advance(m.ttlMs + 1);
@@ -284,7 +261,7 @@ class Expire implements MoneyCommand {
   toString = () => "expire()";
 }
 
-class Tick implements MoneyCommand {
+export class Tick implements MoneyCommand {
   constructor(readonly slot: number) {}
   check = () => true;
   async run(m: RunModel, r: RunReal) {
@@ -294,7 +271,7 @@ class Tick implements MoneyCommand {
   toString = () => `tick(replica ${this.slot})`;
 }
 
-class Kill implements MoneyCommand {
+export class Kill implements MoneyCommand {
   constructor(readonly slot: number) {}
   check = () => true;
   async run(m: RunModel, r: RunReal) {
@@ -306,83 +283,3 @@ class Kill implements MoneyCommand {
   }
   toString = () => `kill(replica ${this.slot})`;
 }
-
-/** Mostly small requests (a lease covers many of them), some large ones. */
-const tokens = (most: number) =>
-  fc.oneof(
-    { weight: 4, arbitrary: fc.integer({ min: 1, max: Math.ceil(most / 10) }) },
-    { weight: 1, arbitrary: fc.integer({ min: 1, max: most }) },
-  );
-
-/** Every command, weighted towards requests. `kill` only where the system can kill a replica. */
-export function moneyCommands(options: { kill: boolean; expire: boolean }) {
-  const slot = fc.nat({ max: 1 });
-  return [
-    windows(0).map((w) => new CreateKey(w)),
-    accountSetting.map((s) => new SetAccount(s.mode, s.windows)),
-    fc.integer({ min: 1, max: 40 }).map((rubles) => new TopUp(rubles * 500_000)),
-    ...Array.from({ length: 8 }, () =>
-      fc
-        .tuple(slot, fc.nat({ max: 2 }), fc.nat(), tokens(2000), tokens(800))
-        .map(([s, key, price, promptMax, cap]) => new Start(s, key, price, promptMax, cap)),
-    ),
-    ...Array.from({ length: 4 }, () =>
-      fc
-        .array(fc.record({ request: fc.nat(), usage }), { minLength: 1, maxLength: 4 })
-        .map((picks) => new Finish(picks)),
-    ),
-    fc.nat().map((i) => new Release(i)),
-    fc.oneof(
-      // Mostly within the 2 s a lease's facts stay fresh for, sometimes beyond.
-      { weight: 4, arbitrary: fc.integer({ min: 0, max: 500 }).map((ms): MoneyCommand => new Advance(ms)) },
-      {
-        weight: 2,
-        arbitrary: fc.integer({ min: 0, max: 15_000 }).map((ms): MoneyCommand => new Advance(ms)),
-      },
-      { weight: options.expire ? 1 : 0, arbitrary: fc.constant<MoneyCommand>(new Expire()) },
-    ),
-    fc
-      .tuple(fc.constantFrom<Period>(...PERIODS), fc.integer({ min: 1, max: 3000 }))
-      .map(([period, before]) => new ToBoundary(period, before)),
-    fc.oneof(
-      { weight: 4, arbitrary: slot.map((s): MoneyCommand => new Tick(s)) },
-      { weight: options.kill ? 1 : 0, arbitrary: slot.map((s): MoneyCommand => new Kill(s)) },
-    ),
-  ];
-}
-
-/** How a run begins: the account's mode and windows, and its first keys. */
-export const beginning = fc.record({
-  account: accountSetting,
-  keys: fc.array(windows(0), { minLength: 1, maxLength: 2 }),
-});
-export type Beginning = typeof beginning extends fc.Arbitrary<infer T> ? T : never;
-
-/** The commands a run begins with: its account's mode and windows, then its keys. */
-export function beginningCommands(b: Beginning): MoneyCommand[] {
-  return [new SetAccount(b.account.mode, b.account.windows), ...b.keys.map((w) => new CreateKey(w))];
-}
-
-/** Prices of a run: one with a cheaper cached input, one with a per-request fee. */
-export const prices: fc.Arbitrary<Price[]> = fc
-  .tuple(
-    fc.integer({ min: 50, max: 2000 }),
-    fc.integer({ min: 100, max: 4000 }),
-    fc.integer({ min: 1, max: 300 }),
-  )
-  .map(([input, output, fee]) => [
-    {
-      name: "cached",
-      input: input * 1_000_000,
-      cachedInput: input * 250_000,
-      output: output * 1_000_000,
-      perRequest: 0,
-    },
-    {
-      name: "fee",
-      input: input * 1_000_000,
-      cachedInput: input * 1_000_000,
-      output: output * 1_000_000,
-      perRequest: fee * 1000,
-    },
-  ]);

@@ -38,6 +38,7 @@ async function drain(m: RunModel, { system, clock }: RunReal): Promise<void> {
     money.expireAll();
   }
   await system.purge();
+  expect(system.unexpectedErrors(), "failed settlements and lease calls").toEqual([]);
   const snapshot = await system.snapshot();
   checkStep(money, snapshot, clock.now());
   checkIdle(money, snapshot);
