@@ -80,7 +80,10 @@ describe("the money path against its model", () => {
     await fc.assert(
       fc.asyncProperty(
         setting,
-        fc.commands(moneyCommands({ kill: true, expire: true }), { maxCommands: 60, size: "max" }),
+        fc.commands(moneyCommands({ kill: true, release: true, expire: true }), {
+          maxCommands: 60,
+          size: "max",
+        }),
         (s, commands) => run(s, [...beginningCommands(s.beginning), ...commands]),
       ),
       { numRuns: RUNS },

@@ -52,8 +52,11 @@ const tokens = (most: number) =>
     { weight: 1, arbitrary: fc.integer({ min: 1, max: most }) },
   );
 
-/** Every command, weighted towards requests. `kill` only where the system can kill a replica. */
-export function moneyCommands(options: { kill: boolean; expire: boolean }) {
+/**
+ * Every command, weighted towards requests. A replica killed and a client leaving only where the system
+ * drives them (the billing layer's runs).
+ */
+export function moneyCommands(options: { kill: boolean; release: boolean; expire: boolean }) {
   const slot = fc.nat({ max: 1 });
   return [
     windows(0).map((w) => new CreateKey(w)),
@@ -69,7 +72,7 @@ export function moneyCommands(options: { kill: boolean; expire: boolean }) {
         .array(fc.record({ request: fc.nat(), usage }), { minLength: 1, maxLength: 4 })
         .map((picks) => new Finish(picks)),
     ),
-    fc.nat().map((i) => new Release(i)),
+    ...(options.release ? [fc.nat().map((i): MoneyCommand => new Release(i))] : []),
     fc.oneof(
       // Mostly within the 2 s a lease's facts stay fresh for, sometimes beyond.
       { weight: 4, arbitrary: fc.integer({ min: 0, max: 500 }).map((ms): MoneyCommand => new Advance(ms)) },

@@ -53,6 +53,10 @@ export class BillingSystem implements MoneySystem {
     return this.replicas[slot]?.stores.billing.replicaId ?? null;
   }
 
+  promptTokens(wanted: number): number {
+    return wanted;
+  }
+
   createKey(windows: readonly WindowSpec[]) {
     return this.operator.createKey(windows);
   }

@@ -144,7 +144,8 @@ export class Start implements MoneyCommand {
     const key = money.keys[this.key % money.keys.length] as ModelKey;
     const price = m.prices[this.price % m.prices.length] as Price;
     const slot = this.slot % m.replicas;
-    const worst = worstCase(price, this.promptMax, this.cap);
+    const promptMax = r.system.promptTokens(this.promptMax);
+    const worst = worstCase(price, promptMax, this.cap);
     const id = `r${m.nextId++}`;
     money.roll(r.clock.now());
     const admission = await r.system.start({
@@ -152,7 +153,7 @@ export class Start implements MoneyCommand {
       slot,
       key: { accountId: r.system.accountId, keyId: key.id },
       price,
-      promptMax: this.promptMax,
+      promptMax,
       cap: this.cap,
       worst,
     });
@@ -164,7 +165,7 @@ export class Start implements MoneyCommand {
         key,
         slot,
         price,
-        promptMax: this.promptMax,
+        promptMax,
         cap: this.cap,
         worst,
         path: admission.path,

@@ -8,7 +8,7 @@
 import { DateTime } from "luxon";
 import { expect } from "vitest";
 import type { Period } from "../../../src/core/periods.js";
-import { type ModelKey, type ModelWindow, type MoneyModel, periodStart } from "./model.js";
+import { type ModelKey, type ModelWindow, type MoneyModel, periodStart, type Verdict } from "./model.js";
 import type { Admission, Snapshot } from "./system.js";
 
 const SUFFIXES = ["", "_2", "_3"];
@@ -166,7 +166,11 @@ export function checkAdmission(model: MoneyModel, key: ModelKey, worst: number, 
   const scope = admission.code === "insufficient_balance" ? "account" : admission.scope;
   const held = scope === "key" ? model.held(key) : model.held();
   const figures = admission.figures;
-  if (figures === null) return;
+  if (figures === null) {
+    if (admission.exact)
+      expect(verdict, "refused with nothing but running requests reserved").toEqual(refusal(admission));
+    return;
+  }
   const reserved = figures.reserved ?? 0;
   expect(reserved, "what the refusal counted as reserved covers the running requests").toBeGreaterThanOrEqual(
     held,
@@ -183,13 +187,16 @@ export function checkAdmission(model: MoneyModel, key: ModelKey, worst: number, 
     expect(model.balance <= 0 || model.balance - reserved < worst).toBe(true);
   }
   if (reserved === held) {
-    const { code } = admission;
-    expect(verdict, "refused with nothing but running requests reserved").toEqual(
-      code === "insufficient_balance"
-        ? { ok: false, code }
-        : { ok: false, code, scope, period: admission.period },
-    );
+    expect(verdict, "refused with nothing but running requests reserved").toEqual(refusal(admission));
   }
+}
+
+/** A refusal as the model's verdict states it. */
+function refusal(admission: Extract<Admission, { ok: false }>): Verdict {
+  const { code } = admission;
+  return code === "insufficient_balance"
+    ? { ok: false, code }
+    : ({ ok: false, code, scope: admission.scope, period: admission.period } as Verdict);
 }
 
 /** Once every request has ended, every lease is given back and what expired released: nothing is reserved. */

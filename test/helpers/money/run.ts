@@ -47,4 +47,6 @@ async function drain(m: RunModel, { system, clock }: RunReal): Promise<void> {
     monthly: money.charged,
   });
   expect(money.initialBalance + money.topUps - money.balance, "Δ balance").toBe(money.balanceCharged);
+  if (system.loggedCharges)
+    expect(system.loggedCharges(), "Σ the request log lines' costs").toBe(money.charged);
 }

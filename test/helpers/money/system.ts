@@ -37,6 +37,8 @@ export type Admission =
       scope: "key" | "account" | null;
       period: Period | null;
       figures: RefusalFigures | null;
+      /** Nothing but the running requests was reserved (leases off): the refusal must be the model's own. */
+      exact?: boolean;
     };
 
 /** Redis as one MULTI read it: the account, its keys, what is reserved and every reservation record. */
@@ -51,6 +53,8 @@ export interface MoneySystem {
   readonly accountId: string;
   /** The replica id of each slot's current process (lease ids name it). */
   replicaId(slot: number): string | null;
+  /** The prompt tokens a request sized for `wanted` counts in its worst case (the body's bytes, over HTTP). */
+  promptTokens(wanted: number): number;
   /** A new key of the account, or the code its creation was refused with. */
   createKey(windows: readonly WindowSpec[]): Promise<KeyRef | { refused: string }>;
   setAccount(mode: Mode, windows: readonly WindowSpec[]): Promise<void>;
@@ -71,6 +75,8 @@ export interface MoneySystem {
   ledger(days: readonly string[]): Promise<{ daily: number; monthly: number }>;
   /** Every replica gives its leases back and waits until Redis has them. */
   quiesce(): Promise<void>;
+  /** Σ the costs of the request log lines (µ₽), where the system writes them. */
+  loggedCharges?(): number;
   /** Errors nothing should have caused: failed settlements, lease calls of live replicas that failed. */
   unexpectedErrors(): unknown[];
   close(): Promise<void>;
