@@ -10,6 +10,7 @@
 import { createServer, type Server } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
 import type { Logger } from "pino";
 import { createDeliveryWorker } from "./alerts/create-worker.js";
 import type { DeliveryWorker } from "./alerts/delivery-worker.js";
@@ -30,6 +31,8 @@ import { createLogger } from "./observability/logger.js";
 import { Metrics } from "./observability/metrics.js";
 import { metricsHandler } from "./observability/metrics-server.js";
 import { createObserver } from "./observability/observer.js";
+import { RequestFailures } from "./observability/request-failures.js";
+import { ScriptErrors } from "./observability/script-errors.js";
 import { startTelemetry } from "./observability/telemetry.js";
 import { EndpointTable } from "./proxy/endpoints.js";
 import { createFairSharing } from "./proxy/fair-sharing.js";
@@ -46,6 +49,7 @@ import { loadTls, watchTls } from "./server/tls-files.js";
 import { TransportSecurity } from "./server/transport-security.js";
 import { closeRedis, createRedis, describeRedis, type RedisClient } from "./store/redis.js";
 import { startRedis } from "./store/redis-startup.js";
+import { observeScriptErrors } from "./store/scripts.js";
 import { openStores } from "./store/stores.js";
 
 export interface GatewayOptions {
@@ -153,6 +157,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         },
       )
     : NO_METRICS;
+  // Every script Redis refuses, whoever called it, is counted and logged (once a minute per kind).
+  const scriptErrors = new ScriptErrors(logger, metrics, () => performance.now());
+  observeScriptErrors(redis, (script, error) => scriptErrors.report(script, error));
+  const failures = new RequestFailures(logger);
   const observer = createObserver(
     logger,
     metrics,
@@ -225,6 +233,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     now,
     gate: fairSharing.gate,
     sharing: fairSharing.sharing,
+    failures,
   });
   const transport = new TransportSecurity(config.security);
   const handler = createPublicHandler(
@@ -235,6 +244,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       observer,
       logger,
       now,
+      failures,
     },
     proxy.forward,
     transport,
@@ -316,6 +326,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         thresholds: config.alerts.thresholds,
       },
       logger,
+      failures,
     });
     openAdmin = serveWhileStarting(adminServer, startingAdminHandler(), admin);
   } else {

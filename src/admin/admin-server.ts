@@ -8,6 +8,7 @@ import { GatewayError } from "../core/errors.js";
 import { sendError, sendJson } from "../http/respond.js";
 import { pathOf } from "../http/url-path.js";
 import type { Identity } from "../identity/identity.js";
+import type { RequestFailures } from "../observability/request-failures.js";
 import { AccountUsageService } from "../services/account-usage.js";
 import { AccountService } from "../services/accounts.js";
 import { type AlertOptions, AlertService } from "../services/alerts.js";
@@ -37,6 +38,8 @@ export interface AdminServerOptions {
   /** Alert settings: http:// webhooks allowed or not, the operator's webhooks, how test events are sent. */
   alerts: AlertOptions;
   logger: Logger;
+  /** How a 5xx of its own is logged: once per Redis outage, per request for a bug (the replica's one). */
+  failures?: Pick<RequestFailures, "failed">;
   ui?: StaticFiles;
 }
 
@@ -66,12 +69,10 @@ export function adminHandler(options: AdminServerOptions): RequestListener {
     queue: options.queue ?? null,
     stores,
   };
-  const router = createAdminRouter(
-    ROUTES,
-    services,
-    options.logger,
-    options.clientAddress && { clientAddress: options.clientAddress },
-  );
+  const router = createAdminRouter(ROUTES, services, options.logger, {
+    clientAddress: options.clientAddress ?? ((req) => req.socket.remoteAddress ?? ""),
+    ...(options.failures && { failures: options.failures }),
+  });
   const ui = options.ui ?? new StaticFiles();
   if (!ui.built)
     options.logger.warn("the dashboard is not built (npm run build); the admin API works without it");

@@ -10,6 +10,7 @@ import { asGatewayError, GatewayError } from "../core/errors.js";
 import { readBody } from "../http/body.js";
 import { sendCsv, sendError, sendJson } from "../http/respond.js";
 import { anonymous, authorize, type Principal } from "../identity/principal.js";
+import { RequestFailures } from "../observability/request-failures.js";
 import { type CookieNames, cookie, cookieNames, readCookies } from "./cookies.js";
 import { assertCsrf, assertSameOrigin, changesState, dashboardOrigin } from "./csrf.js";
 import type { AdminServices, Call, Exchange, Redirect, Route } from "./route.js";
@@ -30,6 +31,8 @@ export interface AdminRouter {
 export interface RouterOptions {
   /** The client's address, for the sign-in limits and the sessions list. */
   clientAddress(req: IncomingMessage): string;
+  /** How a 5xx of its own is logged: once per Redis outage, per request for a bug (the replica's one). */
+  failures?: Pick<RequestFailures, "failed">;
 }
 
 /** The paths the router answers: the admin API and the sign-in flow. */
@@ -42,6 +45,7 @@ export function createAdminRouter(
   options: RouterOptions = { clientAddress: (req) => req.socket.remoteAddress ?? "" },
 ): AdminRouter {
   const compiled = routes.map(compile);
+  const failures = options.failures ?? new RequestFailures(logger);
   const { credentials, settings } = services.identity;
   const names = cookieNames(settings.externalUrl);
 
@@ -127,8 +131,7 @@ export function createAdminRouter(
       if (!PREFIXES.some((prefix) => url.pathname.startsWith(prefix))) return false;
       serve(req, res, url.pathname, url.searchParams).catch((error: unknown) => {
         const failure = asGatewayError(error);
-        if (failure.status >= 500)
-          logger.error({ path: url.pathname, err: failure.cause ?? failure }, "admin API failed");
+        failures.failed(failure, { path: url.pathname }, "admin API failed");
         // A cookie naming an ended session is of no more use: the browser forgets it.
         if (failure.code === "session_expired") res.setHeader("set-cookie", forget(names));
         sendError(res, failure);

@@ -13,6 +13,7 @@ import type { KeyRef } from "../core/key-ref.js";
 import type { ModelCheck } from "../core/model-check.js";
 import type { Micros } from "../core/money.js";
 import type { PeriodCalendar } from "../core/periods.js";
+import { isRedisError } from "../core/redis-errors.js";
 import type { BillingStore } from "../store/billing-store.js";
 import { ChangeFeed } from "../store/change-feed.js";
 import type { RedisClient } from "../store/redis.js";
@@ -34,6 +35,11 @@ export interface LeaseServiceDeps {
   /** A lease lives as long as a reservation unless refreshed (billing.reservationTtlSeconds). */
   ttlMs: number;
   logger: Logger;
+  /**
+   * How often the book refreshes its leases and gives back idle ones (ms; TICK_MS by default). 0: never by a
+   * timer of its own — whoever holds the service ticks the book, on a clock of its own (the money model's tests).
+   */
+  tickMs?: number;
 }
 
 export class LeaseService {
@@ -59,7 +65,12 @@ export class LeaseService {
       },
       feedReady: (accountId) => this.feed?.ready(accountId) ?? false,
       now,
-      onError: (error) => deps.logger.debug({ err: error }, "admission lease call failed"),
+      // A script error was logged where it happened (observability/script-errors.ts) and an unreachable Redis
+      // by its connection (store/redis-watch.ts); anything else is a bug of ours.
+      onError: (error) => {
+        if (isRedisError(error)) deps.logger.debug({ err: error }, "admission lease call failed");
+        else deps.logger.error({ err: error }, "admission lease call failed");
+      },
     });
   }
 
@@ -96,8 +107,11 @@ export class LeaseService {
         ),
     });
     await this.feed.start();
-    this.timer = setInterval(() => this.book.tick(), TICK_MS);
-    this.timer.unref();
+    const tickMs = this.deps.tickMs ?? TICK_MS;
+    if (tickMs > 0) {
+      this.timer = setInterval(() => this.book.tick(), tickMs);
+      this.timer.unref();
+    }
   }
 
   admit(ref: KeyRef, hash: string, model: ModelCheck, worst: Micros): LeaseAdmission | null {

@@ -76,3 +76,12 @@ export function isRedisError(error: unknown): boolean {
     (error.name === "ReplyError" || error.name === "ParserError" || isConnectionError(error))
   );
 }
+
+/**
+ * Whether Redis refused a script for good: a ReplyError that is not "not now" — a Lua error (a nil in
+ * arithmetic, a wrong type), an error the script raised itself, or a refusal of the server (OOM, an ACL).
+ * Retrying does not fix it, and the feature the script serves fails until someone does.
+ */
+export function isScriptError(error: unknown): boolean {
+  return error instanceof Error && error.name === "ReplyError" && !RETRYABLE_REPLY.test(error.message);
+}

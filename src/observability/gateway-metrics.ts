@@ -29,6 +29,8 @@ export interface GatewayMetrics {
   /** An account's balance as just read or written (after a settlement or a top-up). */
   balance(accountId: string, balance: Micros): void;
   settlementFailed(): void;
+  /** Redis refused a script for good (observability/script-errors.ts). */
+  scriptError(script: string): void;
   redisOperation(operation: string, seconds: number): void;
   expiredReservations(count: number): void;
   /** An alert event handed to a delivery worker for the first time. */
@@ -85,6 +87,7 @@ export const NO_METRICS: GatewayMetrics = {
   settled() {},
   balance() {},
   settlementFailed() {},
+  scriptError() {},
   redisOperation() {},
   expiredReservations() {},
   alertEvent() {},

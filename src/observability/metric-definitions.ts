@@ -114,6 +114,12 @@ export const METRICS = {
     type: "counter",
     help: "Settlements Redis refused repeatedly and that were dropped; each is logged in full for reconciliation.",
   },
+  scriptErrors: {
+    name: "redis_script_errors_total",
+    type: "counter",
+    labels: ["script"],
+    help: "Lua scripts Redis refused for good (a Lua error, an error the script raised, OOM, an ACL), by script; each kind is also logged at error level.",
+  },
   admissions: {
     name: "admissions_total",
     type: "counter",

@@ -14,6 +14,7 @@ import { type Micros, rublesAsFloat } from "../core/money.js";
 import type { Outcome } from "../core/outcome.js";
 import type { GatewayRequest } from "../core/request.js";
 import { REJECT_REASONS } from "../core/usage.js";
+import { SCRIPT_NAMES } from "../store/scripts.js";
 import {
   type CounterSeries,
   counterSeries,
@@ -123,6 +124,7 @@ export class Metrics implements GatewayMetrics {
       reserve: counterSeries(this.m.admissions, { path: "reserve" }),
     };
     this.m.settlementsFailed.inc(0);
+    for (const script of SCRIPT_NAMES) this.m.scriptErrors.labels(script).inc(0);
     if (options.defaultMetrics !== false) {
       collectDefaultMetrics({ register: this.registry });
       // prom-client names these gauges with a counter's _total suffix (promtool refuses them); their
@@ -255,6 +257,10 @@ export class Metrics implements GatewayMetrics {
 
   settlementFailed(): void {
     this.m.settlementsFailed.inc();
+  }
+
+  scriptError(script: string): void {
+    this.m.scriptErrors.labels(script).inc();
   }
 
   redisOperation(operation: string, seconds: number): void {

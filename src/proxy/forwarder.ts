@@ -21,6 +21,7 @@ import type { RequestSharing } from "../core/sharing.js";
 import { checkDeclaredLength, isNotWhole, notWhole, readBody } from "../http/body.js";
 import { errorFormatOf, sendError } from "../http/respond.js";
 import type { RequestObserver } from "../observability/observer.js";
+import { RequestFailures } from "../observability/request-failures.js";
 import type { Tracing } from "../observability/telemetry.js";
 import { bodyEdits, type FieldEdit, withFields } from "./body-rewrite.js";
 import { type Endpoint, type EndpointTable, type FieldPath, pathNotAllowed } from "./endpoints.js";
@@ -82,6 +83,8 @@ export interface ForwarderDeps {
    */
   gate?: UpstreamGate | null;
   sharing?: Pick<SharingCache, "get"> | null;
+  /** How a 5xx of its own is logged: once per Redis outage, per request for a bug (the replica's one). */
+  failures?: Pick<RequestFailures, "failed" | "redisAnswered">;
 }
 
 /** What a stream the gateway asked for usage has taken out of it (see StripMode). */
@@ -109,6 +112,7 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
   const sharingCache = deps.sharing ?? null;
   const priority = priorityWriter(config.upstream);
   const tracing = deps.tracing ?? null;
+  const failures = deps.failures ?? new RequestFailures(deps.logger);
   let forwarding = true;
 
   async function forward(
@@ -162,6 +166,7 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
         deps.billing.admitOnLease(request, credential.hash, check, worst) ??
         (await deps.billing.reserve(request, credential.hash, check, worst));
       request.admittedAt = performance.now();
+      if (request.admission === "reserve") failures.redisAnswered();
 
       // From here on the request is admitted: whatever fails before the exchange takes over releases it.
       try {
@@ -210,7 +215,7 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
         throw error;
       }
     } catch (error) {
-      refuse(deps, req, res, error, request);
+      refuse(deps, failures, req, res, error, request);
       deps.tracker.end(request);
     }
   }
@@ -229,6 +234,7 @@ export function createForwarder(deps: ForwarderDeps): ForwardingProxy {
 /** Answers a request the gateway will not forward with its error, and reports the refusal. */
 function refuse(
   deps: ForwarderDeps,
+  failures: Pick<RequestFailures, "failed">,
   req: IncomingMessage,
   res: ServerResponse,
   error: unknown,
@@ -237,8 +243,7 @@ function refuse(
   // The client is gone, or its connection was answered and ended by the parser: there is no one to answer.
   if (res.destroyed || !req.socket.writable) return;
   const failure = asGatewayError(error);
-  if (failure.status >= 500)
-    deps.logger.error({ request_id: request.requestId, err: failure.cause ?? failure }, "request failed");
+  failures.failed(failure, { request_id: request.requestId }, "request failed");
   // After refusing a body half-way, or one that did not arrive whole, close the connection rather than read
   // (or wait for) the rest of it.
   if (failure.code === "payload_too_large" || isNotWhole(failure)) res.shouldKeepAlive = false;

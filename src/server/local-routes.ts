@@ -12,13 +12,14 @@ import { sendJson } from "../http/respond.js";
 import { budgetView, CURRENCY, keyState, keyView, limitsView, windowViews } from "../services/views.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
 import type { Stores } from "../store/stores.js";
+import type { Readiness } from "./readiness.js";
 
 /** What the local routes read: the caller's key and its records, usage and recent requests; readiness. */
 export interface LocalRouteDeps {
   authenticator: Pick<Authenticator, "resolve">;
   stores: Pick<Stores, "accounts" | "keys" | "usage" | "requestLog" | "calendar" | "now">;
-  /** null when ready to take traffic, else why not. */
-  readiness(): Promise<string | null>;
+  /** Whether to take traffic (with what is degraded), or why not. */
+  readiness(): Promise<Readiness>;
 }
 
 export type LocalRoute = (
@@ -38,9 +39,10 @@ export const LOCAL_ROUTES: ReadonlyMap<string, LocalRoute> = new Map<string, Loc
 export const LOCAL_METHODS = "GET, HEAD";
 
 async function readyz(_req: IncomingMessage, res: ServerResponse, ctx: LocalRouteDeps): Promise<void> {
-  const problem = await ctx.readiness();
-  if (problem === null) sendJson(res, 200, { status: "ready" });
-  else sendJson(res, 503, { status: "unavailable", reason: problem });
+  const readiness = await ctx.readiness();
+  if (!readiness.ready) sendJson(res, 503, { status: "unavailable", reason: readiness.reason });
+  else if (readiness.degraded) sendJson(res, 200, { status: "ready", degraded: readiness.degraded });
+  else sendJson(res, 200, { status: "ready" });
 }
 
 async function key(req: IncomingMessage, res: ServerResponse, ctx: LocalRouteDeps): Promise<void> {

@@ -10,6 +10,7 @@ import { GatewayRequest } from "../core/request.js";
 import { sendError } from "../http/respond.js";
 import { pathOf } from "../http/url-path.js";
 import type { RequestObserver } from "../observability/observer.js";
+import { RequestFailures } from "../observability/request-failures.js";
 import type { Forwarder } from "../proxy/forwarder.js";
 import { callerRoute } from "./caller-routes.js";
 import { LOCAL_METHODS, LOCAL_ROUTES, type LocalRoute, type LocalRouteDeps } from "./local-routes.js";
@@ -22,6 +23,8 @@ export interface PublicDeps extends LocalRouteDeps {
   logger: Logger;
   /** Wall clock (ms). */
   now(): number;
+  /** How a 5xx of its own is logged: once per Redis outage, per request for a bug (the replica's one). */
+  failures?: Pick<RequestFailures, "failed">;
 }
 
 export function createPublicHandler(
@@ -29,6 +32,7 @@ export function createPublicHandler(
   forward: Forwarder,
   security: TransportSecurity,
 ): RequestListener {
+  const failures = ctx.failures ?? new RequestFailures(ctx.logger);
   return (req, res) => {
     const arrivedAt = performance.now();
     const requestId = requestIdFor(req.headers["x-request-id"]);
@@ -41,7 +45,7 @@ export function createPublicHandler(
       return;
     }
     const route = LOCAL_ROUTES.get(path) ?? callerRoute(path);
-    if (route) answerLocally(route, req, res, ctx, requestId, path, arrivedAt);
+    if (route) answerLocally(route, req, res, ctx, failures, requestId, path, arrivedAt);
     else forward(req, res, requestId, arrivedAt, path, secure);
   };
 }
@@ -68,6 +72,7 @@ function answerLocally(
   req: IncomingMessage,
   res: ServerResponse,
   ctx: PublicDeps,
+  failures: Pick<RequestFailures, "failed">,
   requestId: string,
   path: string,
   arrivedAt: number,
@@ -81,12 +86,7 @@ function answerLocally(
     .then(() => route(req, res, ctx))
     .catch((error: unknown) => {
       const failure = asGatewayError(error);
-      if (failure.status >= 500) {
-        ctx.logger.error(
-          { request_id: requestId, path, err: failure.cause ?? failure },
-          "local route failed",
-        );
-      }
+      failures.failed(failure, { request_id: requestId, path }, "local route failed");
       refuse(failure, req, res, ctx, requestId, path, arrivedAt);
     });
 }

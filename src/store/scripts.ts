@@ -5,6 +5,7 @@
 
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { isScriptError } from "../core/redis-errors.js";
 import type { RedisClient } from "./redis.js";
 
 const LUA_DIR = fileURLToPath(new URL("./lua/", import.meta.url));
@@ -57,40 +58,58 @@ function defineScripts(client: RedisClient): void {
   defined.add(client);
 }
 
-export type ScriptName =
-  | "createAccount"
-  | "topUpAccount"
-  | "createKey"
-  | "revokeKey"
-  | "updateKey"
-  | "rotateKey"
-  | "setKeyDisabled"
-  | "setAccountToken"
-  | "reserve"
-  | "lease"
-  | "settle"
-  | "extendReservations"
-  | "setAccountAlerts"
-  | "setAccountWebhook"
-  | "fireDueEvents"
-  | "claimEvents"
-  | "finishDelivery"
-  | "findRequest"
-  | "createUser"
-  | "updateUser"
-  | "setGrant"
-  | "recordSignInFailure"
-  | "createApiToken"
-  | "deleteApiToken"
-  | "appendAudit"
-  | "setInvitation"
-  | "setAccountSharing"
-  | "setAccountBudgets"
-  | "setKeySharing"
-  | "syncUpstreamSlots"
-  | "claimProviderChecks";
+/** Every script of lua/, by name (the metric of script errors has a series for each from the start). */
+export const SCRIPT_NAMES = [
+  "createAccount",
+  "topUpAccount",
+  "createKey",
+  "revokeKey",
+  "updateKey",
+  "rotateKey",
+  "setKeyDisabled",
+  "setAccountToken",
+  "reserve",
+  "lease",
+  "settle",
+  "extendReservations",
+  "setAccountAlerts",
+  "setAccountWebhook",
+  "fireDueEvents",
+  "claimEvents",
+  "finishDelivery",
+  "findRequest",
+  "createUser",
+  "updateUser",
+  "setGrant",
+  "recordSignInFailure",
+  "createApiToken",
+  "deleteApiToken",
+  "appendAudit",
+  "setInvitation",
+  "setAccountSharing",
+  "setAccountBudgets",
+  "setKeySharing",
+  "syncUpstreamSlots",
+  "claimProviderChecks",
+] as const;
+
+export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
 type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
+
+/** Told of every script Redis refused for good (isScriptError) or that was called wrongly (a bug of ours). */
+export type ScriptErrorObserver = (script: ScriptName, error: Error) => void;
+
+const observers = new WeakMap<RedisClient, ScriptErrorObserver>();
+
+/**
+ * Reports every script error on this connection, whoever called the script and whatever it does with the
+ * error (a lease call, a webhook claim, a settlement that will be retried): a feature whose script fails
+ * must never be off without a word (docs/redis.md, "Script errors").
+ */
+export function observeScriptErrors(client: RedisClient, observer: ScriptErrorObserver): void {
+  observers.set(client, observer);
+}
 
 /**
  * Runs a script registered by defineScripts; `keys` must match the script's number of keys (any number, for
@@ -105,12 +124,21 @@ export function runScript<Reply = unknown[]>(
   args: readonly (string | number)[],
 ): Promise<Reply> {
   if (!defined.has(client)) defineScripts(client);
+  const observer = observers.get(client);
   const count = keyCounts.get(name);
   // A wrong count would silently shift a key into ARGV; refuse it instead.
   if (count === undefined || (count !== null && keys.length !== count)) {
-    return Promise.reject(new Error(`script ${name} takes ${count} keys, got ${keys.length}`));
+    const error = new Error(`script ${name} takes ${count} keys, got ${keys.length}`);
+    observer?.(name, error);
+    return Promise.reject(error);
   }
   const call = (client as unknown as Record<ScriptName, ScriptCall>)[name];
-  if (count === null) return call.call(client, keys.length, ...keys, ...args) as Promise<Reply>;
-  return call.call(client, ...keys, ...args) as Promise<Reply>;
+  const reply = (
+    count === null ? call.call(client, keys.length, ...keys, ...args) : call.call(client, ...keys, ...args)
+  ) as Promise<Reply>;
+  if (observer === undefined) return reply;
+  return reply.catch((error: unknown) => {
+    if (isScriptError(error)) observer(name, error as Error);
+    throw error;
+  });
 }

@@ -66,7 +66,7 @@ export function testContext(
     observer,
     logger,
     now: store.stores.now,
-    readiness: async () => null,
+    readiness: async () => ({ ready: true }),
   } as unknown as TestContext;
   ctx.billing = new RequestBilling({
     store: store.billing,

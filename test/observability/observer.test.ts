@@ -29,6 +29,7 @@ function recordingMetrics(failing = false): GatewayMetrics & { calls: Call[] } {
     settled: record("settled"),
     balance: record("balance"),
     settlementFailed: record("settlementFailed"),
+    scriptError: record("scriptError"),
     redisOperation: record("redisOperation"),
     expiredReservations: record("expiredReservations"),
     alertEvent: record("alertEvent"),

@@ -31,13 +31,19 @@ end
   leaves beyond its spent amount and the key's reserved amount, what each of the account's windows leaves
   beyond its spent amount and the account's reserved amount, and — when the balance limits the account
   (`balance` not nil) — what the balance leaves beyond the account's reserved amount. Needs budgetWindows.lua.
+
+  Each of the three limits may be absent (nil): a key without a window of its own, an account without
+  windows, a budgeted account's balance. They are taken one by one, never as a list, which ipairs would cut
+  at the first nil. Something always limits an account (balanceRequired), so the result is never nil; were
+  it, 0 grants no lease rather than an unlimited one.
 ]]
 local function freeToReserve(balance, accountReserved, keyWindows, keyReserved, accountWindows)
   local free = balance and (balance - accountReserved)
-  for _, left in ipairs({ windowsFree(keyWindows, keyReserved), windowsFree(accountWindows, accountReserved) }) do
-    if not free or left < free then free = left end
-  end
-  return free
+  local keyFree = windowsFree(keyWindows, keyReserved)
+  if keyFree and (not free or keyFree < free) then free = keyFree end
+  local accountFree = windowsFree(accountWindows, accountReserved)
+  if accountFree and (not free or accountFree < free) then free = accountFree end
+  return free or 0
 end
 
 --[[

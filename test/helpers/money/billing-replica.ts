@@ -1,0 +1,133 @@
+// One replica of the billing layer, as gateway.ts builds it: its own Redis connection and stores (so its own
+// replica id), lease service with its change feed (ticked by the test, not by a timer), settlement queue and
+// request billing. What a live replica logs at warn or above, and every script Redis refuses on its
+// connection, is kept: nothing should cause either. The request it is given is the GatewayRequest the
+// forwarder would hand over, with the facts the exchange would have gathered when it ends.
+
+import { performance } from "node:perf_hooks";
+import pino from "pino";
+import { LeaseService } from "../../../src/billing/lease-service.js";
+import { RequestBilling } from "../../../src/billing/request-billing.js";
+import { SettlementQueue } from "../../../src/billing/settlement-queue.js";
+import type { ModelPrice } from "../../../src/core/price.js";
+import { GatewayRequest } from "../../../src/core/request.js";
+import type { Refusal, Reservation } from "../../../src/store/billing-store.js";
+import type { RedisClient } from "../../../src/store/redis.js";
+import { observeScriptErrors } from "../../../src/store/scripts.js";
+import type { Stores } from "../../../src/store/stores.js";
+import type { Price, Usage } from "./model.js";
+import { connect, type StoreSettings, storesFor } from "./operator.js";
+import type { RequestSpec } from "./system.js";
+
+export interface BillingReplica {
+  redis: RedisClient;
+  stores: Stores;
+  leases: LeaseService | null;
+  queue: SettlementQueue;
+  billing: RequestBilling;
+  /** What the reserve script answered last (a refusal's figures). */
+  lastReply: Reservation | Refusal | null;
+  /** Warnings and errors it logged, scripts Redis refused, settlements it dropped. */
+  errors: unknown[];
+}
+
+export async function openReplica(
+  settings: StoreSettings,
+  options: { leases: boolean; ttlMs: number },
+): Promise<BillingReplica> {
+  const redis = await connect();
+  const stores = storesFor(redis, settings);
+  const errors: unknown[] = [];
+  const logger = pino({ level: "warn" }, { write: (line: string) => void errors.push(JSON.parse(line)) });
+  observeScriptErrors(redis, (script, error) => errors.push({ script, error: error.message }));
+  const leases = options.leases
+    ? new LeaseService({
+        redis,
+        keys: stores.redisKeys,
+        billing: stores.billing,
+        calendar: stores.calendar,
+        now: settings.clock.now,
+        ttlMs: options.ttlMs,
+        logger,
+        tickMs: 0,
+      })
+    : null;
+  await leases?.start();
+  const hooks = { failed: (_settlement: unknown, error: unknown) => errors.push(error) };
+  const queue = new SettlementQueue(
+    stores.billing,
+    leases ? leases.settlementHooks(hooks) : hooks,
+    leases?.book,
+  );
+  const replica: BillingReplica = {
+    redis,
+    stores,
+    leases,
+    queue,
+    billing: undefined as never,
+    lastReply: null,
+    errors,
+  };
+  replica.billing = new RequestBilling({
+    store: {
+      reserve: async (ref, input) => {
+        const reply = await stores.billing.reserve(ref, input);
+        replica.lastReply = reply;
+        return reply;
+      },
+    },
+    leases,
+    settlements: queue,
+    rules: {
+      calendar: stores.calendar,
+      estimate: { reserveBytesPerToken: 1, usageBytesPerToken: 4 },
+      overage: "absorb",
+      logBodyBytes: 0,
+    },
+    reservationTtlMs: options.ttlMs,
+    now: settings.clock.now,
+    expiredReservations: () => {},
+    logger,
+  });
+  return replica;
+}
+
+/** The request as the forwarder hands it to billing: its key, model and price, worth `spec.worst` at most. */
+export function requestOf(spec: RequestSpec): GatewayRequest {
+  const request = new GatewayRequest(spec.id, "POST", "/v1/chat/completions", performance.now());
+  request.ref = spec.key;
+  request.model = spec.price.name;
+  request.usageClass = "generation";
+  request.endpointClass = "generation";
+  request.price = modelPrice(spec.price);
+  return request;
+}
+
+/** The request ran to its end: what the exchange would have gathered, with `usage` reported. */
+export function ended(request: GatewayRequest, spec: RequestSpec, usage: Usage, now: number): void {
+  request.forwardedAt = performance.now();
+  request.upstreamStatus = usage.status;
+  request.status = usage.status;
+  request.outcome = "completed";
+  request.metered = true;
+  request.usage = { prompt: usage.prompt, completion: usage.completion, cached: usage.cached };
+  request.promptEstimate = spec.promptMax;
+  request.maxCompletionTokens = spec.cap;
+  request.maxPromptTokens = spec.promptMax;
+  request.end(now, performance.now());
+}
+
+function modelPrice(price: Price): ModelPrice {
+  return {
+    input: price.input,
+    output: price.output,
+    cachedInput: price.cachedInput,
+    cacheWrite: price.input,
+    perRequest: price.perRequest,
+    maxOutputTokens: 4096,
+    contextTokens: null,
+    maxImageTokens: 0,
+    maxAudioTokens: 0,
+    maxVideoTokens: 0,
+  };
+}
