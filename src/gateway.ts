@@ -15,6 +15,7 @@ import { createDeliveryWorker } from "./alerts/create-worker.js";
 import type { DeliveryWorker } from "./alerts/delivery-worker.js";
 import { operatorEndpoints } from "./alerts/endpoints.js";
 import { Authenticator } from "./auth/authenticator.js";
+import { BooksWatch } from "./billing/books-watch.js";
 import { createLeases, type LeaseService } from "./billing/lease-service.js";
 import { Pricing } from "./billing/pricing.js";
 import { RequestBilling } from "./billing/request-billing.js";
@@ -46,6 +47,7 @@ import { loadTls, watchTls } from "./server/tls-files.js";
 import { TransportSecurity } from "./server/transport-security.js";
 import { closeRedis, createRedis, describeRedis, type RedisClient } from "./store/redis.js";
 import { startRedis } from "./store/redis-startup.js";
+import { ReplicaAcks } from "./store/replica-acks.js";
 import { openStores } from "./store/stores.js";
 
 export interface GatewayOptions {
@@ -154,6 +156,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     { logBodies: config.logging.bodies ? config.logging.maxBodyBytes : null },
     telemetry,
   );
+  const replicaAcks =
+    config.redis.settlementReplicas === 0
+      ? null
+      : new ReplicaAcks(redis, {
+          replicas: config.redis.settlementReplicas,
+          timeoutMs: config.redis.settlementReplicaTimeoutMs,
+        });
   const stores = openStores(redis, {
     prefix: config.redis.prefix,
     timezone: config.billing.timezone,
@@ -170,15 +179,26 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       keepMs: config.alerts.eventRetentionDays * 86_400_000,
       thresholds: config.alerts.thresholds,
     },
+    replicaAcks,
   });
   alerts = createDeliveryWorker(config, { stores, operatorEndpoints: webhooks, metrics, logger, now });
   const worker = alerts;
   const leases = createLeases(config.billing, { redis, stores, now, logger });
-  settlements = new SettlementQueue(
-    stores.billing,
-    leases ? leases.settlementHooks(observer) : observer,
-    leases?.book,
-  );
+  const booksWatch = new BooksWatch({
+    billing: stores.billing,
+    pending: { of: (accountId) => queue.unsettled.of(accountId) },
+    drift: (report) => observer.drift(report),
+    onError: (error) => logger.debug({ err: (error as Error).message }, "the books could not be checked"),
+  });
+  const hooks = leases ? leases.settlementHooks(observer) : observer;
+  const queue = new SettlementQueue(stores.billing, {
+    ...hooks,
+    settled: (settlement, result) => {
+      booksWatch.settled(settlement, result);
+      hooks.settled?.(settlement, result);
+    },
+  });
+  settlements = queue;
   const keeper = new ReservationKeeper(
     stores.billing,
     tracker,
@@ -227,6 +247,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       authenticator,
       stores,
       readiness: readinessOf(redis, { draining: () => draining, checked: () => redisChecked() }),
+      pending: queue.unsettled,
       observer,
       logger,
       now,
@@ -266,6 +287,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     void leases?.stop(0);
     settlements.close();
     proxy.close();
+    replicaAcks?.close();
     closeRedis(redis);
     void telemetry.shutdown();
     throw error;
@@ -315,6 +337,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       openAdmin();
       warmUpSignIn();
       worker.start();
+      booksWatch.start(config.billing.driftCheckSeconds * 1000);
       leases
         ?.start()
         .catch((error: unknown) =>
@@ -358,6 +381,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await leases?.stop(SETTLEMENT_FLUSH_MS);
       if (unsettled > 0) logger.error({ unsettled }, "settlements could not be written before exiting");
       settlements.close();
+      booksWatch.stop();
       proxy.close();
       gate?.close();
       for (const other of [metricsServer, adminServer]) {
@@ -366,6 +390,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       }
       await worker.stop();
       startup.stop();
+      replicaAcks?.close();
       closeRedis(redis);
       // Last: the spans and metrics of the requests drained above go out before the process ends.
       await telemetry.shutdown();

@@ -28,6 +28,10 @@ export interface GatewayMetrics {
   /** An account's balance as just read or written (after a settlement or a top-up). */
   balance(accountId: string, balance: Micros): void;
   settlementFailed(): void;
+  /** Settlements no replica acknowledged in time, to be sent again. */
+  settlementsUnreplicated(count: number): void;
+  /** A difference between what the replica charged an account and what Redis holds of it (0: none now). */
+  booksDrift(accountId: string, difference: Micros): void;
   redisOperation(operation: string, seconds: number): void;
   expiredReservations(count: number): void;
   /** An alert event handed to a delivery worker for the first time. */
@@ -82,6 +86,8 @@ export const NO_METRICS: GatewayMetrics = {
   settled() {},
   balance() {},
   settlementFailed() {},
+  settlementsUnreplicated() {},
+  booksDrift() {},
   redisOperation() {},
   expiredReservations() {},
   alertEvent() {},

@@ -114,6 +114,17 @@ export const METRICS = {
     type: "counter",
     help: "Settlements Redis refused repeatedly and that were dropped; each is logged in full for reconciliation.",
   },
+  settlementsUnreplicated: {
+    name: "settlements_unreplicated_total",
+    type: "counter",
+    help: "Settlements Redis answered but no replica acknowledged in time (redis.settlementReplicas): each is sent again, to the promoted master after a failover.",
+  },
+  booksDrift: {
+    name: "books_drift_rubles",
+    type: "gauge",
+    labels: ["account"],
+    help: "What Redis holds of this replica's charges of an account minus what it charged since it started (negative: charges missing from Redis), for accounts where a difference outlived the settlement pipeline; 0 once it is gone.",
+  },
   admissions: {
     name: "admissions_total",
     type: "counter",

@@ -119,6 +119,7 @@ export class Metrics implements GatewayMetrics {
       reserve: counterSeries(this.m.admissions, { path: "reserve" }),
     };
     this.m.settlementsFailed.inc(0);
+    this.m.settlementsUnreplicated.inc(0);
     if (options.defaultMetrics !== false) {
       collectDefaultMetrics({ register: this.registry });
       // prom-client names these gauges with a counter's _total suffix (promtool refuses them); their
@@ -251,6 +252,14 @@ export class Metrics implements GatewayMetrics {
 
   settlementFailed(): void {
     this.m.settlementsFailed.inc();
+  }
+
+  settlementsUnreplicated(count: number): void {
+    this.m.settlementsUnreplicated.inc(count);
+  }
+
+  booksDrift(accountId: string, difference: Micros): void {
+    this.m.booksDrift.set({ account: accountId }, rublesAsFloat(difference));
   }
 
   redisOperation(operation: string, seconds: number): void {

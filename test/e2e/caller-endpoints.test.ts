@@ -108,6 +108,7 @@ describe("GET /v1/requests/{request_id}", () => {
         latency_ms: expect.any(Number),
         // Without upstream.maxInFlight nothing waits for the model server.
         queue_ms: 0,
+        settled: true,
       });
       total += request.cost;
     }

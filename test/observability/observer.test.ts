@@ -29,6 +29,8 @@ function recordingMetrics(failing = false): GatewayMetrics & { calls: Call[] } {
     settled: record("settled"),
     balance: record("balance"),
     settlementFailed: record("settlementFailed"),
+    settlementsUnreplicated: record("settlementsUnreplicated"),
+    booksDrift: record("booksDrift"),
     redisOperation: record("redisOperation"),
     expiredReservations: record("expiredReservations"),
     alertEvent: record("alertEvent"),

@@ -11,14 +11,15 @@
   together, which saves Redis a command and the gateway a round trip per request); each is handled exactly
   as if it came alone, in the order given.
 
-  Every settlement writes a marker into the replica's settlement hash (HSETNX): its reservation id, or for a
-  leased request the marker its lease hold names. The marker, not the reservation record, is the proof that a
-  settlement was made: one that finds its marker is a 'duplicate' and changes nothing, however it is sent
-  again — after a reply lost on a cut connection, after a call that failed half-way (Redis does not roll back
-  a script's writes: the settlements it completed answer 'duplicate' when retried, the rest are made then), or
-  after a failover, when the gateway sends again what no replica acknowledged (WAIT): a settlement the
-  promoted master never received finds no marker there and is made there. The marker and the charge are
-  written by the same script, so they reach a replica together or not at all. The replica acknowledges the
+  Every settlement writes a marker into the replica's settlement hash: its reservation id, or for a leased
+  request the marker its lease hold names, written right after the charge. The marker, not the reservation
+  record, is the proof that a settlement was made: one that finds its marker is a 'duplicate' and changes
+  nothing, however it is sent again — after a reply lost on a cut connection, after a call that failed
+  half-way (Redis does not roll back a script's writes: a settlement that failed before its charge has no
+  marker and fails again, or is made, when retried; one that failed after it answers 'duplicate'), or after a
+  failover, when the gateway sends again what no replica acknowledged (WAIT): a settlement the promoted
+  master never received finds no marker there and is made there. The marker and the charge are written by the
+  same script, so they reach a replica together or not at all. The replica acknowledges the
   markers of settlements it is done with in a later call, which deletes them, so that the hash holds only
   markers whose settlement is not yet done (and expires with a replica that died).
 
@@ -78,6 +79,7 @@
   ARGV[4]  milliseconds the settlement hash is kept after the replica's latest settlement
            (billing.lateSettlementSeconds: how late a settlement may be sent again and still be made once)
   ARGV[5]  markers of settlements the replica is done with, separated by spaces ('' for none): deleted
+           after the call's settlements are made
   then 17 arguments for each settlement, from ARGV[6 + 17i] for the i-th:
     +0  start of the current day (ms)
     +1  start of the current week (ms)
@@ -144,9 +146,6 @@ end
 local usageTtl, logKeep, logTtl = ARGV[1], ARGV[2], ARGV[3]
 local streamKey, events = KEYS[#KEYS], readEventContext(ARGV[#ARGV])
 local markersKey, LEDGER = KEYS[5], '=charged'
-if ARGV[5] ~= '' then
-  for marker in string.gmatch(ARGV[5], '%S+') do redis.call('HDEL', markersKey, marker) end
-end
 
 local function settle(keyKey, usageKey, logKey, monthKey, a)
   local reservedTokens, reservedTpm
@@ -156,7 +155,7 @@ local function settle(keyKey, usageKey, logKey, monthKey, a)
     leaseId, hold, marker, share = string.match(ARGV[a + 14], '^(%S+) (%d+) (%S+) (%d+)$')
     if not leaseId then return redis.error_reply('settle: malformed lease ' .. ARGV[a + 14]) end
   end
-  if redis.call('HSETNX', markersKey, marker, '1') == 0 then
+  if redis.call('HEXISTS', markersKey, marker) == 1 then
     return { 'duplicate' }
   end
   if not leaseId then
@@ -168,6 +167,7 @@ local function settle(keyKey, usageKey, logKey, monthKey, a)
       redis.call('HDEL', KEYS[3], ARGV[a + 3])
       redis.call('ZREM', KEYS[2], ARGV[a + 3])
     elseif ARGV[a + 4] == '0' then
+      redis.call('HSET', markersKey, marker, '1')
       return { 'none' }
     else
       vanished = 'vanished'
@@ -201,6 +201,7 @@ local function settle(keyKey, usageKey, logKey, monthKey, a)
     if chargesBalance then balance = redis.call('HINCRBY', KEYS[1], 'balance', '-' .. cost) end
     redis.call('HINCRBY', markersKey, LEDGER, cost)
   end
+  redis.call('HSET', markersKey, marker, '1')
   local first = keyWindows[1] or {}
   local spent = first.spent or 0
 
@@ -272,6 +273,10 @@ end
 local replies = {}
 for i = 0, count - 1 do
   replies[i + 1] = settle(KEYS[6 + 4 * i], KEYS[7 + 4 * i], KEYS[8 + 4 * i], KEYS[9 + 4 * i], 6 + 17 * i)
+end
+-- After the settlements, so that one sent again in the call that acknowledges it is still a duplicate.
+if ARGV[5] ~= '' then
+  for marker in string.gmatch(ARGV[5], '%S+') do redis.call('HDEL', markersKey, marker) end
 end
 -- Every call writes here: a duplicate too, for WAIT (see above).
 redis.call('PEXPIRE', markersKey, ARGV[4])
