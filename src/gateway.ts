@@ -332,6 +332,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     now,
     checks: config.redis,
+    replication: {
+      failover: config.redis.cluster !== undefined || config.redis.sentinel !== undefined,
+      settlementReplicas: config.redis.settlementReplicas,
+    },
     serve: () => {
       openPublic();
       openAdmin();

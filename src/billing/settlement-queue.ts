@@ -26,6 +26,11 @@ export interface SettlementHooks {
    */
   unreplicated?(settlements: readonly Settlement[]): void;
   /**
+   * A settlement answered before without a replica's acknowledgement was made again now: its first write was
+   * lost (a failover), and this one took its place.
+   */
+  replayed?(settlement: Settlement): void;
+  /**
    * A settlement failed MAX_REPLY_ERROR_ATTEMPTS times in a way retrying does not fix (a script error, a bug of
    * ours); it is logged in full and dropped.
    */
@@ -168,9 +173,7 @@ export class SettlementQueue {
           this.delay = FIRST_RETRY_MS;
           if (!replicated) return this.unreplicated(accountId, entries, acknowledged);
           this.replicaDelay = FIRST_REPLICA_RETRY_MS;
-          for (let i = 0; i < entries.length; i++) {
-            this.done((entries[i] as Entry).settlement, results[i] as Settled);
-          }
+          for (let i = 0; i < entries.length; i++) this.done(entries[i] as Entry, results[i] as Settled);
           // Redis answers again: anything that was waiting for it can go now.
           if (this.waiting.length > 0) this.retryNow(false);
         },
@@ -219,8 +222,15 @@ export class SettlementQueue {
     }
   }
 
-  private done(settlement: Settlement, result: Settled): void {
+  private done({ settlement, unreplicated }: Entry, result: Settled): void {
     this.forget(settlement);
+    if (unreplicated && !result.duplicate && !result.nothing) {
+      try {
+        this.hooks.replayed?.(settlement);
+      } catch (error) {
+        this.hooks.hookFailed?.("replayed", error);
+      }
+    }
     this.hook("settled", settlement, result);
   }
 

@@ -30,6 +30,8 @@ export interface GatewayMetrics {
   settlementFailed(): void;
   /** Settlements no replica acknowledged in time, to be sent again. */
   settlementsUnreplicated(count: number): void;
+  /** A settlement whose first write was lost (a failover) made again. */
+  settlementReplayed(): void;
   /** A difference between what the replica charged an account and what Redis holds of it (0: none now). */
   booksDrift(accountId: string, difference: Micros): void;
   redisOperation(operation: string, seconds: number): void;
@@ -87,6 +89,7 @@ export const NO_METRICS: GatewayMetrics = {
   balance() {},
   settlementFailed() {},
   settlementsUnreplicated() {},
+  settlementReplayed() {},
   booksDrift() {},
   redisOperation() {},
   expiredReservations() {},

@@ -119,6 +119,11 @@ export const METRICS = {
     type: "counter",
     help: "Settlements Redis answered but no replica acknowledged in time (redis.settlementReplicas): each is sent again, to the promoted master after a failover.",
   },
+  settlementsReplayed: {
+    name: "settlements_replayed_total",
+    type: "counter",
+    help: "Settlements whose first write no replica acknowledged and that were made again (a failover lost the first): charges a failover would have lost.",
+  },
   booksDrift: {
     name: "books_drift_rubles",
     type: "gauge",

@@ -120,6 +120,7 @@ export class Metrics implements GatewayMetrics {
     };
     this.m.settlementsFailed.inc(0);
     this.m.settlementsUnreplicated.inc(0);
+    this.m.settlementsReplayed.inc(0);
     if (options.defaultMetrics !== false) {
       collectDefaultMetrics({ register: this.registry });
       // prom-client names these gauges with a counter's _total suffix (promtool refuses them); their
@@ -256,6 +257,10 @@ export class Metrics implements GatewayMetrics {
 
   settlementsUnreplicated(count: number): void {
     this.m.settlementsUnreplicated.inc(count);
+  }
+
+  settlementReplayed(): void {
+    this.m.settlementsReplayed.inc();
   }
 
   booksDrift(accountId: string, difference: Micros): void {

@@ -27,6 +27,8 @@ export interface SettlementObserver {
   failed(settlement: Settlement, error: unknown): void;
   /** Settlements no replica acknowledged in time: they will be sent again. */
   unreplicated(settlements: readonly Settlement[]): void;
+  /** A settlement whose first write was lost (a failover) was made again. */
+  replayed(settlement: Settlement): void;
   hookFailed(hook: string, error: unknown): void;
   /** What the replica charged an account and what Redis holds of it differ (or agree again). */
   drift(report: DriftReport): void;
@@ -125,6 +127,22 @@ export function createObserver(
         unreplicatedLineAt = at;
       } catch (error) {
         failed("unacknowledged settlements", error);
+      }
+    },
+    replayed(settlement) {
+      try {
+        metrics.settlementReplayed();
+        logger.warn(
+          {
+            reservation_id: settlement.reservationId,
+            request_id: settlement.requestId,
+            account: settlement.ref.accountId,
+            cost_micros: settlement.cost,
+          },
+          "settlement lost in a failover was made again",
+        );
+      } catch (error) {
+        failed("a replayed settlement", error);
       }
     },
     hookFailed(hook, error) {

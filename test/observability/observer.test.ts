@@ -30,6 +30,7 @@ function recordingMetrics(failing = false): GatewayMetrics & { calls: Call[] } {
     balance: record("balance"),
     settlementFailed: record("settlementFailed"),
     settlementsUnreplicated: record("settlementsUnreplicated"),
+    settlementReplayed: record("settlementReplayed"),
     booksDrift: record("booksDrift"),
     redisOperation: record("redisOperation"),
     expiredReservations: record("expiredReservations"),
