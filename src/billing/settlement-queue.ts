@@ -66,6 +66,8 @@ interface Entry {
   alone: boolean;
   /** Written, but no replica acknowledged it: sent again on the replica backoff, not as soon as Redis answers. */
   unreplicated: boolean;
+  /** An attempt was answered without a replica's acknowledgement (a later one may have failed since). */
+  unacknowledged: boolean;
 }
 
 export class SettlementQueue {
@@ -107,7 +109,7 @@ export class SettlementQueue {
       batch = [];
       this.batches.set(account, batch);
     }
-    batch.push({ settlement, replyErrors: 0, alone: false, unreplicated: false });
+    batch.push({ settlement, replyErrors: 0, alone: false, unreplicated: false, unacknowledged: false });
     this.unsettled.add(settlement);
     this.batched++;
     if (batch.length >= MAX_BATCH) {
@@ -194,6 +196,7 @@ export class SettlementQueue {
               replyErrors,
               alone: entry.alone || (!unreachable && entries.length > 1),
               unreplicated: false,
+              unacknowledged: entry.unacknowledged,
             });
           }
           // Queued before the hooks run, so that they see them counted as pending.
@@ -213,7 +216,7 @@ export class SettlementQueue {
   /** The call's writes may be lost to a failover: its settlements wait to be sent again. */
   private unreplicated(accountId: string, entries: Entry[], acknowledged: readonly string[]): void {
     if (acknowledged.length > 0) this.acknowledged.giveBack(accountId, acknowledged);
-    for (const entry of entries) this.waiting.push({ ...entry, unreplicated: true });
+    for (const entry of entries) this.waiting.push({ ...entry, unreplicated: true, unacknowledged: true });
     this.schedule();
     try {
       this.hooks.unreplicated?.(entries.map((entry) => entry.settlement));
@@ -222,9 +225,9 @@ export class SettlementQueue {
     }
   }
 
-  private done({ settlement, unreplicated }: Entry, result: Settled): void {
+  private done({ settlement, unacknowledged }: Entry, result: Settled): void {
     this.forget(settlement);
-    if (unreplicated && !result.duplicate && !result.nothing) {
+    if (unacknowledged && !result.duplicate && !result.nothing) {
       try {
         this.hooks.replayed?.(settlement);
       } catch (error) {
