@@ -6,6 +6,7 @@ import { execFileSync } from "node:child_process";
 import { expect } from "vitest";
 import type { TestGateway } from "./gateway.js";
 import { chat } from "./leases.js";
+import { waitUntil } from "./wait.js";
 
 /**
  * Every node has a user "repl" its replicas authenticate with (masteruser/masterauth), so that a test can cut a
@@ -26,6 +27,32 @@ export const REPLICATION_USER_ARGS = [
   "--masterauth",
   "repl-password",
 ];
+
+/**
+ * Waits until the replicas at `replicaPorts` have every write of the master at `port`, a write of `key` (one
+ * the master serves) included. A replica listed online after its first sync gets the master's writes only once
+ * the master has read its acknowledgement of that sync, which can take a second; WAIT does not tell.
+ */
+export async function waitForReplicas(
+  port: number,
+  replicaPorts: readonly number[],
+  key = "probe",
+): Promise<void> {
+  const offset = (server: number, field: string) =>
+    Number(new RegExp(`^${field}:(\\d+)`, "m").exec(cli(server, "INFO", "replication"))?.[1] ?? -1);
+  cli(port, "SET", key, "1");
+  const written = offset(port, "master_repl_offset");
+  await waitUntil(
+    () => replicaPorts.every((replica) => offset(replica, "slave_repl_offset") >= written),
+    `the replicas of :${port} to have its writes`,
+    10_000,
+  );
+  cli(port, "DEL", key);
+}
+
+function cli(port: number, ...args: string[]): string {
+  return execFileSync("redis-cli", ["-p", String(port), ...args]).toString();
+}
 
 /** Cuts the links of the master at `port` to its replicas (see REPLICATION_USER_ARGS). */
 export function cutReplication(port: number): void {

@@ -5,6 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { isPortFree } from "../../src/demo/ports.js";
 import { freePort, type RedisServer, startRedisServer } from "../../src/demo/redis-server.js";
+import { waitForReplicas } from "./failover.js";
 import { waitUntil } from "./wait.js";
 
 export interface RedisCluster {
@@ -111,6 +112,21 @@ export async function startRedisCluster(size = 3, options: ClusterOptions = {}):
     "the cluster to be ready",
     30_000,
   );
+  if (replicas > 0) {
+    // A key of each master's slots, for the write whose replication it waits for.
+    const candidates = Array.from({ length: 200 }, (_, i) => `probe${i}`);
+    const nodes = topology();
+    for (const node of nodes.filter((n) => n.role === "master")) {
+      const key = candidates.find((candidate) => {
+        const slot = Number(command("CLUSTER", "KEYSLOT", candidate));
+        return node.slots.some(([a, b]) => slot >= a && slot <= b);
+      });
+      const replicaPorts = nodes
+        .filter((n) => n.masterId === node.id)
+        .map((n) => Number(n.address.split(":")[1]));
+      await waitForReplicas(Number(node.address.split(":")[1]), replicaPorts, key);
+    }
+  }
   return {
     nodes,
     servers,
