@@ -16,30 +16,9 @@ import type { BillingStore } from "../store/billing-store.js";
 import { type Settled, type Settlement, settlementMarker } from "../store/settle-script.js";
 import { PendingSettlements } from "./pending-settlements.js";
 import { Acknowledgements } from "./settlement-acks.js";
+import type { SettlementHooks } from "./settlement-hooks.js";
 
-export interface SettlementHooks {
-  /** The settlement is done: written, and acknowledged by the replicas asked for. */
-  settled?(settlement: Settlement, result: Settled): void;
-  /**
-   * A settle call was answered but no replica acknowledged its writes in time: its settlements will be sent
-   * again (and may be lost to a failover until then).
-   */
-  unreplicated?(settlements: readonly Settlement[]): void;
-  /**
-   * A settlement answered before without a replica's acknowledgement was made again now: its first write was
-   * lost (a failover), and this one took its place.
-   */
-  replayed?(settlement: Settlement): void;
-  /**
-   * A settlement failed MAX_REPLY_ERROR_ATTEMPTS times in a way retrying does not fix (a script error, a bug of
-   * ours); it is logged in full and dropped.
-   */
-  failed?(settlement: Settlement, error: unknown): void;
-  retrying?(settlement: Settlement, error: unknown): void;
-  pendingChanged?(pending: number): void;
-  /** A hook threw; the queue carried on. */
-  hookFailed?(hook: string, error: unknown): void;
-}
+export type { SettlementHooks } from "./settlement-hooks.js";
 
 /** How long a settlement may wait for others of its account to go with it. */
 export const BATCH_WINDOW_MS = 5;
