@@ -238,6 +238,7 @@ export class BillingStore {
       return { results: await this.settleMany(accountId, settlements, acknowledged), replicated: true };
     }
     const route = await acks.route(this.keys.account(accountId));
+    const socket = acks.socketOf(route);
     let results: Settled[];
     try {
       results = await runSettle(this.connection, accountId, settlements, acknowledged, route.client);
@@ -245,7 +246,7 @@ export class BillingStore {
       acks.failed();
       throw error;
     }
-    return { results, replicated: await acks.acknowledged(route) };
+    return { results, replicated: await acks.acknowledged(route, socket) };
   }
 
   /**

@@ -7,7 +7,7 @@
 // on. On one server or through Sentinel that is a second connection to the master; on a Cluster, a second
 // Cluster client whose node for the account's slot runs both the script and the WAIT (ioredis routes a
 // keyless WAIT to any node, and a slot that moved in between would answer for writes it never had). A socket
-// that changed between the script's reply and the WAIT (a reconnection, a failover) acknowledges nothing.
+// that changed between the script and the WAIT (a reconnection, a failover) acknowledges nothing.
 //
 // WAITs are shared: while one is in flight on a socket, the settlements answered meanwhile wait for the next,
 // which covers them all, so a busy replica costs one round trip per WAIT, not one per settle call.
@@ -99,11 +99,19 @@ export class ReplicaAcks {
   }
 
   /**
-   * Resolves true once `route.replicas` replicas have every write made so far on the socket `route.client`
-   * uses now (call it as soon as the write's reply is read), false when they do not within the timeout or the
-   * socket changed.
+   * The socket a write on the route goes out on if sent now: read it just before the write, and hand it to
+   * acknowledged() with the route.
    */
-  acknowledged(route: SettlementRoute): Promise<boolean> {
+  socketOf(route: SettlementRoute): unknown {
+    return (route.client as Redis).stream;
+  }
+
+  /**
+   * Resolves true once `route.replicas` replicas have every write made on `socket` so far (the write's own
+   * included), false when they do not within the timeout, or when the route's connection has another socket
+   * by the time the WAIT goes out (a reconnection in between: a WAIT there would vouch for nothing of it).
+   */
+  acknowledged(route: SettlementRoute, socket: unknown): Promise<boolean> {
     if (route.replicas === 0) return Promise.resolve(true);
     const node = route.client as Redis;
     let state = this.waits.get(node);
@@ -113,7 +121,7 @@ export class ReplicaAcks {
     }
     const waits = state;
     const promise = new Promise<boolean>((resolve) =>
-      waits.queue.push({ socket: node.stream, replicas: route.replicas, resolve }),
+      waits.queue.push({ socket, replicas: route.replicas, resolve }),
     );
     if (!waits.inFlight) this.sendWait(node, waits);
     return promise;

@@ -3,6 +3,8 @@
 // does not answer (its process stopped) or a master without one makes of them.
 
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import type { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RedisServer, startRedisServer } from "../../src/demo/redis-server.js";
 import { AccountService } from "../../src/services/accounts.js";
@@ -13,7 +15,7 @@ import type { Settlement } from "../../src/store/settle-script.js";
 import { openStores, type Stores } from "../../src/store/stores.js";
 import { ACTOR } from "../helpers/actor.js";
 import { TestClock } from "../helpers/clock.js";
-import { waitUntil } from "../helpers/wait.js";
+import { waitForReplicas } from "../helpers/failover.js";
 
 let servers: RedisServer[] = [];
 let clients: RedisClient[] = [];
@@ -40,13 +42,7 @@ async function topology(withReplica: boolean): Promise<{ master: RedisServer; re
   if (!withReplica) return { master };
   const replica = await startRedisServer({ args: ["--replicaof", "127.0.0.1", String(master.port)] });
   servers.push(replica);
-  const probe = createRedis({ url: master.url }, "cli");
-  clients.push(probe);
-  await connectRedis(probe, { url: master.url });
-  await waitUntil(
-    async () => /slave0:.*state=online/.test(await probe.info("replication")),
-    "the replica to be in sync",
-  );
+  await waitForReplicas(master.port, [replica.port]);
   return { master, replica };
 }
 
@@ -133,6 +129,22 @@ describe("settlements that must reach a replica", () => {
     const again = await stores.billing.settleReplicated("acme", [settlement]);
     expect(again).toEqual({ results: [{ duplicate: true }], replicated: true });
     expect((await stores.accounts.require("acme")).balance).toBe(99_500_000);
+  });
+
+  it("acknowledge nothing written on a socket the connection has since replaced", async () => {
+    const { master } = await topology(true);
+    const { stores, acks } = await storesOn(master, { replicas: "auto", timeoutMs: 2000 });
+    const route = await acks.route(stores.redisKeys.account("acme"));
+    const connection = route.client as Redis;
+    const socket = acks.socketOf(route);
+    await connection.set("r:probe", "1");
+    const replaced = once(connection, "ready");
+    connection.disconnect(true);
+    await replaced;
+    // A WAIT on the new socket would find nothing of this connection's to wait for, and answer at once.
+    expect(await acks.acknowledged(route, socket)).toBe(false);
+    await connection.set("r:probe", "2");
+    expect(await acks.acknowledged(route, acks.socketOf(route))).toBe(true);
   });
 
   it("run on the gateway's connection without waiting where the master has no replica (auto)", async () => {
