@@ -383,7 +383,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       leases?.book.releaseAll();
       const unsettled = await settlements.flush(SETTLEMENT_FLUSH_MS);
       await leases?.stop(SETTLEMENT_FLUSH_MS);
-      if (unsettled > 0) logger.error({ unsettled }, "settlements could not be written before exiting");
+      if (unsettled > 0) {
+        logger.error(
+          { unsettled },
+          "settlements could not be written, or acknowledged by a replica, before exiting",
+        );
+      }
       settlements.close();
       booksWatch.stop();
       proxy.close();

@@ -107,7 +107,7 @@ export const METRICS = {
   settlementsPending: {
     name: "settlements_pending",
     type: "gauge",
-    help: "Settlements waiting to be retried because Redis could not be reached.",
+    help: "Settlements waiting to be sent again: Redis could not be reached, or no replica has acknowledged them yet.",
   },
   settlementsFailed: {
     name: "settlements_failed_total",
