@@ -8,6 +8,7 @@
 import { Command, CommanderError } from "commander";
 import { accountsCommands } from "./cli/accounts-commands.js";
 import { alertCommands } from "./cli/alert-commands.js";
+import { booksCommands } from "./cli/books-commands.js";
 import { budgetCommands } from "./cli/budget-commands.js";
 import { EXIT_FAILURE, EXIT_USAGE, refuseRepeatedOptions, version } from "./cli/common.js";
 import { keysCommands } from "./cli/keys-commands.js";
@@ -31,6 +32,7 @@ function buildProgram(): Command {
   keysCommands(program);
   sharingCommands(program);
   usageCommand(program);
+  booksCommands(program);
   usersCommands(program);
   scimCommands(program);
   refuseRepeatedOptions(program);
@@ -44,7 +46,8 @@ async function main(argv: string[]): Promise<number> {
   });
   try {
     await program.parseAsync(argv);
-    return 0;
+    // A command that answers but reports a finding (books check: the books differ) sets its own code.
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === "usage") process.stderr.write(`${error.message}\n`);

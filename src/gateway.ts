@@ -16,6 +16,7 @@ import { createDeliveryWorker } from "./alerts/create-worker.js";
 import type { DeliveryWorker } from "./alerts/delivery-worker.js";
 import { operatorEndpoints } from "./alerts/endpoints.js";
 import { Authenticator } from "./auth/authenticator.js";
+import { BooksWatch } from "./billing/books-watch.js";
 import { createLeases, type LeaseService } from "./billing/lease-service.js";
 import { Pricing } from "./billing/pricing.js";
 import { RequestBilling } from "./billing/request-billing.js";
@@ -49,6 +50,7 @@ import { loadTls, watchTls } from "./server/tls-files.js";
 import { TransportSecurity } from "./server/transport-security.js";
 import { closeRedis, createRedis, describeRedis, type RedisClient } from "./store/redis.js";
 import { startRedis } from "./store/redis-startup.js";
+import { ReplicaAcks } from "./store/replica-acks.js";
 import { observeScriptErrors } from "./store/scripts.js";
 import { openStores } from "./store/stores.js";
 
@@ -167,6 +169,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     { logBodies: config.logging.bodies ? config.logging.maxBodyBytes : null },
     telemetry,
   );
+  const replicaAcks =
+    config.redis.settlementReplicas === 0
+      ? null
+      : new ReplicaAcks(redis, {
+          replicas: config.redis.settlementReplicas,
+          timeoutMs: config.redis.settlementReplicaTimeoutMs,
+        });
   const stores = openStores(redis, {
     prefix: config.redis.prefix,
     timezone: config.billing.timezone,
@@ -183,15 +192,26 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       keepMs: config.alerts.eventRetentionDays * 86_400_000,
       thresholds: config.alerts.thresholds,
     },
+    replicaAcks,
   });
   alerts = createDeliveryWorker(config, { stores, operatorEndpoints: webhooks, metrics, logger, now });
   const worker = alerts;
   const leases = createLeases(config.billing, { redis, stores, now, logger });
-  settlements = new SettlementQueue(
-    stores.billing,
-    leases ? leases.settlementHooks(observer) : observer,
-    leases?.book,
-  );
+  const booksWatch = new BooksWatch({
+    billing: stores.billing,
+    pending: { of: (accountId) => queue.unsettled.of(accountId) },
+    drift: (report) => observer.drift(report),
+    onError: (error) => logger.debug({ err: (error as Error).message }, "the books could not be checked"),
+  });
+  const hooks = leases ? leases.settlementHooks(observer) : observer;
+  const queue = new SettlementQueue(stores.billing, {
+    ...hooks,
+    settled: (settlement, result) => {
+      booksWatch.settled(settlement, result);
+      hooks.settled?.(settlement, result);
+    },
+  });
+  settlements = queue;
   const keeper = new ReservationKeeper(
     stores.billing,
     tracker,
@@ -241,6 +261,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       authenticator,
       stores,
       readiness: readinessOf(redis, { draining: () => draining, checked: () => redisChecked() }),
+      pending: queue.unsettled,
       observer,
       logger,
       now,
@@ -285,6 +306,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     void leases?.stop(0);
     settlements.close();
     proxy.close();
+    replicaAcks?.close();
     closeRedis(redis);
     void telemetry.shutdown();
     throw error;
@@ -341,11 +363,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     now,
     checks: config.redis,
+    replication: {
+      failover: config.redis.cluster !== undefined || config.redis.sentinel !== undefined,
+      settlementReplicas: config.redis.settlementReplicas,
+    },
     serve: () => {
       openPublic();
       openAdmin();
       warmUpSignIn();
       worker.start();
+      booksWatch.start(config.billing.driftCheckSeconds * 1000);
       leases
         ?.start()
         .catch((error: unknown) =>
@@ -388,8 +415,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       leases?.book.releaseAll();
       const unsettled = await settlements.flush(SETTLEMENT_FLUSH_MS);
       await leases?.stop(SETTLEMENT_FLUSH_MS);
-      if (unsettled > 0) logger.error({ unsettled }, "settlements could not be written before exiting");
+      if (unsettled > 0) {
+        logger.error(
+          { unsettled },
+          "settlements could not be written, or acknowledged by a replica, before exiting",
+        );
+      }
       settlements.close();
+      booksWatch.stop();
       proxy.close();
       gate?.close();
       for (const other of [metricsServer, adminServer]) {
@@ -399,6 +432,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await worker.stop();
       await stopSignIn();
       startup.stop();
+      replicaAcks?.close();
       closeRedis(redis);
       // Last: the spans and metrics of the requests drained above go out before the process ends.
       await telemetry.shutdown();

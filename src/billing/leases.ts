@@ -24,7 +24,6 @@ import type { Micros } from "../core/money.js";
 import type { LeaseHold } from "../core/request.js";
 import type { LeaseGrant } from "../store/lease-script.js";
 import { KeyLease, usable } from "./key-lease.js";
-import { Acknowledgements } from "./settlement-acks.js";
 
 /** A grant takes at most this share of what is free (1/2), and a settled hold goes back under the same rule. */
 export const LEASE_SHARE = 2;
@@ -91,8 +90,6 @@ export class LeaseBook {
   private readonly dying = new Set<KeyLease>();
   /** Keys on which no lease is asked for until the time given (refused, or contended), by key id. */
   private readonly quiet = new Map<string, { accountId: string; until: number }>();
-  /** Markers of leased settlements whose reply was read, for the account's next settle call to delete. */
-  readonly acknowledged = new Acknowledgements();
   private generation = 0;
   private sequence = 0;
   private calls = 0;
@@ -154,7 +151,6 @@ export class LeaseBook {
     const { lease } = hold;
     lease.held -= hold.hold;
     lease.open--;
-    if (result !== null) this.acknowledged.add(lease.ref.accountId, hold.marker);
     if (result === null || result.duplicate || result.lease === undefined) {
       // Whatever the first attempt did to the lease is unknown: stop counting on it.
       this.kill(lease);

@@ -1,7 +1,10 @@
 // Settlements happen after the response has gone to the client, never in its way, and none may be lost:
 // one that fails because Redis is unreachable waits here and is retried with backoff until Redis answers,
-// and flush() drains them all before a clean shutdown. The settle script deletes the reservation it settles
-// and ignores an id it cannot find, so a retry after a lost reply cannot charge twice.
+// and flush() drains them all before a clean shutdown. Where redis.settlementReplicas asks for it, one is
+// done only once a replica has acknowledged its write (WAIT): one that is not stays here and is sent again —
+// after a failover, to the promoted master, which makes it if it never received it. The settle script writes
+// a marker per settlement and makes nothing whose marker it finds, so sending one again cannot charge twice;
+// the markers of settlements the queue is done with go with the account's next call, which deletes them.
 //
 // Settlements of one account that finish within BATCH_WINDOW_MS of each other go to Redis in one script
 // call. Under load that saves most of a command per request, on both sides: the gateway's client work and
@@ -10,26 +13,12 @@
 
 import { isConnectionError } from "../core/redis-errors.js";
 import type { BillingStore } from "../store/billing-store.js";
-import type { Settled, Settlement } from "../store/settle-script.js";
-import type { Acknowledgements } from "./settlement-acks.js";
+import { type Settled, type Settlement, settlementMarker } from "../store/settle-script.js";
+import { PendingSettlements } from "./pending-settlements.js";
+import { Acknowledgements } from "./settlement-acks.js";
+import type { SettlementHooks } from "./settlement-hooks.js";
 
-/** What the queue needs of the lease book: the markers of leased settlements whose reply was read. */
-export interface LeaseSettlements {
-  readonly acknowledged: Acknowledgements;
-}
-
-export interface SettlementHooks {
-  settled?(settlement: Settlement, result: Settled): void;
-  /**
-   * A settlement failed MAX_REPLY_ERROR_ATTEMPTS times in a way retrying does not fix (a script error, a bug of
-   * ours); it is logged in full and dropped.
-   */
-  failed?(settlement: Settlement, error: unknown): void;
-  retrying?(settlement: Settlement, error: unknown): void;
-  pendingChanged?(pending: number): void;
-  /** A hook threw; the queue carried on. */
-  hookFailed?(hook: string, error: unknown): void;
-}
+export type { SettlementHooks } from "./settlement-hooks.js";
 
 /** How long a settlement may wait for others of its account to go with it. */
 export const BATCH_WINDOW_MS = 5;
@@ -37,6 +26,8 @@ export const BATCH_WINDOW_MS = 5;
 export const MAX_BATCH = 64;
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 5000;
+/** Settlements no replica acknowledged are sent again after this, then less and less often. */
+const FIRST_REPLICA_RETRY_MS = 250;
 /**
  * Attempts for a settlement that Redis refuses with an error, or that fails in some other way that is not
  * Redis being unreachable. Only these attempts count: an outage, however long, uses up none of them.
@@ -52,6 +43,10 @@ interface Entry {
    * down with it.
    */
   alone: boolean;
+  /** Written, but no replica acknowledged it: sent again on the replica backoff, not as soon as Redis answers. */
+  unreplicated: boolean;
+  /** An attempt was answered without a replica's acknowledgement (a later one may have failed since). */
+  unacknowledged: boolean;
 }
 
 export class SettlementQueue {
@@ -62,13 +57,18 @@ export class SettlementQueue {
   private readonly waiting: Entry[] = [];
   private running = 0;
   private retryTimer: NodeJS.Timeout | undefined;
+  private replicaTimer: NodeJS.Timeout | undefined;
   private delay = FIRST_RETRY_MS;
+  private replicaDelay = FIRST_REPLICA_RETRY_MS;
   private idleWaiters: (() => void)[] = [];
+  /** Markers of settlements this queue is done with, for the account's next call to delete. */
+  private readonly acknowledged = new Acknowledgements();
+  /** Every settlement submitted and not yet done or dropped. */
+  readonly unsettled = new PendingSettlements();
 
   constructor(
-    private readonly billing: Pick<BillingStore, "settleMany">,
+    private readonly billing: Pick<BillingStore, "settleReplicated">,
     private readonly hooks: SettlementHooks = {},
-    private readonly leases: LeaseSettlements | null = null,
   ) {}
 
   /** Settlements not yet written to Redis (batched, in flight or waiting for a retry). */
@@ -88,7 +88,8 @@ export class SettlementQueue {
       batch = [];
       this.batches.set(account, batch);
     }
-    batch.push({ settlement, replyErrors: 0, alone: false });
+    batch.push({ settlement, replyErrors: 0, alone: false, unreplicated: false, unacknowledged: false });
+    this.unsettled.add(settlement);
     this.batched++;
     if (batch.length >= MAX_BATCH) {
       this.batches.delete(account);
@@ -104,7 +105,7 @@ export class SettlementQueue {
   async flush(timeoutMs: number): Promise<number> {
     if (this.pending === 0) return 0;
     this.sendBatches();
-    this.retryNow();
+    this.retryNow(true);
     let timeout: NodeJS.Timeout | undefined;
     await Promise.race([
       new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
@@ -120,6 +121,8 @@ export class SettlementQueue {
   close(): void {
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    clearTimeout(this.replicaTimer);
+    this.replicaTimer = undefined;
   }
 
   private readonly sendBatches = (): void => {
@@ -138,27 +141,26 @@ export class SettlementQueue {
     const accountId = first.settlement.ref.accountId;
     this.running += entries.length;
     this.changed();
-    const leases = this.leases;
-    const acknowledged = leases?.acknowledged.take(accountId) ?? [];
+    const acknowledged = this.acknowledged.take(accountId);
     this.billing
-      .settleMany(
+      .settleReplicated(
         accountId,
         entries.map((entry) => entry.settlement),
         acknowledged,
       )
       .then(
-        (results) => {
+        ({ results, replicated }) => {
           this.running -= entries.length;
           this.delay = FIRST_RETRY_MS;
-          for (let i = 0; i < entries.length; i++) {
-            this.hook("settled", (entries[i] as Entry).settlement, results[i] as Settled);
-          }
-          // Redis answers again: anything that was waiting can go now.
-          if (this.waiting.length > 0) this.retryNow();
+          if (!replicated) return this.unreplicated(accountId, entries, acknowledged);
+          this.replicaDelay = FIRST_REPLICA_RETRY_MS;
+          for (let i = 0; i < entries.length; i++) this.done(entries[i] as Entry, results[i] as Settled);
+          // Redis answers again: anything that was waiting for it can go now.
+          if (this.waiting.length > 0) this.retryNow(false);
         },
         (error: unknown) => {
           this.running -= entries.length;
-          if (acknowledged.length > 0) leases?.acknowledged.giveBack(accountId, acknowledged);
+          if (acknowledged.length > 0) this.acknowledged.giveBack(accountId, acknowledged);
           const unreachable = isConnectionError(error);
           const retried: Entry[] = [];
           const dropped: Entry[] = [];
@@ -172,38 +174,95 @@ export class SettlementQueue {
               settlement: entry.settlement,
               replyErrors,
               alone: entry.alone || (!unreachable && entries.length > 1),
+              unreplicated: false,
+              unacknowledged: entry.unacknowledged,
             });
           }
           // Queued before the hooks run, so that they see them counted as pending.
           this.waiting.push(...retried);
           this.schedule();
-          for (const { settlement } of dropped) this.hook("failed", settlement, error);
+          for (const { settlement } of dropped) {
+            // Never sent again: its marker, if the script wrote it, can go.
+            this.forget(settlement);
+            this.hook("failed", settlement, error);
+          }
           for (const { settlement } of retried) this.hook("retrying", settlement, error);
         },
       )
       .finally(() => this.changed());
   }
 
-  private schedule(): void {
-    if (this.retryTimer || this.waiting.length === 0) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      this.delay = Math.min(this.delay * 2, MAX_RETRY_MS);
-      this.drainWaiting();
-    }, this.delay);
-    this.retryTimer.unref();
+  /** The call's writes may be lost to a failover: its settlements wait to be sent again. */
+  private unreplicated(accountId: string, entries: Entry[], acknowledged: readonly string[]): void {
+    if (acknowledged.length > 0) this.acknowledged.giveBack(accountId, acknowledged);
+    for (const entry of entries) this.waiting.push({ ...entry, unreplicated: true, unacknowledged: true });
+    this.schedule();
+    try {
+      this.hooks.unreplicated?.(entries.map((entry) => entry.settlement));
+    } catch (error) {
+      this.hooks.hookFailed?.("unreplicated", error);
+    }
   }
 
-  private retryNow(): void {
+  private done({ settlement, unacknowledged }: Entry, result: Settled): void {
+    this.forget(settlement);
+    if (unacknowledged && !result.duplicate && !result.nothing) {
+      try {
+        this.hooks.replayed?.(settlement);
+      } catch (error) {
+        this.hooks.hookFailed?.("replayed", error);
+      }
+    }
+    this.hook("settled", settlement, result);
+  }
+
+  private forget(settlement: Settlement): void {
+    this.unsettled.remove(settlement);
+    this.acknowledged.add(settlement.ref.accountId, settlementMarker(settlement));
+  }
+
+  private schedule(): void {
+    if (this.retryTimer === undefined && this.waiting.some((entry) => !entry.unreplicated)) {
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = undefined;
+        this.delay = Math.min(this.delay * 2, MAX_RETRY_MS);
+        this.drainWaiting("redis");
+      }, this.delay);
+      this.retryTimer.unref();
+    }
+    if (this.replicaTimer === undefined && this.waiting.some((entry) => entry.unreplicated)) {
+      this.replicaTimer = setTimeout(() => {
+        this.replicaTimer = undefined;
+        this.replicaDelay = Math.min(this.replicaDelay * 2, MAX_RETRY_MS);
+        this.drainWaiting("replica");
+      }, this.replicaDelay);
+      this.replicaTimer.unref();
+    }
+  }
+
+  /** Sends now what waits for Redis, and when `all`, what waits for a replica too. */
+  private retryNow(all: boolean): void {
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
-    this.drainWaiting();
+    if (all) {
+      clearTimeout(this.replicaTimer);
+      this.replicaTimer = undefined;
+    }
+    this.drainWaiting(all ? "all" : "redis");
   }
 
-  /** Sends what waits for a retry: those refused in a batch one by one, the others by account again. */
-  private drainWaiting(): void {
+  /**
+   * Sends what waits for Redis, for a replica, or both: those refused in a batch one by one, the others by
+   * account again.
+   */
+  private drainWaiting(which: "redis" | "replica" | "all"): void {
     const together = new Map<string, Entry[]>();
+    const kept: Entry[] = [];
     for (const entry of this.waiting.splice(0)) {
+      if (which !== "all" && entry.unreplicated !== (which === "replica")) {
+        kept.push(entry);
+        continue;
+      }
       if (entry.alone) {
         this.send([entry]);
         continue;
@@ -213,9 +272,11 @@ export class SettlementQueue {
       batch.push(entry);
       together.set(account, batch);
     }
+    this.waiting.push(...kept);
     for (const batch of together.values()) {
       for (let i = 0; i < batch.length; i += MAX_BATCH) this.send(batch.slice(i, i + MAX_BATCH));
     }
+    this.schedule();
   }
 
   /**

@@ -43,6 +43,7 @@ export function settlementOf(request: GatewayRequest, rules: SettlementRules, re
     ref: request.ref as NonNullable<GatewayRequest["ref"]>,
     keyName: request.keyName,
     reservationId: request.reservationId as string,
+    requestId: request.requestId ?? "",
     logEntry: entry,
     logEntryWithBodies: withBodies,
     cost: request.cost,

@@ -430,6 +430,9 @@ export const configSchema = z.strictObject({
         .optional(),
       commandTimeoutMs: z.number().int().positive().default(5000),
       allowNoPersistence: z.boolean().default(false),
+      // Replicas that must have a settlement's write (WAIT) before it counts as done (docs/redis.md).
+      settlementReplicas: z.union([z.literal("auto"), z.number().int().min(0).max(16)]).default("auto"),
+      settlementReplicaTimeoutMs: z.number().int().min(1).max(60_000).default(250),
     })
     .refine((redis) => !(redis.cluster && redis.sentinel), {
       error: "use either cluster or sentinel, not both",
@@ -485,6 +488,8 @@ export const configSchema = z.strictObject({
         .default("UTC"),
       reservationTtlSeconds: z.number().int().min(10).default(900),
       lateSettlementSeconds: z.number().int().min(60).default(86_400),
+      // How often each replica compares what it charged with what Redis holds (0: never; docs/billing.md).
+      driftCheckSeconds: z.number().int().min(0).default(30),
       overage: z.enum(["absorb", "charge"]).default("absorb"),
       // Admission leases (docs/leases.md): requests admitted without a Redis round trip where sound.
       leases: z.boolean().default(true),

@@ -3,8 +3,12 @@
 // table that maps them (errors.ts: a Redis failure answers 503), so that every layer — the store's start-up,
 // the settlement queue, the admission — can ask without depending on the connection.
 
-/** Replies that mean "not now" (loading, failing over, busy) rather than "never". */
-const RETRYABLE_REPLY = /^(LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONLY)\b/;
+/**
+ * Replies that mean "not now" (loading, failing over, busy, a master cut off from its replicas with
+ * min-replicas-to-write) rather than "never"; and a slot that moved, which ioredis follows by itself except for
+ * a command sent to a Cluster's node directly (store/replica-acks.ts).
+ */
+const RETRYABLE_REPLY = /^(LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONLY|NOREPLICAS|MOVED|ASK)\b/;
 
 /**
  * ioredis' error classes for a command that never got its answer: MaxRetriesPerRequestError (reconnecting

@@ -85,7 +85,8 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
         dir,
         process: child,
         async stop(stopOptions = {}) {
-          if (child.exitCode === null) {
+          // A server killed by a signal (a test's SIGKILL) has exited already: there is nothing to wait for.
+          if (child.exitCode === null && child.signalCode === null) {
             child.kill("SIGTERM");
             await once(child, "exit");
           }

@@ -31,6 +31,12 @@ export interface GatewayMetrics {
   settlementFailed(): void;
   /** Redis refused a script for good (observability/script-errors.ts). */
   scriptError(script: string): void;
+  /** Settlements no replica acknowledged in time, to be sent again. */
+  settlementsUnreplicated(count: number): void;
+  /** A settlement whose first write was lost (a failover) made again. */
+  settlementReplayed(): void;
+  /** A difference between what the replica charged an account and what Redis holds of it (0: none now). */
+  booksDrift(accountId: string, difference: Micros): void;
   redisOperation(operation: string, seconds: number): void;
   expiredReservations(count: number): void;
   /** An alert event handed to a delivery worker for the first time. */
@@ -88,6 +94,9 @@ export const NO_METRICS: GatewayMetrics = {
   balance() {},
   settlementFailed() {},
   scriptError() {},
+  settlementsUnreplicated() {},
+  settlementReplayed() {},
+  booksDrift() {},
   redisOperation() {},
   expiredReservations() {},
   alertEvent() {},

@@ -107,7 +107,7 @@ export const METRICS = {
   settlementsPending: {
     name: "settlements_pending",
     type: "gauge",
-    help: "Settlements waiting to be retried because Redis could not be reached.",
+    help: "Settlements waiting to be sent again: Redis could not be reached, or no replica has acknowledged them yet.",
   },
   settlementsFailed: {
     name: "settlements_failed_total",
@@ -119,6 +119,22 @@ export const METRICS = {
     type: "counter",
     labels: ["script"],
     help: "Lua scripts Redis refused for good (a Lua error, an error the script raised, OOM, an ACL), by script; each kind is also logged at error level.",
+  },
+  settlementsUnreplicated: {
+    name: "settlements_unreplicated_total",
+    type: "counter",
+    help: "Settlements Redis answered but no replica acknowledged in time (redis.settlementReplicas): each is sent again, to the promoted master after a failover.",
+  },
+  settlementsReplayed: {
+    name: "settlements_replayed_total",
+    type: "counter",
+    help: "Settlements whose first write no replica acknowledged and that were made again (a failover lost the first): charges a failover would have lost.",
+  },
+  booksDrift: {
+    name: "books_drift_rubles",
+    type: "gauge",
+    labels: ["account"],
+    help: "What Redis holds of this replica's charges of an account minus what it charged since it started (negative: charges missing from Redis), for accounts where a difference outlived the settlement pipeline; 0 once it is gone.",
   },
   admissions: {
     name: "admissions_total",

@@ -125,6 +125,8 @@ export class Metrics implements GatewayMetrics {
     };
     this.m.settlementsFailed.inc(0);
     for (const script of SCRIPT_NAMES) this.m.scriptErrors.labels(script).inc(0);
+    this.m.settlementsUnreplicated.inc(0);
+    this.m.settlementsReplayed.inc(0);
     if (options.defaultMetrics !== false) {
       collectDefaultMetrics({ register: this.registry });
       // prom-client names these gauges with a counter's _total suffix (promtool refuses them); their
@@ -261,6 +263,18 @@ export class Metrics implements GatewayMetrics {
 
   scriptError(script: string): void {
     this.m.scriptErrors.labels(script).inc();
+  }
+
+  settlementsUnreplicated(count: number): void {
+    this.m.settlementsUnreplicated.inc(count);
+  }
+
+  settlementReplayed(): void {
+    this.m.settlementsReplayed.inc();
+  }
+
+  booksDrift(accountId: string, difference: Micros): void {
+    this.m.booksDrift.set({ account: accountId }, rublesAsFloat(difference));
   }
 
   redisOperation(operation: string, seconds: number): void {

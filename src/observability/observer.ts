@@ -3,7 +3,9 @@
 // them to OpenTelemetry (telemetry.ts) when that is on. What it calls can throw (a metric, a log write); it
 // never lets that reach the request path, which has already answered.
 
+import { performance } from "node:perf_hooks";
 import type { Logger } from "pino";
+import type { DriftReport } from "../billing/books-watch.js";
 import type { GatewayRequest } from "../core/request.js";
 import type { Settled, Settlement } from "../store/settle-script.js";
 import type { GatewayMetrics } from "./gateway-metrics.js";
@@ -23,8 +25,17 @@ export interface SettlementObserver {
   settled(settlement: Settlement, result: Settled): void;
   retrying(settlement: Settlement, error: unknown): void;
   failed(settlement: Settlement, error: unknown): void;
+  /** Settlements no replica acknowledged in time: they will be sent again. */
+  unreplicated(settlements: readonly Settlement[]): void;
+  /** A settlement whose first write was lost (a failover) was made again. */
+  replayed(settlement: Settlement): void;
   hookFailed(hook: string, error: unknown): void;
+  /** What the replica charged an account and what Redis holds of it differ (or agree again). */
+  drift(report: DriftReport): void;
 }
+
+/** The unacknowledged-settlements warning is written at most this often, with the count since the last. */
+const UNREPLICATED_LINE_MS = 10_000;
 
 export interface ObserverOptions {
   /** Request and response bodies on log lines, cut to this many bytes; null keeps them out (logging.bodies). */
@@ -39,6 +50,8 @@ export function createObserver(
   telemetry: RequestTelemetry = NO_TELEMETRY,
 ): RequestObserver & SettlementObserver {
   const failed = (what: string, error: unknown) => logger.error({ err: error }, `reporting ${what} failed`);
+  let unreplicatedCount = 0;
+  let unreplicatedLineAt = Number.NEGATIVE_INFINITY;
   // try/catch written out in each, not a helper taking a callback: these run once per request.
   return {
     finished(request) {
@@ -100,8 +113,63 @@ export function createObserver(
         "settlement refused by Redis; recorded here for reconciliation",
       );
     },
+    unreplicated(settlements) {
+      try {
+        metrics.settlementsUnreplicated(settlements.length);
+        unreplicatedCount += settlements.length;
+        const at = performance.now();
+        if (at - unreplicatedLineAt < UNREPLICATED_LINE_MS) return;
+        logger.warn(
+          { settlements: unreplicatedCount },
+          "settlements not acknowledged by a replica in time; they stay queued and are sent again",
+        );
+        unreplicatedCount = 0;
+        unreplicatedLineAt = at;
+      } catch (error) {
+        failed("unacknowledged settlements", error);
+      }
+    },
+    replayed(settlement) {
+      try {
+        metrics.settlementReplayed();
+        logger.warn(
+          {
+            reservation_id: settlement.reservationId,
+            request_id: settlement.requestId,
+            account: settlement.ref.accountId,
+            cost_micros: settlement.cost,
+          },
+          "settlement lost in a failover was made again",
+        );
+      } catch (error) {
+        failed("a replayed settlement", error);
+      }
+    },
     hookFailed(hook, error) {
       logger.error({ hook, err: error }, "a settlement hook failed");
+    },
+    drift({ accountId, difference, charged, ledger, pending }) {
+      try {
+        metrics.booksDrift(accountId, difference);
+        const figures = {
+          account: accountId,
+          difference_micros: difference,
+          charged_micros: charged,
+          redis_micros: ledger,
+          pending_micros: pending,
+        };
+        if (difference === 0) {
+          logger.info(figures, `books of account ${accountId} agree with Redis again`);
+        } else {
+          const what = difference < 0 ? "less than" : "more than";
+          logger.error(
+            figures,
+            `books drift on account ${accountId}: Redis holds ${Math.abs(difference)} µ₽ ${what} this replica charged`,
+          );
+        }
+      } catch (error) {
+        failed("a drift of the books", error);
+      }
     },
   };
 }

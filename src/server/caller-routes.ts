@@ -1,6 +1,8 @@
 // What a key's own caller can see of its use, answered on the public port with the key as credential:
 // GET /v1/requests/{request_id}, one of the key's recent requests and what it cost (from the key's
-// recent-requests list, where the settlement puts it within milliseconds of the response's end), and
+// recent-requests list, where the settlement puts it within milliseconds of the response's end; while this
+// replica still holds its settlement — Redis away, no replica's acknowledgement yet — from that settlement,
+// marked not yet settled), and
 // GET /v1/usage?from=&to=, the key's usage per day in the billing time zone. Only the key's own requests:
 // another key's request id is as unknown as one that never existed.
 
@@ -10,6 +12,7 @@ import { rublesForJson } from "../core/money.js";
 import { sendJson } from "../http/respond.js";
 import { UsageService } from "../services/usage.js";
 import { CURRENCY, dailyUsageView } from "../services/views.js";
+import type { RequestLogEntry } from "../store/request-log-schema.js";
 import { type LocalRoute, type LocalRouteDeps, usableKey } from "./local-routes.js";
 
 const REQUESTS = "/v1/requests/";
@@ -33,9 +36,15 @@ async function request(req: IncomingMessage, res: ServerResponse, ctx: LocalRout
   const url = new URL(req.url ?? "/", "http://gateway.invalid");
   if (url.search !== "") throw new GatewayError("invalid_request", "This path takes no query parameters.");
   const { key } = await usableKey(req, ctx);
-  const id = decoded(url.pathname.slice(REQUESTS.length));
+  const text = decoded(url.pathname.slice(REQUESTS.length));
+  const id = text !== null && REQUEST_ID.test(text) ? text : null;
+  const pending = id === null ? undefined : ctx.pending?.request(key.id, id);
   const entry =
-    id !== null && REQUEST_ID.test(id) ? await ctx.stores.requestLog.find(key.accountId, key.id, id) : null;
+    pending !== undefined
+      ? (JSON.parse(pending.logEntry) as RequestLogEntry)
+      : id === null
+        ? null
+        : await ctx.stores.requestLog.find(key.accountId, key.id, id);
   if (entry === null) throw new GatewayError("request_not_found");
   sendJson(res, 200, {
     id: entry.request_id,
@@ -51,6 +60,7 @@ async function request(req: IncomingMessage, res: ServerResponse, ctx: LocalRout
     usage_estimated: entry.usage_estimated,
     latency_ms: entry.latency_ms,
     queue_ms: entry.queue_ms ?? 0,
+    settled: pending === undefined,
   });
 }
 

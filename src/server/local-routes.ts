@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Authenticator } from "../auth/authenticator.js";
 import { assertUsable } from "../auth/key-status.js";
+import type { PendingSettlements } from "../billing/pending-settlements.js";
 import { GatewayError } from "../core/errors.js";
 import { rublesForJson } from "../core/money.js";
 import { sendJson } from "../http/respond.js";
@@ -20,6 +21,8 @@ export interface LocalRouteDeps {
   stores: Pick<Stores, "accounts" | "keys" | "usage" | "requestLog" | "calendar" | "now">;
   /** Whether to take traffic (with what is degraded), or why not. */
   readiness(): Promise<Readiness>;
+  /** The settlements this replica holds and has not yet written (the gateway's; absent elsewhere). */
+  pending?: Pick<PendingSettlements, "request">;
 }
 
 export type LocalRoute = (

@@ -15,8 +15,9 @@ import { type LeaseGrant, type LeaseInput, runLease } from "./lease-script.js";
 import { parseModels } from "./records.js";
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
+import type { ReplicaAcks } from "./replica-acks.js";
 import { runScript } from "./scripts.js";
-import { runSettle, type Settled, type Settlement } from "./settle-script.js";
+import { LEDGER_FIELD, runSettle, type Settled, type Settlement } from "./settle-script.js";
 import { type RedisObserver, timed } from "./timing.js";
 
 export interface ReserveInput {
@@ -109,6 +110,8 @@ export class BillingStore {
     private readonly settings: BillingSettings,
     events: EventStore,
     private readonly observe?: RedisObserver,
+    /** Where settlements go when they must reach replicas (redis.settlementReplicas); null: the connection. */
+    private readonly replicaAcks: ReplicaAcks | null = null,
   ) {
     this.connection = { redis, keys, settings, events, observe, replicaId: this.replicaId };
   }
@@ -214,10 +217,55 @@ export class BillingStore {
   settleMany(
     accountId: string,
     settlements: readonly Settlement[],
-    /** Markers of leased settlements whose reply was read: deleted from the replica's marker hash. */
+    /** Markers of settlements the replica is done with: deleted from its settlement hash. */
     acknowledged: readonly string[] = [],
   ): Promise<Settled[]> {
     return runSettle(this.connection, accountId, settlements, acknowledged);
+  }
+
+  /**
+   * Settles requests of one account as settleMany does, and says whether they are replicated: whether the
+   * replicas redis.settlementReplicas asks for acknowledged the call's writes (WAIT), or none is asked for.
+   * Settlements not replicated may be lost in a failover: they are to be sent again.
+   */
+  async settleReplicated(
+    accountId: string,
+    settlements: readonly Settlement[],
+    acknowledged: readonly string[] = [],
+  ): Promise<{ results: Settled[]; replicated: boolean }> {
+    const acks = this.replicaAcks;
+    if (acks === null) {
+      return { results: await this.settleMany(accountId, settlements, acknowledged), replicated: true };
+    }
+    const route = await acks.route(this.keys.account(accountId));
+    const socket = acks.socketOf(route);
+    let results: Settled[];
+    try {
+      results = await runSettle(this.connection, accountId, settlements, acknowledged, route.client);
+    } catch (error) {
+      acks.failed();
+      throw error;
+    }
+    return { results, replicated: await acks.acknowledged(route, socket) };
+  }
+
+  /**
+   * What this replica's settlements of the account charged by Redis' count (µ₽): the ledger its settle calls
+   * keep, read where they are written, so that it comes after every settle call sent before it. Reading it
+   * keeps it (and the replica's settlement hash) for billing.lateSettlementSeconds more.
+   */
+  async ledger(accountId: string): Promise<Micros> {
+    const acks = this.replicaAcks;
+    const client = acks === null ? this.redis : (await acks.route(this.keys.account(accountId))).client;
+    const hash = this.keys.settlementMarkers(accountId, this.replicaId);
+    const replies = await client
+      .pipeline()
+      .pexpire(hash, this.settings.lateSettlementSeconds * 1000)
+      .hget(hash, LEDGER_FIELD)
+      .exec();
+    const [error, value] = replies?.[1] ?? [new Error("the ledger's read was not answered"), null];
+    if (error) throw error;
+    return Number(value ?? 0);
   }
 
   async settle(settlement: Settlement): Promise<Settled> {

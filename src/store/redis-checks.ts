@@ -117,7 +117,7 @@ async function readServerFacts(server: Redis): Promise<RedisFacts> {
 }
 
 /** host:port of the server, as configured; through Sentinel, which names no address, the connection's peer. */
-function addressOf(server: Redis): string {
+export function addressOf(server: Redis): string {
   const viaSentinel = (server.options.sentinels?.length ?? 0) > 0;
   const host = viaSentinel ? server.stream?.remoteAddress : server.options.host;
   const port = viaSentinel ? server.stream?.remotePort : server.options.port;

@@ -1,15 +1,19 @@
 // The gateway's Redis connection from start to stop: connects (retrying for as long as it takes, since the
 // gateway may start before its Redis), checks the Redis the first time the connection is ready, and only
 // then lets the gateway serve. A Redis that fails the checks at start is refused; one that fails them
-// after a reconnection (a Sentinel failover to a differently configured replica) is reported as an error,
-// but the gateway runs on: stopping every replica at once would turn a risk into an outage.
+// after a failover (a Sentinel reconnection to a differently configured replica, or on a Cluster a replica
+// promoted to master, found when the slot map changes its masters) is reported as an error, but the gateway
+// runs on: stopping every replica at once would turn a risk into an outage. Replication is judged each time
+// too (replication-checks.ts), with warnings only.
 
+import type { Cluster } from "ioredis";
 import type { Logger } from "pino";
 import { GatewayError } from "../core/errors.js";
 import { isConnectionError } from "../core/redis-errors.js";
 import type { RedisClient } from "./redis.js";
-import { type CheckOptions, judgeRedis, readRedisFacts } from "./redis-checks.js";
+import { addressOf, type CheckOptions, judgeRedis, readRedisFacts } from "./redis-checks.js";
 import { watchRedis } from "./redis-watch.js";
+import { judgeReplication, type ReplicationOptions, readReplicationFacts } from "./replication-checks.js";
 
 export interface RedisStartupOptions {
   /** Where Redis is, for messages and logs (never a password). */
@@ -17,6 +21,8 @@ export interface RedisStartupOptions {
   logger: Logger;
   now: () => number;
   checks: CheckOptions;
+  /** What replication is asked for; one server without settlement replicas when absent. */
+  replication?: ReplicationOptions;
   /** Called once, when Redis has passed the checks for the first time. */
   serve: () => void;
 }
@@ -45,6 +51,8 @@ export function startRedis(redis: RedisClient, options: RedisStartupOptions): Re
     served = resolve;
   });
 
+  /** The masters of a Cluster as last checked: a slot map with others (a replica promoted) is checked again. */
+  let masters = "";
   const check = async () => {
     const first = !checked;
     const fail = (message: string, line: string) => {
@@ -52,8 +60,14 @@ export function startRedis(redis: RedisClient, options: RedisStartupOptions): Re
       else logger.error({ redis: where, err: message }, line);
     };
     try {
+      const seen = masterSet(redis);
       const verdicts = (await readRedisFacts(redis)).map((facts) => judgeRedis(facts, options.checks));
-      for (const warning of verdicts.flatMap((verdict) => verdict.warnings)) {
+      const replication = (await readReplicationFacts(redis, addressOf)).flatMap((facts) =>
+        judgeReplication(facts, options.replication ?? { failover: false, settlementReplicas: 0 }),
+      );
+      // Only once read: masters that could not be read are read again at the next refresh.
+      masters = seen;
+      for (const warning of [...verdicts.flatMap((verdict) => verdict.warnings), ...replication]) {
         logger.warn({ redis: where }, warning);
       }
       const refusals = verdicts.flatMap((verdict) => verdict.refusals);
@@ -77,6 +91,10 @@ export function startRedis(redis: RedisClient, options: RedisStartupOptions): Re
     }
   };
 
+  const refreshed = () => {
+    if (checked && masterSet(redis) !== masters) void check();
+  };
+  if ((redis as Cluster).isCluster) redis.on("refresh", refreshed);
   const watch = watchRedis(redis, { where, logger, now: options.now, ready: () => void check() });
   // Failures are logged by the watch, with their cause; ioredis keeps retrying.
   redis.connect().catch(() => {});
@@ -86,6 +104,19 @@ export function startRedis(redis: RedisClient, options: RedisStartupOptions): Re
     },
     serving,
     refused,
-    stop: () => watch.stop(),
+    stop: () => {
+      redis.off("refresh", refreshed);
+      watch.stop();
+    },
   };
+}
+
+/** A Cluster's masters (host:port, sorted), or "" for one server. */
+function masterSet(redis: RedisClient): string {
+  if (!(redis as Cluster).isCluster) return "";
+  return (redis as Cluster)
+    .nodes("master")
+    .map((node) => `${node.options.host}:${node.options.port}`)
+    .sort()
+    .join(",");
 }

@@ -68,6 +68,9 @@ export function createRedis(settings: RedisSettings, role: ConnectionRole): Redi
       enableAutoPipelining,
       lazyConnect,
       clusterRetryStrategy: role === "gateway" ? (attempt) => Math.min(50 * 2 ** attempt, 1000) : () => null,
+      // A failover seen within seconds even with no command to a moved slot: a promoted master is checked
+      // (redis-startup.ts) and settlements find their master (replica-acks.ts).
+      ...(role === "gateway" && { slotsRefreshInterval: 5000 }),
       // Money is read and written on masters only.
       scaleReads: "master",
     };

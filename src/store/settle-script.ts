@@ -6,6 +6,7 @@ import type { Micros } from "../core/money.js";
 import { type CurrentPeriods, isPeriod, type Period } from "../core/periods.js";
 import type { LeaseHold } from "../core/request.js";
 import type { BillingConnection } from "./billing-connection.js";
+import type { RedisClient } from "./redis.js";
 import { runScript } from "./scripts.js";
 import { timed } from "./timing.js";
 
@@ -49,6 +50,8 @@ export interface Settlement {
    */
   keyName?: string | null;
   reservationId: string;
+  /** The request's id (X-Request-Id): how its caller asks for it while it is not yet written. */
+  requestId?: string;
   /** The request for the key's recent-requests list (JSON), without and with bodies ("" if none kept). */
   logEntry: string;
   logEntryWithBodies: string;
@@ -71,9 +74,24 @@ export interface Settlement {
   leaseHold?: LeaseHold | null;
 }
 
+/**
+ * The marker a settlement leaves in the replica's settlement hash, which makes it exactly-once: its lease
+ * hold's for a leased request, else its reservation id.
+ */
+export function settlementMarker(settlement: Pick<Settlement, "reservationId" | "leaseHold">): string {
+  return settlement.leaseHold?.marker ?? settlement.reservationId;
+}
+
+/** The field of the replica's settlement hash that counts what its settlements charged (µ₽). */
+export const LEDGER_FIELD = "=charged";
+
 export interface Settled {
-  /** No reservation with that id: the request had been settled already, and nothing changed. */
+  /** Its marker was there: the request had been settled already, and nothing changed. */
   duplicate: boolean;
+  /** A release (nothing charged) whose reservation does not exist: there was nothing to settle. */
+  nothing?: boolean;
+  /** Charged without its reservation, which was not there (lost in a failover, or forgotten long after). */
+  vanished?: boolean;
   /** Balance after the charge (absent for a duplicate). */
   balance?: Micros;
   budget?: Micros | null;
@@ -112,8 +130,10 @@ export async function runSettle(
   { redis, keys: names, settings, events, observe, replicaId }: BillingConnection,
   accountId: string,
   settlements: readonly Settlement[],
-  /** Markers of leased settlements whose reply was read: deleted from the replica's marker hash. */
+  /** Markers of settlements the replica is done with: deleted from its settlement hash. */
   acknowledged: readonly string[] = [],
+  /** Where the script runs: the connection's client, or the node of the account's slot (replica-acks.ts). */
+  on: RedisClient = redis,
 ): Promise<Settled[]> {
   const keys = [
     names.account(accountId),
@@ -163,9 +183,10 @@ export async function runSettle(
   }
   keys.push(names.events(accountId));
   args.push(events.context());
-  const replies = await timed(observe, "settle", () => runScript<unknown[][]>(redis, "settle", keys, args));
+  const replies = await timed(observe, "settle", () => runScript<unknown[][]>(on, "settle", keys, args));
   const results = replies.map((reply): Settled => {
     if (reply[0] === "duplicate") return { duplicate: true };
+    if (reply[0] === "none") return { duplicate: false, nothing: true };
     return {
       duplicate: false,
       balance: Number(reply[1]),
@@ -177,6 +198,7 @@ export async function runSettle(
         ? {}
         : { lease: { delta: Number(reply[6]), live: reply[7] === "live" } }),
       windows: { key: parseWindowStates(reply[8]), account: parseWindowStates(reply[9]) },
+      ...(reply[10] === "vanished" && { vanished: true }),
     };
   });
   if (results.some((result) => (result.events ?? 0) > 0)) await events.hintWork(accountId);

@@ -17,6 +17,7 @@ import { OneTimeStore } from "./one-time-store.js";
 import { ProviderLinkStore } from "./provider-link-store.js";
 import type { RedisClient } from "./redis.js";
 import { RedisKeys } from "./redis-keys.js";
+import type { ReplicaAcks } from "./replica-acks.js";
 import { RequestLogStore } from "./request-log-store.js";
 import { ScimStore } from "./scim-store.js";
 import { ScimTokenStore } from "./scim-token-store.js";
@@ -68,6 +69,8 @@ export interface StoresOptions {
   observe?: RedisObserver;
   /** How long events are kept and the default budget thresholds (the configuration's alerts section). */
   events?: EventSettings;
+  /** Where settlements go when they must reach replicas (the gateway's; none for the CLI). */
+  replicaAcks?: ReplicaAcks | null;
 }
 
 /** The defaults of config/default.yaml, for processes that never settle a request (the CLI). */
@@ -88,6 +91,7 @@ export function openStores(redis: RedisClient, options: StoresOptions): Stores {
     options.billing ?? DEFAULT_BILLING,
     events,
     options.observe,
+    options.replicaAcks ?? null,
   );
   return {
     redisKeys,

@@ -86,8 +86,12 @@ describe("GET /v1/requests/{request_id}", () => {
       const before = await spentOf(key.value);
       const id = await call();
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
-      const request = await requestOf(key.value, id);
+      // Answered at once: from the settlement this replica still holds, or from Redis once it is written.
+      const answered = await json(await t.fetch(`/v1/requests/${id}`, { key: key.value }));
+      expect(answered).toMatchObject({ id, settled: expect.any(Boolean) });
       await t.gateway.settled();
+      const request = await requestOf(key.value, id);
+      expect({ ...answered, settled: true }).toEqual(request);
       const after = await spentOf(key.value);
       const line = t.logs.find((entry) => entry.request_id === id && entry.msg === "request");
       expect(request.cost).toBe(line?.cost_rub);
@@ -108,6 +112,7 @@ describe("GET /v1/requests/{request_id}", () => {
         latency_ms: expect.any(Number),
         // Without upstream.maxInFlight nothing waits for the model server.
         queue_ms: 0,
+        settled: true,
       });
       total += request.cost;
     }

@@ -1,12 +1,11 @@
 // The gateway behind Redis Sentinel: it asks the sentinel for the master's address and works from there.
 
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, type RedisServer, startRedisServer } from "../../src/demo/redis-server.js";
+import { type RedisServer, startRedisServer } from "../../src/demo/redis-server.js";
 import { json, startTestGateway } from "../helpers/gateway.js";
+import { startSentinel } from "../helpers/redis-sentinel.js";
 import { temporaryDirectories } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
@@ -16,44 +15,11 @@ let sentinelPort: number;
 /** The sentinels' directories (a sentinel rewrites its configuration file), removed after the tests. */
 const temporaryDirectory = temporaryDirectories("tunnel-sentinel-");
 
-/**
- * Starts a sentinel monitoring `masterPort` on a port found free. Redis cannot be told to pick a port
- * itself (port 0 turns TCP off), and a port found free can be taken before the sentinel binds it: then it
- * exits, and another port is tried.
- */
-async function startSentinel(masterPort: number): Promise<{ process: ChildProcess; port: number }> {
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const dir = temporaryDirectory();
-    const file = join(dir, "sentinel.conf");
-    writeFileSync(
-      file,
-      [
-        `port ${port}`,
-        "bind 127.0.0.1",
-        `dir ${dir}`,
-        `sentinel monitor mymaster 127.0.0.1 ${masterPort} 1`,
-        "sentinel auth-pass mymaster s3cret-master",
-        "sentinel down-after-milliseconds mymaster 5000",
-        "",
-      ].join("\n"),
-    );
-    const child = spawn("redis-server", [file, "--sentinel"], { stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    await waitUntil(
-      () => output.includes("+monitor master mymaster") || child.exitCode !== null,
-      "the sentinel to monitor the master",
-      20_000,
-    );
-    if (child.exitCode === null) return { process: child, port };
-    if (attempt === 5) throw new Error(`the sentinel did not start: ${output}`);
-  }
-}
-
 beforeAll(async () => {
   master = await startRedisServer({ args: ["--requirepass", "s3cret-master"] });
-  ({ process: sentinel, port: sentinelPort } = await startSentinel(master.port));
+  ({ process: sentinel, port: sentinelPort } = await startSentinel(master.port, temporaryDirectory, {
+    masterPassword: "s3cret-master",
+  }));
 }, 30_000);
 
 afterAll(async () => {

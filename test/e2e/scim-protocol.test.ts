@@ -36,7 +36,7 @@ describe("who may call SCIM", () => {
   it("refuses no token, a wrong one, and every other credential with 401 in SCIM's shape", async () => {
     const person = await g.t.store.stores.users.byEmail("nobody@example.com");
     expect(person).toBeNull();
-    for (const credential of [null, "sk-tunnel-scim-" + "0".repeat(64), "garbage", ADMIN_TOKEN]) {
+    for (const credential of [null, `sk-tunnel-scim-${"0".repeat(64)}`, "garbage", ADMIN_TOKEN]) {
       const answer = await g.scim("GET", "/Users", undefined, credential);
       expect(answer.status, String(credential)).toBe(401);
       expect(answer.headers.get("www-authenticate")).toBe('Bearer realm="tunnel-gateway SCIM"');

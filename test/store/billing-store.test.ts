@@ -398,7 +398,7 @@ describe("settle", () => {
     });
   });
 
-  it("remembers an expired reservation for the late-settlement window, then forgets it", async () => {
+  it("remembers an expired reservation for the late-settlement window, then forgets it, and still charges its request once", async () => {
     await account("100");
     const { ref } = await key();
     const reservation = reserveInput(rub("10"));
@@ -417,13 +417,12 @@ describe("settle", () => {
     expect(
       await store.redis.hget(store.redisKeys.reservationRecords("acme"), reservation.reservationId),
     ).toBeNull();
-    // Past the window, a settlement for it cannot be told from a duplicate, and changes nothing.
-    expect(
-      await store.billing.settle({ ...settleInput(reservation.reservationId, rub("1")), ref }),
-    ).toMatchObject({
-      duplicate: true,
-    });
-    expect((await store.accounts.require("acme")).balance).toBe(rub("100"));
+    // Past the window the record is gone, but no marker says the request was settled: it ran, so it is
+    // charged what it cost, once.
+    const late = { ...settleInput(reservation.reservationId, rub("1")), ref };
+    expect(await store.billing.settle(late)).toMatchObject({ duplicate: false, vanished: true });
+    expect(await store.billing.settle(late)).toEqual({ duplicate: true });
+    expect((await store.accounts.require("acme")).balance).toBe(rub("99"));
   });
 
   it("leaves the balance alone for a free request but still counts it", async () => {

@@ -11,12 +11,34 @@
   together, which saves Redis a command and the gateway a round trip per request); each is handled exactly
   as if it came alone, in the order given.
 
-  The reservation record is the proof that a request is still to be settled: this script deletes it, so a
-  settlement retried after its reply was lost (connection cut, Redis restarted) finds no record and changes
-  nothing. That also covers a call that fails half-way (Redis does not roll back a script's writes): the
-  settlements it completed answer 'duplicate' when retried, the rest are made then. A request whose
-  reservation expired before it finished finds an 'expired' marker (the amount was already released) and is
-  charged all the same.
+  Every settlement writes a marker into the replica's settlement hash: its reservation id, or for a leased
+  request the marker its lease hold names, written right after the charge. The marker, not the reservation
+  record, is the proof that a settlement was made: one that finds its marker is a 'duplicate' and changes
+  nothing, however it is sent again — after a reply lost on a cut connection, after a call that failed
+  half-way (Redis does not roll back a script's writes: a settlement that failed before its charge has no
+  marker and fails again, or is made, when retried; one that failed after it answers 'duplicate'), or after a
+  failover, when the gateway sends again what no replica acknowledged (WAIT): a settlement the promoted
+  master never received finds no marker there and is made there. The marker and the charge are written by the
+  same script, so they reach a replica together or not at all. The replica acknowledges the
+  markers of settlements it is done with in a later call, which deletes them, so that the hash holds only
+  markers whose settlement is not yet done (and expires with a replica that died).
+
+  A request's reservation is released when it is found. One that expired before the request finished has
+  left an 'expired' record (its amount was already released): the request is charged all the same. One that
+  is not there at all — lost in a failover, or forgotten after billing.lateSettlementSeconds — is charged all
+  the same too, with nothing to release ('vanished' in the reply), since the request did run and its marker
+  says it was not charged; unless it costs nothing: a release whose reservation does not exist (its reserve
+  call's reply was lost, and the call may never have run) has nothing to release or charge, and answers
+  'none' without writing the request anywhere.
+
+  A settlement found a duplicate still writes (the hash's expiry is set again): WAIT counts the writes of the
+  connection that made them, so a settlement sent again on a new connection must write for a WAIT after it to
+  cover its first attempt.
+
+  The replica's settlement hash also keeps its ledger: the field '=charged' counts every micro-ruble its
+  settlements charged, in the same script as the charge. What the replica charged by its own count and this
+  field are compared by the gateway (billing/books-watch.ts): a charge lost in a failover that a replica had
+  acknowledged shows there.
 
   The cost exceeds what was reserved only when the gateway charges overage (billing.overage: charge); the
   spent amounts and the balance then go past their limits by that difference.
@@ -26,10 +48,7 @@
   requests that used less than they could have.
 
   A request admitted on a replica's admission lease (lease-5.lua) has no reservation record: its settlement
-  names the lease and the hold the request took from it, and a marker of its own that the script writes into
-  the replica's marker hash (HSETNX), which makes it exactly-once the same way; the replica acknowledges the
-  markers of settlements whose reply it has read in a later call, which deletes them, so that the hash holds
-  only those whose reply was lost (and expires with a replica that died). The hold leaves the lease and, when
+  names the lease and the hold the request took from it, and its marker. The hold leaves the lease and, when
   the lease is live and the replica asks for it, goes back in as far as what is then free allows (the same
   share as lease-5.lua grants): a lease that far from the limits stays the same size however many requests
   it serves, and one near them shrinks.
@@ -43,7 +62,8 @@
   KEYS[2]  reservation expiries zset {a:<account>}:resv
   KEYS[3]  reservation records hash  {a:<account>}:resv:rec
   KEYS[4]  reserved totals hash      {a:<account>}:reserved
-  KEYS[5]  the replica's settlement markers hash  {a:<account>}:settled:<replica>
+  KEYS[5]  the replica's settlement hash  {a:<account>}:settled:<replica>: marker -> 1 for each settlement not
+           yet acknowledged, and '=charged' -> µ₽ its settlements charged
   then four keys for each settlement, from KEYS[6 + 4i] for the i-th (from 0):
     +0  key record hash              {a:<account>}:key:<keyId>
     +1  daily usage hash             {a:<account>}:usage:<keyId>:<YYYY-MM-DD>
@@ -56,13 +76,15 @@
   ARGV[1]  seconds to keep a daily usage hash
   ARGV[2]  most recent requests kept per key (0: none)
   ARGV[3]  milliseconds a recent-requests list is kept after its latest request
-  ARGV[4]  milliseconds the marker hash is kept after its latest marker
-  ARGV[5]  markers whose settlement's reply the replica has read, separated by spaces ('' for none): deleted
+  ARGV[4]  milliseconds the settlement hash is kept after the replica's latest settlement
+           (billing.lateSettlementSeconds: how late a settlement may be sent again and still be made once)
+  ARGV[5]  markers of settlements the replica is done with, separated by spaces ('' for none): deleted
+           after the call's settlements are made
   then 17 arguments for each settlement, from ARGV[6 + 17i] for the i-th:
     +0  start of the current day (ms)
     +1  start of the current week (ms)
     +2  start of the current month (ms)
-    +3  reservation id
+    +3  reservation id (the settlement's marker, unless it is leased)
     +4  cost (µ₽, integer >= 0)
     +5  prompt tokens
     +6  completion tokens
@@ -83,15 +105,19 @@
   ARGV[#ARGV]  the event context (JSON, see emitEvent.lua)
 
   Returns one reply per settlement, in order:
-    {'ok', balance, budget, spent, period, events, leaseDelta, leaseState, keyWindows, accountWindows}
+    {'ok', balance, budget, spent, period, events, leaseDelta, leaseState, keyWindows, accountWindows,
+       reservation}
                                              budget, spent and period are the key's first window's (budget ''
                                              for a key without one); events the number of alert events this
                                              settlement emitted; for a leased request, how much its lease
                                              changed (µ₽, <= 0) and 'live', or 'gone' when the lease no longer
                                              exists (it expired, or was given up), both '' for a request with a
                                              reservation record; the windows as "<period>:<budget>:<spent>"
-                                             separated by spaces ('' for none)
-    {'duplicate'}                            no such reservation: this request was settled before
+                                             separated by spaces ('' for none); reservation 'vanished' when
+                                             the request was charged without finding its reservation, else ''
+    {'duplicate'}                            its marker is there: this request was settled before
+    {'none'}                                 a release (cost 0) whose reservation does not exist: nothing
+                                             to settle
 
   Expired reservations are released by reserve, where they matter; this script makes as few calls per
   request as it can (each redis.call costs a few microseconds of Redis' time). The daily usage hash has no
@@ -119,32 +145,34 @@ if count < 1 or count % 1 ~= 0 or #ARGV ~= 6 + 17 * count then
 end
 local usageTtl, logKeep, logTtl = ARGV[1], ARGV[2], ARGV[3]
 local streamKey, events = KEYS[#KEYS], readEventContext(ARGV[#ARGV])
-local markersKey, markers = KEYS[5], 0
-if ARGV[5] ~= '' then
-  for marker in string.gmatch(ARGV[5], '%S+') do redis.call('HDEL', markersKey, marker) end
-end
+local markersKey, LEDGER = KEYS[5], '=charged'
 
 local function settle(keyKey, usageKey, logKey, monthKey, a)
   local reservedTokens, reservedTpm
   local leaseId, hold, share, leaseKeyId, leaseAmount
-  if ARGV[a + 14] == '' then
-    local reservation = redis.call('HGET', KEYS[3], ARGV[a + 3])
-    if not reservation then
-      return { 'duplicate' }
-    end
-    local keyId, amount, tokens, tpm, inFlight = parseReservation(reservation)
-    reservedTokens, reservedTpm = tokens, tpm
-    if keyId then releaseReserved(KEYS[4], keyId, amount, inFlight) end
-    redis.call('HDEL', KEYS[3], ARGV[a + 3])
-    redis.call('ZREM', KEYS[2], ARGV[a + 3])
-  else
-    local marker
+  local marker, vanished = ARGV[a + 3], ''
+  if ARGV[a + 14] ~= '' then
     leaseId, hold, marker, share = string.match(ARGV[a + 14], '^(%S+) (%d+) (%S+) (%d+)$')
     if not leaseId then return redis.error_reply('settle: malformed lease ' .. ARGV[a + 14]) end
-    if redis.call('HSETNX', markersKey, marker, '1') == 0 then
-      return { 'duplicate' }
+  end
+  if redis.call('HEXISTS', markersKey, marker) == 1 then
+    return { 'duplicate' }
+  end
+  if not leaseId then
+    local reservation = redis.call('HGET', KEYS[3], ARGV[a + 3])
+    if reservation then
+      local keyId, amount, tokens, tpm, inFlight = parseReservation(reservation)
+      reservedTokens, reservedTpm = tokens, tpm
+      if keyId then releaseReserved(KEYS[4], keyId, amount, inFlight) end
+      redis.call('HDEL', KEYS[3], ARGV[a + 3])
+      redis.call('ZREM', KEYS[2], ARGV[a + 3])
+    elseif ARGV[a + 4] == '0' then
+      redis.call('HSET', markersKey, marker, '1')
+      return { 'none' }
+    else
+      vanished = 'vanished'
     end
-    markers = markers + 1
+  else
     local keyId, amount, _, _, _, isLease = parseReservation(redis.call('HGET', KEYS[3], leaseId))
     if isLease then leaseKeyId, leaseAmount = keyId, tonumber(amount) end
   end
@@ -171,7 +199,9 @@ local function settle(keyKey, usageKey, logKey, monthKey, a)
     chargeWindows(keyKey, keyWindows, cost)
     chargeWindows(KEYS[1], accountWindows, cost)
     if chargesBalance then balance = redis.call('HINCRBY', KEYS[1], 'balance', '-' .. cost) end
+    redis.call('HINCRBY', markersKey, LEDGER, cost)
   end
+  redis.call('HSET', markersKey, marker, '1')
   local first = keyWindows[1] or {}
   local spent = first.spent or 0
 
@@ -220,10 +250,10 @@ local function settle(keyKey, usageKey, logKey, monthKey, a)
   local budget, period = first.budget and string.format('%d', first.budget) or '', first.period or 'month'
   local keyReply, accountReply = windowsReply(keyWindows), windowsReply(accountWindows)
   if not leaseId then
-    return { 'ok', balance, budget, spent, period, emitted, '', '', keyReply, accountReply }
+    return { 'ok', balance, budget, spent, period, emitted, '', '', keyReply, accountReply, vanished }
   end
   if not leaseKeyId then
-    return { 'ok', balance, budget, spent, period, emitted, '0', 'gone', keyReply, accountReply }
+    return { 'ok', balance, budget, spent, period, emitted, '0', 'gone', keyReply, accountReply, '' }
   end
   local released = math.min(tonumber(hold), leaseAmount)
   local kept = 0
@@ -237,12 +267,17 @@ local function settle(keyKey, usageKey, logKey, monthKey, a)
   end
   resizeLease(KEYS[2], KEYS[3], KEYS[4], leaseId, leaseKeyId, leaseAmount, leaseAmount - released + kept, nil)
   return { 'ok', balance, budget, spent, period, emitted, string.format('%d', kept - released), 'live', keyReply,
-    accountReply }
+    accountReply, '' }
 end
 
 local replies = {}
 for i = 0, count - 1 do
   replies[i + 1] = settle(KEYS[6 + 4 * i], KEYS[7 + 4 * i], KEYS[8 + 4 * i], KEYS[9 + 4 * i], 6 + 17 * i)
 end
-if markers > 0 then redis.call('PEXPIRE', markersKey, ARGV[4]) end
+-- After the settlements, so that one sent again in the call that acknowledges it is still a duplicate.
+if ARGV[5] ~= '' then
+  for marker in string.gmatch(ARGV[5], '%S+') do redis.call('HDEL', markersKey, marker) end
+end
+-- Every call writes here: a duplicate too, for WAIT (see above).
+redis.call('PEXPIRE', markersKey, ARGV[4])
 return replies

@@ -54,11 +54,7 @@ export async function openReplica(
     : null;
   await leases?.start();
   const hooks = { failed: (_settlement: unknown, error: unknown) => errors.push(error) };
-  const queue = new SettlementQueue(
-    stores.billing,
-    leases ? leases.settlementHooks(hooks) : hooks,
-    leases?.book,
-  );
+  const queue = new SettlementQueue(stores.billing, leases ? leases.settlementHooks(hooks) : hooks);
   const replica: BillingReplica = {
     redis,
     stores,

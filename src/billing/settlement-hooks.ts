@@ -1,0 +1,28 @@
+// What the settlement queue (settlement-queue.ts) tells of the settlements it handles: the observer's log lines
+// and metrics, the lease book's mirror (lease-service.ts) and the books watch (books-watch.ts) listen.
+
+import type { Settled, Settlement } from "../store/settle-script.js";
+
+export interface SettlementHooks {
+  /** The settlement is done: written, and acknowledged by the replicas asked for. */
+  settled?(settlement: Settlement, result: Settled): void;
+  /**
+   * A settle call was answered but no replica acknowledged its writes in time: its settlements will be sent
+   * again (and may be lost to a failover until then).
+   */
+  unreplicated?(settlements: readonly Settlement[]): void;
+  /**
+   * A settlement answered before without a replica's acknowledgement was made again now: its first write was
+   * lost (a failover), and this one took its place.
+   */
+  replayed?(settlement: Settlement): void;
+  /**
+   * A settlement failed five times in a way retrying does not fix (a script error, a bug of
+   * ours); it is logged in full and dropped.
+   */
+  failed?(settlement: Settlement, error: unknown): void;
+  retrying?(settlement: Settlement, error: unknown): void;
+  pendingChanged?(pending: number): void;
+  /** A hook threw; the queue carried on. */
+  hookFailed?(hook: string, error: unknown): void;
+}
