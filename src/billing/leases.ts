@@ -125,7 +125,10 @@ export class LeaseBook {
       this.topUp(lease, now);
       return null;
     }
-    if (lease.leased - lease.held < worst) {
+    // A request that holds nothing (worst case 0: a free model) is the per-request way's to decide: what a
+    // lease has left vouches only for what it covers, and one with nothing left (or a window used up, a
+    // balance at 0 — which refuse even a free request) would otherwise admit it for free.
+    if (worst <= 0 || lease.leased - lease.held < worst) {
       lease.count(worst, now);
       this.topUp(lease, now);
       return null;

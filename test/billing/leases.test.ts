@@ -118,6 +118,17 @@ describe("the lease book", () => {
     expect(book.admit(ref, hash, NONE, rub("2"))).toBeNull();
   });
 
+  it("never admits a request that holds nothing: a lease with nothing left sends it the per-request way", async () => {
+    // A budget of 0.2 ₽: the lease gets half, 0.1 ₽, which the first request holds entirely.
+    const { ref, hash } = await key({ budget: "0.2" });
+    expect(await warm(ref, hash, rub("0.1"))).toMatchObject({ hold: rub("0.1") });
+    expect(book.stats()).toMatchObject({ leased: rub("0.1"), held: rub("0.1") });
+    // A request of a free model (worst case 0) fits in nothing, but the lease has nothing to vouch with:
+    // reserve decides it (and refuses it once a window is used up or the balance is at 0).
+    expect(book.admit(ref, hash, NONE, 0)).toBeNull();
+    expect(book.admitted).toBe(1);
+  });
+
   it("admits only what the key's facts allow: expiry, the value and its grace, the model list", async () => {
     const { ref, hash } = await key({ models: ["llama"], ttl: "1h" });
     const llama: ModelCheck = { kind: "named", model: "llama" };

@@ -104,7 +104,10 @@ export function beginningCommands(b: Beginning): MoneyCommand[] {
   return [new SetAccount(b.account.mode, b.account.windows), ...b.keys.map((w) => new CreateKey(w))];
 }
 
-/** Prices of a run: one with a cheaper cached input, one with a per-request fee. */
+/** A model that costs nothing: its requests hold nothing, and a used-up window or balance refuses them all the same. */
+export const FREE: Price = { name: "free", input: 0, cachedInput: 0, output: 0, perRequest: 0 };
+
+/** Prices of a run: one with a cheaper cached input, one with a per-request fee, and a free one. */
 export const prices: fc.Arbitrary<Price[]> = fc
   .tuple(
     fc.integer({ min: 50, max: 2000 }),
@@ -126,4 +129,5 @@ export const prices: fc.Arbitrary<Price[]> = fc
       output: output * 1_000_000,
       perRequest: fee * 1000,
     },
+    FREE,
   ]);
