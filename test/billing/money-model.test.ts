@@ -82,7 +82,7 @@ describe("the money path against its model", () => {
       await fc.assert(
         fc.asyncProperty(
           setting,
-          fc.commands(moneyCommands({ kill: true, release: true, expire: true }), {
+          fc.commands(moneyCommands({ kill: true, release: true, expire: true, failover: true }), {
             maxCommands: 60,
             size: "max",
           }),
