@@ -204,13 +204,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     onError: (error) => logger.debug({ err: (error as Error).message }, "the books could not be checked"),
   });
   const hooks = leases ? leases.settlementHooks(observer) : observer;
-  const queue = new SettlementQueue(stores.billing, {
-    ...hooks,
-    settled: (settlement, result) => {
-      booksWatch.settled(settlement, result);
-      hooks.settled?.(settlement, result);
+  const queue = new SettlementQueue(
+    stores.billing,
+    {
+      ...hooks,
+      settled: (settlement, result) => {
+        booksWatch.settled(settlement, result);
+        hooks.settled?.(settlement, result);
+      },
     },
-  });
+    { now, lateSettlementMs: config.billing.lateSettlementSeconds * 1000 },
+  );
   settlements = queue;
   const keeper = new ReservationKeeper(
     stores.billing,

@@ -8,6 +8,7 @@
 import { hostname } from "node:os";
 import type { Logger } from "pino";
 import { randomToken } from "../auth/api-key.js";
+import { timerDelay } from "../core/timer-delay.js";
 import { urlOrigin } from "../core/webhook-url.js";
 import type { AccountStore } from "../store/account-store.js";
 import type { AlertSettingsStore } from "../store/alert-settings-store.js";
@@ -137,7 +138,7 @@ export class DeliveryWorker {
         .finally(() => {
           this.running = null;
         });
-    }, delayMs);
+    }, timerDelay(delayMs));
     this.timer.unref();
   }
 

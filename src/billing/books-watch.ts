@@ -15,6 +15,7 @@
 // goes billing.lateSettlementSeconds after a replica that died.
 
 import type { Micros } from "../core/money.js";
+import { timerDelay } from "../core/timer-delay.js";
 import type { BillingStore } from "../store/billing-store.js";
 import type { Settled, Settlement } from "../store/settle-script.js";
 import type { PendingSettlements } from "./pending-settlements.js";
@@ -68,7 +69,7 @@ export class BooksWatch {
 
   start(intervalMs: number): void {
     if (intervalMs <= 0) return;
-    this.timer = setInterval(() => void this.check(), intervalMs);
+    this.timer = setInterval(() => void this.check(), timerDelay(intervalMs, 1));
     this.timer.unref();
   }
 

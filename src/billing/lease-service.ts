@@ -51,7 +51,7 @@ export class LeaseService {
   constructor(private readonly deps: LeaseServiceDeps) {
     const { billing, calendar, now, ttlMs } = deps;
     this.book = new LeaseBook(billing.replicaId, {
-      lease: (ref, leaseId, amount, grow) => {
+      lease: (ref, leaseId, amount, grow, expected) => {
         const at = now();
         return billing.lease(ref, {
           leaseId,
@@ -61,6 +61,7 @@ export class LeaseService {
           expiresAt: at + ttlMs,
           share: LEASE_SHARE,
           grow,
+          expected,
         });
       },
       feedReady: (accountId) => this.feed?.ready(accountId) ?? false,

@@ -38,8 +38,11 @@ const REFUSED_BACKOFF_MS = 5000;
 
 /** What the replica needs of Redis and the clock. */
 export interface LeaseDeps {
-  /** Sets the lease to `amount`: shrinks it to that, or — when `grow` — grows it towards that. */
-  lease(ref: KeyRef, leaseId: string, amount: Micros, grow: boolean): Promise<LeaseGrant>;
+  /**
+   * Sets the lease to `amount`: shrinks it to that, or — when `grow` — grows it towards that. `expected`: the
+   * mirror says it holds something (one Redis no longer has was lost: lease-5.lua answers 'lost').
+   */
+  lease(ref: KeyRef, leaseId: string, amount: Micros, grow: boolean, expected: boolean): Promise<LeaseGrant>;
   /** Whether the change feed carries this account's changes now (subscribing when it does not yet). */
   feedReady(accountId: string): boolean;
   now(): number;
@@ -125,7 +128,10 @@ export class LeaseBook {
       this.topUp(lease, now);
       return null;
     }
-    if (lease.leased - lease.held < worst) {
+    // A request that holds nothing (worst case 0: a free model) is the per-request way's to decide: what a
+    // lease has left vouches only for what it covers, and one with nothing left (or a window used up, a
+    // balance at 0 — which refuse even a free request) would otherwise admit it for free.
+    if (worst <= 0 || lease.leased - lease.held < worst) {
       lease.count(worst, now);
       this.topUp(lease, now);
       return null;
@@ -314,7 +320,7 @@ export class LeaseBook {
     const done = () => {
       if (--this.calls === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
     };
-    const call = this.deps.lease(lease.ref, lease.id, amount, grow);
+    const call = this.deps.lease(lease.ref, lease.id, amount, grow, lease.leased > 0);
     call.then(done, done);
     return call;
   }

@@ -4,6 +4,7 @@
 // that are still running — one script call per account, whatever the number of requests. Which requests
 // run is the request tracker's to say.
 
+import { timerDelay } from "../core/timer-delay.js";
 import type { BillingStore } from "../store/billing-store.js";
 
 /** The running requests' reservations (proxy/request-tracker.ts). */
@@ -23,7 +24,9 @@ export class ReservationKeeper {
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.extendDue(), Math.max(1000, Math.floor(this.ttlMs / 3)));
+    // A TTL of more than ~74 days would make the interval overflow Node's timers (timer-delay.ts); every
+    // 24.8 days is then still well within a third of it.
+    this.timer = setInterval(() => void this.extendDue(), timerDelay(this.ttlMs / 3, 1000));
     this.timer.unref();
   }
 

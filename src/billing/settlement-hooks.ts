@@ -22,7 +22,36 @@ export interface SettlementHooks {
    */
   failed?(settlement: Settlement, error: unknown): void;
   retrying?(settlement: Settlement, error: unknown): void;
+  /**
+   * The queue started waiting (settlement-wait.ts): for Redis to answer, or for a replica to acknowledge; once
+   * per wait, however many settlements and retries it takes.
+   */
+  waiting?(reason: "redis" | "replica", settlements: number): void;
+  /** Nothing waits any more: every settlement that did was done (or given up). */
+  recovered?(waitedMs: number): void;
+  /**
+   * Settlements Redis answered but no replica acknowledged within billing.lateSettlementSeconds: never sent
+   * again (past that, the settle script no longer remembers them, and a copy could charge twice). They count as
+   * settled by their first answer; if a failover lost that, the books watch reports the drift.
+   */
+  givenUp?(settlements: readonly Settlement[]): void;
   pendingChanged?(pending: number): void;
   /** A hook threw; the queue carried on. */
   hookFailed?(hook: string, error: unknown): void;
+}
+
+/**
+ * Calls a hook. One that throws (a metric, a log write) is reported to `hookFailed` and otherwise ignored: it
+ * must neither lose a settlement nor become an unhandled rejection that ends the process.
+ */
+export function callHook<Name extends Exclude<keyof SettlementHooks, "hookFailed">>(
+  hooks: SettlementHooks,
+  name: Name,
+  ...args: Parameters<NonNullable<SettlementHooks[Name]>>
+): void {
+  try {
+    (hooks[name] as ((...values: typeof args) => void) | undefined)?.(...args);
+  } catch (error) {
+    hooks.hookFailed?.(name, error);
+  }
 }

@@ -5,6 +5,9 @@
 // after a failover, to the promoted master, which makes it if it never received it. The settle script writes
 // a marker per settlement and makes nothing whose marker it finds, so sending one again cannot charge twice;
 // the markers of settlements the queue is done with go with the account's next call, which deletes them.
+// Sending again is bounded by billing.lateSettlementSeconds, how long the script remembers a settlement: one no
+// replica acknowledged by then is given up (logged at error level, counted) and counts as made by its first
+// answer; the books watch reports it if a failover lost that.
 //
 // Settlements of one account that finish within BATCH_WINDOW_MS of each other go to Redis in one script
 // call. Under load that saves most of a command per request, on both sides: the gateway's client work and
@@ -16,7 +19,15 @@ import type { BillingStore } from "../store/billing-store.js";
 import { type Settled, type Settlement, settlementMarker } from "../store/settle-script.js";
 import { PendingSettlements } from "./pending-settlements.js";
 import { Acknowledgements } from "./settlement-acks.js";
-import type { SettlementHooks } from "./settlement-hooks.js";
+import {
+  DEFAULT_LATE_SETTLEMENT_MS,
+  type Entry,
+  overdue,
+  type SettlementQueueOptions,
+  unacknowledgedAgain,
+} from "./settlement-entry.js";
+import { callHook, type SettlementHooks } from "./settlement-hooks.js";
+import { SettlementWait } from "./settlement-wait.js";
 
 export type { SettlementHooks } from "./settlement-hooks.js";
 
@@ -34,21 +45,6 @@ const FIRST_REPLICA_RETRY_MS = 250;
  */
 const MAX_REPLY_ERROR_ATTEMPTS = 5;
 
-interface Entry {
-  settlement: Settlement;
-  /** How many of its attempts failed other than by Redis being unreachable. */
-  replyErrors: number;
-  /**
-   * Retried on its own: it was in a batch Redis refused, and one bad settlement must not take the others
-   * down with it.
-   */
-  alone: boolean;
-  /** Written, but no replica acknowledged it: sent again on the replica backoff, not as soon as Redis answers. */
-  unreplicated: boolean;
-  /** An attempt was answered without a replica's acknowledgement (a later one may have failed since). */
-  unacknowledged: boolean;
-}
-
 export class SettlementQueue {
   /** Per account, the settlements waiting for the batch window to close. */
   private readonly batches = new Map<string, Entry[]>();
@@ -58,6 +54,11 @@ export class SettlementQueue {
   private running = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private replicaTimer: NodeJS.Timeout | undefined;
+  /** Entries sent again from `waiting` whose answer is not in yet. */
+  private retrying = 0;
+  private readonly wait: SettlementWait;
+  private readonly now: () => number;
+  private readonly lateSettlementMs: number;
   private delay = FIRST_RETRY_MS;
   private replicaDelay = FIRST_REPLICA_RETRY_MS;
   private idleWaiters: (() => void)[] = [];
@@ -69,7 +70,12 @@ export class SettlementQueue {
   constructor(
     private readonly billing: Pick<BillingStore, "settleReplicated">,
     private readonly hooks: SettlementHooks = {},
-  ) {}
+    options: SettlementQueueOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.lateSettlementMs = options.lateSettlementMs ?? DEFAULT_LATE_SETTLEMENT_MS;
+    this.wait = new SettlementWait(hooks, this.now);
+  }
 
   /** Settlements not yet written to Redis (batched, in flight or waiting for a retry). */
   get pending(): number {
@@ -135,11 +141,16 @@ export class SettlementQueue {
     for (const batch of batches) this.send(batch);
   };
 
-  /** Writes settlements of one account in one script call. */
-  private send(entries: Entry[]): void {
+  /** Writes settlements of one account in one script call; `retry` for those sent again from `waiting`. */
+  private send(entries: Entry[], retry = false): void {
     const first = entries[0] as Entry;
     const accountId = first.settlement.ref.accountId;
     this.running += entries.length;
+    if (retry) this.retrying += entries.length;
+    const answered = () => {
+      this.running -= entries.length;
+      if (retry) this.retrying -= entries.length;
+    };
     this.changed();
     const acknowledged = this.acknowledged.take(accountId);
     this.billing
@@ -150,16 +161,16 @@ export class SettlementQueue {
       )
       .then(
         ({ results, replicated }) => {
-          this.running -= entries.length;
+          answered();
           this.delay = FIRST_RETRY_MS;
-          if (!replicated) return this.unreplicated(accountId, entries, acknowledged);
+          if (!replicated) return this.unreplicated(accountId, entries, results, acknowledged);
           this.replicaDelay = FIRST_REPLICA_RETRY_MS;
           for (let i = 0; i < entries.length; i++) this.done(entries[i] as Entry, results[i] as Settled);
           // Redis answers again: anything that was waiting for it can go now.
           if (this.waiting.length > 0) this.retryNow(false);
         },
         (error: unknown) => {
-          this.running -= entries.length;
+          answered();
           if (acknowledged.length > 0) this.acknowledged.giveBack(accountId, acknowledged);
           const unreachable = isConnectionError(error);
           const retried: Entry[] = [];
@@ -171,11 +182,10 @@ export class SettlementQueue {
               continue;
             }
             retried.push({
-              settlement: entry.settlement,
+              ...entry,
               replyErrors,
               alone: entry.alone || (!unreachable && entries.length > 1),
               unreplicated: false,
-              unacknowledged: entry.unacknowledged,
             });
           }
           // Queued before the hooks run, so that they see them counted as pending.
@@ -184,36 +194,56 @@ export class SettlementQueue {
           for (const { settlement } of dropped) {
             // Never sent again: its marker, if the script wrote it, can go.
             this.forget(settlement);
-            this.hook("failed", settlement, error);
+            callHook(this.hooks, "failed", settlement, error);
           }
-          for (const { settlement } of retried) this.hook("retrying", settlement, error);
+          for (const { settlement } of retried) callHook(this.hooks, "retrying", settlement, error);
         },
       )
       .finally(() => this.changed());
   }
 
-  /** The call's writes may be lost to a failover: its settlements wait to be sent again. */
-  private unreplicated(accountId: string, entries: Entry[], acknowledged: readonly string[]): void {
+  /**
+   * The call's writes may be lost to a failover: its settlements wait to be sent again, those first answered
+   * more than lateSettlementMs ago excepted (given up).
+   */
+  private unreplicated(
+    accountId: string,
+    entries: Entry[],
+    results: readonly Settled[],
+    acknowledged: readonly string[],
+  ): void {
     if (acknowledged.length > 0) this.acknowledged.giveBack(accountId, acknowledged);
-    for (const entry of entries) this.waiting.push({ ...entry, unreplicated: true, unacknowledged: true });
+    const now = this.now();
+    const kept = entries.map((entry, i) => unacknowledgedAgain(entry, results[i] as Settled, now));
+    callHook(
+      this.hooks,
+      "unreplicated",
+      entries.map((entry) => entry.settlement),
+    );
+    this.waiting.push(...this.withoutOverdue(kept));
     this.schedule();
-    try {
-      this.hooks.unreplicated?.(entries.map((entry) => entry.settlement));
-    } catch (error) {
-      this.hooks.hookFailed?.("unreplicated", error);
-    }
+  }
+
+  /** Gives up the entries no replica acknowledged within lateSettlementMs of their first answer; the rest. */
+  private withoutOverdue(entries: Entry[]): Entry[] {
+    const now = this.now();
+    const given = entries.filter((entry) => overdue(entry, now, this.lateSettlementMs));
+    if (given.length === 0) return entries;
+    callHook(
+      this.hooks,
+      "givenUp",
+      given.map((entry) => entry.settlement),
+    );
+    for (const entry of given) this.done({ ...entry, unacknowledged: false }, entry.answer as Settled);
+    return entries.filter((entry) => !given.includes(entry));
   }
 
   private done({ settlement, unacknowledged }: Entry, result: Settled): void {
     this.forget(settlement);
     if (unacknowledged && !result.duplicate && !result.nothing) {
-      try {
-        this.hooks.replayed?.(settlement);
-      } catch (error) {
-        this.hooks.hookFailed?.("replayed", error);
-      }
+      callHook(this.hooks, "replayed", settlement);
     }
-    this.hook("settled", settlement, result);
+    callHook(this.hooks, "settled", settlement, result);
   }
 
   private forget(settlement: Settlement): void {
@@ -258,13 +288,13 @@ export class SettlementQueue {
   private drainWaiting(which: "redis" | "replica" | "all"): void {
     const together = new Map<string, Entry[]>();
     const kept: Entry[] = [];
-    for (const entry of this.waiting.splice(0)) {
+    for (const entry of this.withoutOverdue(this.waiting.splice(0))) {
       if (which !== "all" && entry.unreplicated !== (which === "replica")) {
         kept.push(entry);
         continue;
       }
       if (entry.alone) {
-        this.send([entry]);
+        this.send([entry], true);
         continue;
       }
       const account = entry.settlement.ref.accountId;
@@ -274,33 +304,16 @@ export class SettlementQueue {
     }
     this.waiting.push(...kept);
     for (const batch of together.values()) {
-      for (let i = 0; i < batch.length; i += MAX_BATCH) this.send(batch.slice(i, i + MAX_BATCH));
+      for (let i = 0; i < batch.length; i += MAX_BATCH) this.send(batch.slice(i, i + MAX_BATCH), true);
     }
     this.schedule();
-  }
-
-  /**
-   * Calls a hook. A hook that throws (a metric, a log write) is reported to `hookFailed` and otherwise
-   * ignored: it must neither lose the settlement nor become an unhandled rejection that ends the process.
-   */
-  private hook<Name extends "settled" | "failed" | "retrying">(
-    name: Name,
-    settlement: Settlement,
-    detail: Parameters<NonNullable<SettlementHooks[Name]>>[1],
-  ): void {
-    try {
-      (this.hooks[name] as ((s: Settlement, d: typeof detail) => void) | undefined)?.(settlement, detail);
-    } catch (error) {
-      this.hooks.hookFailed?.(name, error);
-    }
+    this.changed();
   }
 
   private changed(): void {
-    try {
-      this.hooks.pendingChanged?.(this.pending);
-    } catch (error) {
-      this.hooks.hookFailed?.("pendingChanged", error);
-    }
+    const first = this.waiting[0];
+    this.wait.update(this.waiting.length + this.retrying, first?.unreplicated ? "replica" : "redis");
+    callHook(this.hooks, "pendingChanged", this.pending);
     if (this.pending === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 }

@@ -35,6 +35,8 @@ export interface GatewayMetrics {
   settlementsUnreplicated(count: number): void;
   /** A settlement whose first write was lost (a failover) made again. */
   settlementReplayed(): void;
+  /** Settlements no replica acknowledged within billing.lateSettlementSeconds, no longer sent again. */
+  settlementsGivenUp(count: number): void;
   /** A difference between what the replica charged an account and what Redis holds of it (0: none now). */
   booksDrift(accountId: string, difference: Micros): void;
   redisOperation(operation: string, seconds: number): void;
@@ -96,6 +98,7 @@ export const NO_METRICS: GatewayMetrics = {
   scriptError() {},
   settlementsUnreplicated() {},
   settlementReplayed() {},
+  settlementsGivenUp() {},
   booksDrift() {},
   redisOperation() {},
   expiredReservations() {},

@@ -125,6 +125,11 @@ export const METRICS = {
     type: "counter",
     help: "Settlements Redis answered but no replica acknowledged in time (redis.settlementReplicas): each is sent again, to the promoted master after a failover.",
   },
+  settlementsGivenUp: {
+    name: "settlements_given_up_total",
+    type: "counter",
+    help: "Settlements no replica acknowledged within billing.lateSettlementSeconds: no longer sent again (a copy could charge twice past that); each counts as made by its first answer, and the books watch reports it if a failover lost that.",
+  },
   settlementsReplayed: {
     name: "settlements_replayed_total",
     type: "counter",

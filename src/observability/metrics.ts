@@ -127,6 +127,7 @@ export class Metrics implements GatewayMetrics {
     for (const script of SCRIPT_NAMES) this.m.scriptErrors.labels(script).inc(0);
     this.m.settlementsUnreplicated.inc(0);
     this.m.settlementsReplayed.inc(0);
+    this.m.settlementsGivenUp.inc(0);
     if (options.defaultMetrics !== false) {
       collectDefaultMetrics({ register: this.registry });
       // prom-client names these gauges with a counter's _total suffix (promtool refuses them); their
@@ -267,6 +268,10 @@ export class Metrics implements GatewayMetrics {
 
   settlementsUnreplicated(count: number): void {
     this.m.settlementsUnreplicated.inc(count);
+  }
+
+  settlementsGivenUp(count: number): void {
+    this.m.settlementsGivenUp.inc(count);
   }
 
   settlementReplayed(): void {

@@ -3,7 +3,6 @@
 // them to OpenTelemetry (telemetry.ts) when that is on. What it calls can throw (a metric, a log write); it
 // never lets that reach the request path, which has already answered.
 
-import { performance } from "node:perf_hooks";
 import type { Logger } from "pino";
 import type { DriftReport } from "../billing/books-watch.js";
 import type { GatewayRequest } from "../core/request.js";
@@ -27,15 +26,18 @@ export interface SettlementObserver {
   failed(settlement: Settlement, error: unknown): void;
   /** Settlements no replica acknowledged in time: they will be sent again. */
   unreplicated(settlements: readonly Settlement[]): void;
+  /** The settlement queue started waiting for Redis or a replica (once per wait). */
+  waiting(reason: "redis" | "replica", settlements: number): void;
+  /** ...and nothing waits any more. */
+  recovered(waitedMs: number): void;
+  /** Settlements no replica acknowledged within billing.lateSettlementSeconds: no longer sent again. */
+  givenUp(settlements: readonly Settlement[]): void;
   /** A settlement whose first write was lost (a failover) was made again. */
   replayed(settlement: Settlement): void;
   hookFailed(hook: string, error: unknown): void;
   /** What the replica charged an account and what Redis holds of it differ (or agree again). */
   drift(report: DriftReport): void;
 }
-
-/** The unacknowledged-settlements warning is written at most this often, with the count since the last. */
-const UNREPLICATED_LINE_MS = 10_000;
 
 export interface ObserverOptions {
   /** Request and response bodies on log lines, cut to this many bytes; null keeps them out (logging.bodies). */
@@ -50,8 +52,6 @@ export function createObserver(
   telemetry: RequestTelemetry = NO_TELEMETRY,
 ): RequestObserver & SettlementObserver {
   const failed = (what: string, error: unknown) => logger.error({ err: error }, `reporting ${what} failed`);
-  let unreplicatedCount = 0;
-  let unreplicatedLineAt = Number.NEGATIVE_INFINITY;
   // try/catch written out in each, not a helper taking a callback: these run once per request.
   return {
     finished(request) {
@@ -98,10 +98,41 @@ export function createObserver(
       );
     },
     retrying(settlement, error) {
-      logger.warn(
+      // One warning per wait (waiting below), not a line per settlement per retry; this is for debugging.
+      logger.debug(
         { reservation_id: settlement.reservationId, err: (error as Error).message },
         "settlement delayed; will retry",
       );
+    },
+    waiting(reason, settlements) {
+      const why =
+        reason === "redis"
+          ? "Redis does not answer"
+          : "no replica acknowledged them in time (redis.settlementReplicas)";
+      logger.warn(
+        { reason, settlements },
+        `settlements wait: ${why}; they stay queued and are sent again until done`,
+      );
+    },
+    recovered(waitedMs) {
+      logger.info({ waited_ms: waitedMs }, "settlements no longer wait: every one that did is done");
+    },
+    givenUp(settlements) {
+      try {
+        metrics.settlementsGivenUp(settlements.length);
+        const accounts = [...new Set(settlements.map((s) => s.ref.accountId))];
+        logger.error(
+          {
+            settlements: settlements.length,
+            accounts,
+            cost_micros: settlements.reduce((sum, s) => sum + s.cost, 0),
+            request_ids: settlements.map((s) => s.requestId),
+          },
+          "settlements no replica acknowledged within billing.lateSettlementSeconds are no longer sent again; if a failover lost them, the books watch names the account",
+        );
+      } catch (error) {
+        failed("settlements given up", error);
+      }
     },
     failed(settlement, error) {
       metrics.settlementFailed();
@@ -115,16 +146,8 @@ export function createObserver(
     },
     unreplicated(settlements) {
       try {
+        // Counted each time; logged once per wait (waiting above).
         metrics.settlementsUnreplicated(settlements.length);
-        unreplicatedCount += settlements.length;
-        const at = performance.now();
-        if (at - unreplicatedLineAt < UNREPLICATED_LINE_MS) return;
-        logger.warn(
-          { settlements: unreplicatedCount },
-          "settlements not acknowledged by a replica in time; they stay queued and are sent again",
-        );
-        unreplicatedCount = 0;
-        unreplicatedLineAt = at;
       } catch (error) {
         failed("unacknowledged settlements", error);
       }

@@ -5,6 +5,7 @@
 
 import type { Server } from "node:http";
 import type { Logger } from "pino";
+import { timerDelay } from "../core/timer-delay.js";
 import type { RequestTracker } from "../proxy/request-tracker.js";
 
 /** How long requests aborted at the end of a drain get to finish their billing. */
@@ -12,7 +13,7 @@ const ABORT_GRACE_MS = 5000;
 const CLOSE_IDLE_EVERY_MS = 250;
 
 function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+  return new Promise((resolve) => setTimeout(resolve, timerDelay(ms)).unref());
 }
 
 /** Drains `server` and the requests `tracker` holds; resolves once none is left running (or the grace ended). */

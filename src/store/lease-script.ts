@@ -42,6 +42,11 @@ export interface LeaseInput {
   share: number;
   /** False to only shrink: a replica giving a lease back must never bring it back to life. */
   grow: boolean;
+  /**
+   * True when the replica counts on the lease holding something (its mirror is above 0): a lease then missing
+   * in Redis was lost in a failover and is answered 'lost' rather than granted anew.
+   */
+  expected?: boolean;
 }
 
 /** Sets the replica's admission lease on a key. */
@@ -74,6 +79,7 @@ export async function runLease(
         settings.lateSettlementSeconds * 1000,
         input.share,
         input.grow ? 1 : 0,
+        input.expected ? 1 : 0,
       ],
     ),
   );

@@ -30,7 +30,7 @@ beforeEach(async () => {
   feedReady = true;
   calls = 0;
   book = new LeaseBook(store.billing.replicaId, {
-    lease: (ref, leaseId, amount, grow): Promise<LeaseGrant> => {
+    lease: (ref, leaseId, amount, grow, expected): Promise<LeaseGrant> => {
       calls++;
       if (failNext) {
         const error = failNext;
@@ -46,6 +46,7 @@ beforeEach(async () => {
         expiresAt: now + 60_000,
         share: 2,
         grow,
+        expected,
       });
     },
     feedReady: () => feedReady,
@@ -116,6 +117,17 @@ describe("the lease book", () => {
     const { ref, hash } = await key({ budget: "10" });
     await warm(ref, hash, rub("0.1"));
     expect(book.admit(ref, hash, NONE, rub("2"))).toBeNull();
+  });
+
+  it("never admits a request that holds nothing: a lease with nothing left sends it the per-request way", async () => {
+    // A budget of 0.2 ₽: the lease gets half, 0.1 ₽, which the first request holds entirely.
+    const { ref, hash } = await key({ budget: "0.2" });
+    expect(await warm(ref, hash, rub("0.1"))).toMatchObject({ hold: rub("0.1") });
+    expect(book.stats()).toMatchObject({ leased: rub("0.1"), held: rub("0.1") });
+    // A request of a free model (worst case 0) fits in nothing, but the lease has nothing to vouch with:
+    // reserve decides it (and refuses it once a window is used up or the balance is at 0).
+    expect(book.admit(ref, hash, NONE, 0)).toBeNull();
+    expect(book.admitted).toBe(1);
   });
 
   it("admits only what the key's facts allow: expiry, the value and its grace, the model list", async () => {
@@ -220,6 +232,30 @@ describe("the lease book", () => {
     expect(book.stats().dying).toBe(0);
     expect((await store.keys.get(ref))?.spent).toBe(rub("0.05"));
     expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
+  });
+
+  it("forgets a lease a failover lost (no record, no expiry marker) rather than growing it anew under its id", async () => {
+    const { ref, hash } = await key({ budget: "10" });
+    const open = (await warm(ref, hash, rub("0.1"))) as LeaseAdmission;
+    expect(book.stats()).toMatchObject({ leased: rub("0.8"), held: rub("0.1") });
+    // The promoted master never received the lease: its record and what it reserved are gone.
+    const names = store.redisKeys;
+    await store.redis.hdel(names.reservationRecords("acme"), open.leaseId);
+    await store.redis.zrem(names.reservations("acme"), open.leaseId);
+    await store.redis.del(names.reserved("acme"));
+    // The next refresh finds nothing where the mirror counts 0.8 ₽: the lease is lost, not granted again
+    // (which would have counted the old 0.8 ₽ on top of the new grant and admitted beyond what Redis holds).
+    store.clock.advance(FACTS_MAX_AGE_MS);
+    book.tick();
+    await book.idle(5000);
+    expect(book.stats()).toMatchObject({ leases: 0 });
+    expect(book.admit(ref, hash, NONE, rub("0.1"))).toBeNull();
+    await book.idle(5000);
+    expect(book.admitted).toBe(1);
+    expect(await store.billing.reserved("acme")).toEqual({ account: 0, keys: {} });
+    // Its open request is charged all the same.
+    await settle(ref, open, rub("0.05"));
+    expect((await store.keys.get(ref))?.spent).toBe(rub("0.05"));
   });
 
   it("gives every lease back at once when told to (feed lost, shutdown)", async () => {

@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { describe, it } from "vitest";
 import type { Micros } from "../../src/core/money.js";
 import { TestClock } from "../helpers/clock.js";
-import { beginning, beginningCommands, moneyCommands, prices } from "../helpers/money/arbitraries.js";
+import { beginning, beginningCommands, FREE, moneyCommands, prices } from "../helpers/money/arbitraries.js";
 import { BillingSystem } from "../helpers/money/billing-system.js";
 import {
   CreateKey,
@@ -82,7 +82,7 @@ describe("the money path against its model", () => {
       await fc.assert(
         fc.asyncProperty(
           setting,
-          fc.commands(moneyCommands({ kill: true, release: true, expire: true }), {
+          fc.commands(moneyCommands({ kill: true, release: true, expire: true, failover: true }), {
             maxCommands: 60,
             size: "max",
           }),
@@ -118,6 +118,23 @@ describe("counterexamples the model found", () => {
       new SetAccount("budgeted", [{ period: "day", budget: 500_000 }]),
       new Start(0, 0, 0, 1, 1),
       new Start(0, 0, 0, 1, 1),
+    ]);
+  });
+
+  it("never admits a free request on a lease that holds nothing, once the account's window is used up", async () => {
+    // Found as: a lease granted 0 (nothing free) still admitted requests of worst case 0, which reserve
+    // refuses once a window is used up; the lease book now sends every request that holds nothing to reserve.
+    const whole = { prompt: 100, cached: 0, completion: 100, status: 200 };
+    await run({ ...ONE_REPLICA, prices: [...PRICES, FREE] }, [
+      new SetAccount("both", [{ period: "day", budget: 50_000_000 }]),
+      new CreateKey([]),
+      new Start(0, 0, 0, 10, 10),
+      new Finish([{ request: 0, usage: whole }]),
+      // The window set below what was spent: the lease is given back, and a new one can get nothing.
+      new SetAccount("both", [{ period: "day", budget: 1 }]),
+      new Start(0, 0, 1, 10, 10),
+      new Start(0, 0, 1, 10, 10),
+      new Start(0, 0, 1, 10, 10),
     ]);
   });
 

@@ -2,10 +2,11 @@
 // expires as usual. The keeper's periodic call is made by hand, with the clock moved by hand.
 
 import { randomUUID } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ReservationKeeper } from "../../src/billing/reservation-keeper.js";
 import type { KeyRef } from "../../src/core/key-ref.js";
 import { GatewayRequest } from "../../src/core/request.js";
+import { MAX_TIMER_MS } from "../../src/core/timer-delay.js";
 import { RequestTracker } from "../../src/proxy/request-tracker.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
@@ -139,5 +140,32 @@ describe("ReservationKeeper", () => {
     expect(errors).toHaveLength(1);
     expect(String(errors[0])).toMatch(/WRONGTYPE/);
     expect(Number(await expiry(request))).toBe(store.clock.now() + TTL_MS);
+  });
+
+  it("runs every third of the TTL, and at most every 2^31 - 1 ms however long the TTL (never a busy loop)", () => {
+    // Node sets a delay above 2^31 - 1 ms to 1 ms: a five-year TTL would have run the keeper every millisecond.
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    const runs = { short: 0, long: 0 };
+    const counting = (which: keyof typeof runs) => ({
+      reservations: () => {
+        runs[which]++;
+        return [];
+      },
+    });
+    const keepers = [
+      new ReservationKeeper(store.billing, counting("short"), 60_000, store.clock.now, () => {}),
+      new ReservationKeeper(store.billing, counting("long"), 5 * 365 * 86_400_000, store.clock.now, () => {}),
+    ];
+    try {
+      for (const k of keepers) k.start();
+      vi.advanceTimersByTime(20_000);
+      expect(runs).toEqual({ short: 1, long: 0 });
+      keepers[0]?.stop();
+      vi.advanceTimersByTime(MAX_TIMER_MS - 20_000);
+      expect(runs.long).toBe(1);
+    } finally {
+      for (const k of keepers) k.stop();
+      vi.useRealTimers();
+    }
   });
 });

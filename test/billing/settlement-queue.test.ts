@@ -16,6 +16,7 @@ import { DEFAULT_EVENT_SETTINGS, EventStore } from "../../src/store/event-store.
 import type { RedisClient } from "../../src/store/redis.js";
 import { connectRedis, createRedis } from "../../src/store/redis.js";
 import { RedisKeys } from "../../src/store/redis-keys.js";
+import { type ReplicaAckSettings, ReplicaAcks } from "../../src/store/replica-acks.js";
 import type { Settled, Settlement } from "../../src/store/settle-script.js";
 import { openStores, type Stores } from "../../src/store/stores.js";
 import type { RedisObserver } from "../../src/store/timing.js";
@@ -52,6 +53,7 @@ async function billingOn(
   server: RedisServer,
   lateSettlementSeconds: number,
   observe?: RedisObserver,
+  acks?: ReplicaAckSettings,
 ): Promise<{ redis: RedisClient; billing: BillingStore }> {
   const connection = createRedis({ url: server.url }, "gateway");
   redis = connection;
@@ -63,6 +65,7 @@ async function billingOn(
     { usageRetentionDays: 31, lateSettlementSeconds, requestLogMaxPerKey: 10, requestLogRetentionDays: 30 },
     new EventStore(connection, keys, DEFAULT_EVENT_SETTINGS, Date.now),
     observe,
+    acks ? new ReplicaAcks(connection, acks) : null,
   );
   return { redis: connection, billing };
 }
@@ -346,5 +349,59 @@ describe("SettlementQueue", () => {
     expect(refusals.map((r) => r.retrying)).toEqual([true, true, true, true, false]);
     for (const refusal of refusals) expect(String(refusal.error)).toMatch(/WRONGTYPE/);
     expect(queue.pending).toBe(0);
+  });
+
+  it("sends a settlement no replica acknowledges again until billing.lateSettlementSeconds, then gives it up once, charged once", async () => {
+    // One replica asked for on a server that has none: every WAIT times out, as with a replica cut off.
+    server = await startRedisServer();
+    const { redis, billing } = await billingOn(server, 60, undefined, { replicas: 1, timeoutMs: 20 });
+    const clock = new TestClock();
+    const context = openStores(redis, { prefix: "q:", timezone: "UTC", now: clock.now });
+    const { settlements } = await reserved(context, billing, "acme", 1, 1);
+    let calls = 0;
+    const counting: Pick<BillingStore, "settleReplicated"> = {
+      settleReplicated: (...args) => {
+        calls++;
+        return billing.settleReplicated(...args);
+      },
+    };
+    const events = new Reports<string>();
+    const settled: Settled[] = [];
+    const queue = new SettlementQueue(
+      counting,
+      {
+        unreplicated: () => events.push("unreplicated"),
+        waiting: (reason, n) => events.push(`waiting ${reason} ${n}`),
+        recovered: () => events.push("recovered"),
+        givenUp: (given) => events.push(`given up ${given.length}`),
+        settled: (_s, result) => settled.push(result),
+      },
+      { now: clock.now, lateSettlementMs: 60_000 },
+    );
+    queue.submit((settlements[0] as Settlement[])[0] as Settlement);
+    // Answered, not acknowledged: queued, and the wait told once however often it is sent again.
+    expect(await events.next()).toBe("unreplicated");
+    expect(await events.next()).toBe("waiting replica 1");
+    expect(await events.next()).toBe("unreplicated");
+    expect(queue.unsettled.of("acme")).toEqual({ count: 1, cost: 250_000 });
+    expect(settled).toEqual([]);
+
+    clock.advance(60_000);
+    // Past the bound it is given up (before it is sent again, or when an attempt in flight is answered), done
+    // with its first answer, and the wait is over.
+    let event = await events.next();
+    if (event === "unreplicated") event = await events.next();
+    expect(event).toBe("given up 1");
+    expect(await events.next()).toBe("recovered");
+    expect(settled).toMatchObject([{ duplicate: false }]);
+    expect(queue.pending).toBe(0);
+    expect(queue.unsettled.of("acme")).toEqual({ count: 0, cost: 0 });
+    const sent = calls;
+    expect(sent).toBeGreaterThanOrEqual(2);
+    // Never sent again, and charged once however often it was sent.
+    expect(await queue.flush(1000)).toBe(0);
+    expect(calls).toBe(sent);
+    expect((await context.accounts.require("acme")).balance).toBe(1_000_000_000 - 250_000);
+    queue.close();
   });
 });

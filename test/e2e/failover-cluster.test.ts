@@ -1,5 +1,6 @@
-// A master of a real Redis Cluster (3 masters, a replica each) killed with SIGKILL while 300 requests run:
-// every request answered 200 is charged exactly once, with the replica in sync and with its link cut shortly
+// A master of a real Redis Cluster (3 masters, a replica each) killed with SIGKILL while 300 requests run
+// through two gateways (two replicas of the gateway, sharing the data): every request answered 200 is charged
+// exactly once, with the replica in sync and with its link cut shortly
 // before the kill — the settlements it never received are sent again to it once promoted (WAIT said they were
 // not on a replica), and made there. Without WAIT (settlementReplicas 0) the same failover loses charges, and
 // the replica's books watch names the account and the micro-rubles. A promoted master is checked as a master.
@@ -22,6 +23,8 @@ import { waitUntil } from "../helpers/wait.js";
 let cluster: RedisCluster;
 let upstream: StubUpstream;
 let t: TestGateway | undefined;
+/** Every gateway of the test, t first. */
+let gateways: TestGateway[] = [];
 /** Masters not yet killed by a test, each test takes one. */
 const untouched: string[] = [];
 
@@ -42,7 +45,8 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  await t?.close();
+  for (const gateway of gateways) await gateway.close();
+  gateways = [];
   t = undefined;
 });
 
@@ -51,11 +55,12 @@ const slotOf = (key: string) => Number(cluster.command("CLUSTER", "KEYSLOT", key
 const servedBy = (node: ClusterNode, slot: number) => node.slots.some(([a, b]) => slot >= a && slot <= b);
 
 /**
- * A gateway, and four accounts with a key each: two whose slot the next untouched master serves (the victim),
- * two elsewhere.
+ * `count` gateways sharing the data, and four accounts with a key each: two whose slot the next untouched
+ * master serves (the victim), two elsewhere.
  */
 async function setUp(
   redis: Record<string, unknown> = {},
+  count = 2,
 ): Promise<{ victim: ClusterNode; accounts: AccountBooks[] }> {
   const prefix = testPrefix();
   const address = untouched.shift() as string;
@@ -66,16 +71,20 @@ async function setUp(
     const id = `acct${i}`;
     (servedBy(victim, slotOf(`${prefix}{a:${id}}:account`)) ? on : off).push(id);
   }
-  t = await startTestGateway({
-    upstreamUrl: upstream.url,
-    config: {
-      pricing: PRICING,
-      redis: { cluster: { nodes: cluster.nodes }, prefix, ...redis },
-      billing: { driftCheckSeconds: 1 },
-    },
-  });
+  for (let i = 0; i < count; i++) {
+    const gateway = await startTestGateway({
+      upstreamUrl: upstream.url,
+      config: {
+        pricing: PRICING,
+        redis: { cluster: { nodes: cluster.nodes }, prefix, ...redis },
+        billing: { driftCheckSeconds: 1 },
+      },
+    });
+    gateways.push(gateway);
+    await waitUntil(async () => (await gateway.fetch("/readyz")).status === 200, "the gateway ready");
+  }
+  t = gateways[0] as TestGateway;
   const gateway = t;
-  await waitUntil(async () => (await gateway.fetch("/readyz")).status === 200, "the gateway ready");
   const accounts: AccountBooks[] = [];
   for (const accountId of [...on.slice(0, 2), ...off.slice(0, 2)]) {
     const key = await gateway.newKey({ accountId, balance: "1000" });
@@ -89,7 +98,7 @@ async function failover(victim: ClusterNode, accounts: AccountBooks[], cut: bool
   const gateway = t as TestGateway;
   const server = cluster.servers.find((s) => s.port === portOf(victim.address));
   const answers = await requestsDuring(
-    gateway,
+    gateways,
     accounts.flatMap((account) => account.keys.map((key) => key.value)),
     { total: 300, concurrency: 12, at: 100 },
     async () => {
@@ -114,14 +123,19 @@ async function failover(victim: ClusterNode, accounts: AccountBooks[], cut: bool
     "the replica to take over the killed master's slots",
     30_000,
   );
-  await gateway.gateway.settled(30_000);
+  for (const g of gateways) await g.gateway.settled(30_000);
   expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(100);
   return answers;
 }
 
+/** A counter summed over every gateway. */
 async function metric(name: string): Promise<number> {
-  const text = await (await fetch(`${(t as TestGateway).gateway.metricsUrl}/metrics`)).text();
-  return Number(new RegExp(`^tunnel_gateway_${name} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
+  let sum = 0;
+  for (const gateway of gateways) {
+    const text = await (await fetch(`${gateway.gateway.metricsUrl}/metrics`)).text();
+    sum += Number(new RegExp(`^tunnel_gateway_${name} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
+  }
+  return sum;
 }
 
 describe("a Cluster master failing over to its replica", () => {
@@ -130,6 +144,7 @@ describe("a Cluster master failing over to its replica", () => {
       upstreamUrl: upstream.url,
       config: { pricing: PRICING, redis: { cluster: { nodes: cluster.nodes } } },
     });
+    gateways.push(t);
     const gateway = t;
     await waitUntil(async () => (await gateway.fetch("/readyz")).status === 200, "the gateway ready");
     const master = cluster.topology().find((node) => node.address === untouched[0]) as ClusterNode;
@@ -162,26 +177,27 @@ describe("a Cluster master killed while requests run", () => {
   it("charges every request answered 200 exactly once when its replica was in sync", async () => {
     const { victim, accounts } = await setUp();
     const answers = await failover(victim, accounts, false);
-    await expectExactBooks(t as TestGateway, accounts, answers);
+    await expectExactBooks(gateways, accounts, answers);
   });
 
   it("sends again what the replica never received once it is promoted: none uncharged, none twice", async () => {
     const { victim, accounts } = await setUp();
     const answers = await failover(victim, accounts, true);
-    await expectExactBooks(t as TestGateway, accounts, answers);
+    await expectExactBooks(gateways, accounts, answers);
     // Some settlements were answered by the killed master while its replica was cut off: not acknowledged,
     // sent again, and made on the promoted master, which never had them.
     expect(await metric("settlements_unreplicated_total")).toBeGreaterThan(0);
     expect(await metric("settlements_replayed_total")).toBeGreaterThan(0);
-    const replayed = (t as TestGateway).logs.filter(
-      (line) => line.msg === "settlement lost in a failover was made again",
-    );
+    const replayed = gateways
+      .flatMap((g) => g.logs)
+      .filter((line) => line.msg === "settlement lost in a failover was made again");
     const victims = new Set(accounts.slice(0, 2).map((account) => account.accountId));
     expect(replayed.every((line) => victims.has(line.account as string))).toBe(true);
   });
 
   it("loses charges in the same failover without WAIT, and the books watch names the account and the µ₽", async () => {
-    const { victim, accounts } = await setUp({ settlementReplicas: 0 });
+    // One gateway: its books watch sees every charge the failover lost.
+    const { victim, accounts } = await setUp({ settlementReplicas: 0 }, 1);
     await failover(victim, accounts, true);
     const gateway = t as TestGateway;
     const lines = gateway.logs.filter((line) => line.msg === "request");

@@ -1,4 +1,5 @@
-// A master behind a real Sentinel killed with SIGKILL while 300 requests run: every request answered 200 is
+// A master behind a real Sentinel killed with SIGKILL while 300 requests run through two gateways (two
+// replicas of the gateway, sharing the data): every request answered 200 is
 // charged exactly once, with its replica in sync and with the replica's link cut shortly before the kill —
 // the settlements it never received are sent again once it is promoted (WAIT said they were not on a
 // replica), and made there.
@@ -26,9 +27,12 @@ let servers: RedisServer[] = [];
 let sentinel: Sentinel | undefined;
 let upstream: StubUpstream | undefined;
 let t: TestGateway | undefined;
+/** Every gateway of the test, t first. */
+let gateways: TestGateway[] = [];
 
 afterEach(async () => {
-  await t?.close();
+  for (const gateway of gateways) await gateway.close();
+  gateways = [];
   await upstream?.close();
   await sentinel?.stop();
   for (const server of servers) await server.stop();
@@ -41,7 +45,7 @@ const cli = (port: number, ...args: string[]) =>
     .toString()
     .trim();
 
-/** A master and its replica in sync, a sentinel watching them, a gateway behind it, and two accounts. */
+/** A master and its replica in sync, a sentinel watching them, two gateways behind it, and two accounts. */
 async function setUp(): Promise<{ master: RedisServer; replica: RedisServer; accounts: AccountBooks[] }> {
   // A replica's first sync is not put off for other replicas to join it (5 s by default).
   const master = await startRedisServer({
@@ -55,15 +59,20 @@ async function setUp(): Promise<{ master: RedisServer; replica: RedisServer; acc
   await waitForReplicas(master.port, [replica.port]);
   sentinel = await startSentinel(master.port, temporaryDirectory, { downAfterMs: 1000 });
   upstream = await startStubUpstream({ tokenIntervalMs: 1 });
-  t = await startTestGateway({
-    upstreamUrl: upstream.url,
-    config: {
-      pricing: PRICING,
-      redis: { sentinel: { sentinels: [`127.0.0.1:${sentinel.port}`], name: "mymaster" } },
-    },
-  });
-  const gateway = t;
-  await waitUntil(async () => (await gateway.fetch("/readyz")).status === 200, "the gateway ready");
+  const sentinels = [`127.0.0.1:${sentinel.port}`];
+  for (let i = 0; i < 2; i++) {
+    const gateway = await startTestGateway({
+      upstreamUrl: upstream.url,
+      config: {
+        pricing: PRICING,
+        redis: { sentinel: { sentinels, name: "mymaster" }, ...(t && { prefix: t.config.redis.prefix }) },
+      },
+    });
+    t ??= gateway;
+    gateways.push(gateway);
+    await waitUntil(async () => (await gateway.fetch("/readyz")).status === 200, "the gateway ready");
+  }
+  const gateway = t as TestGateway;
   const accounts: AccountBooks[] = [];
   for (const accountId of ["north", "south"]) {
     const key = await gateway.newKey({ accountId, balance: "1000" });
@@ -74,9 +83,8 @@ async function setUp(): Promise<{ master: RedisServer; replica: RedisServer; acc
 
 async function failover(cut: boolean) {
   const { master, replica, accounts } = await setUp();
-  const gateway = t as TestGateway;
   const answers = await requestsDuring(
-    gateway,
+    gateways,
     accounts.flatMap((account) => account.keys.map((key) => key.value)),
     { total: 300, concurrency: 12, at: 100 },
     async () => {
@@ -93,14 +101,19 @@ async function failover(cut: boolean) {
     "the sentinel to promote the replica",
     30_000,
   );
-  await gateway.gateway.settled(30_000);
+  for (const g of gateways) await g.gateway.settled(30_000);
   expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(100);
-  await expectExactBooks(gateway, accounts, answers);
+  await expectExactBooks(gateways, accounts, answers);
 }
 
+/** A counter summed over every gateway. */
 async function metric(name: string): Promise<number> {
-  const text = await (await fetch(`${(t as TestGateway).gateway.metricsUrl}/metrics`)).text();
-  return Number(new RegExp(`^tunnel_gateway_${name} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
+  let sum = 0;
+  for (const gateway of gateways) {
+    const text = await (await fetch(`${gateway.gateway.metricsUrl}/metrics`)).text();
+    sum += Number(new RegExp(`^tunnel_gateway_${name} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
+  }
+  return sum;
 }
 
 describe("a master behind Sentinel killed while requests run", () => {

@@ -73,4 +73,45 @@ describe("settlements on a master with a replica", () => {
     ).toEqual([id]);
     expect(await metric("settlements_replayed_total")).toBe(0);
   });
+
+  it("are sent again at most until billing.lateSettlementSeconds, with one warning, one error and one line when the wait ends", async () => {
+    const master = await startRedisServer({ args: ["--repl-diskless-sync-delay", "0"] });
+    servers.push(master);
+    const replica = await startRedisServer({ args: ["--replicaof", "127.0.0.1", String(master.port)] });
+    servers.push(replica);
+    await waitForReplicas(master.port, [replica.port]);
+    upstream = await startStubUpstream();
+    t = await startTestGateway({
+      upstreamUrl: upstream.url,
+      config: {
+        pricing: PRICING,
+        redis: { url: master.url },
+        billing: { leases: false, lateSettlementSeconds: 60 },
+      },
+    });
+    const gateway = t;
+    const key = await gateway.newKey({ balance: "10" });
+    replica.process.kill("SIGSTOP");
+    const res = await chat(gateway, key.value);
+    expect(res.status).toBe(200);
+    await res.text();
+    const id = res.headers.get("x-request-id") as string;
+    const line = gateway.logs.find((l) => l.msg === "request" && l.request_id === id);
+    await waitUntil(async () => (await metric("settlements_unreplicated_total")) >= 3, "WAITs to time out");
+
+    gateway.clock.advance(60_000);
+    await waitUntil(
+      async () => (await metric("settlements_given_up_total")) === 1,
+      "the settlement given up",
+    );
+    const done = await json(await gateway.fetch(`/v1/requests/${id}`, { key: key.value }));
+    expect(done).toMatchObject({ id, cost: line?.cost_rub, settled: true });
+    const about = gateway.logs.filter((l) => /^settlements /.test(String(l.msg)));
+    expect(about.map((l) => l.level)).toEqual([40, 50, 30]);
+    expect(about[1]).toMatchObject({ accounts: ["acme"], request_ids: [id], settlements: 1 });
+    // Written once, never again: charged once.
+    const cost = Math.round((line?.cost_rub as number) * 1e6);
+    expect((await gateway.store.accounts.require("acme")).balance).toBe(10_000_000 - cost);
+    expect(await metric("settlements_pending")).toBe(0);
+  });
 });

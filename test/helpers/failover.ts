@@ -1,6 +1,7 @@
 // What the failover tests share (test/e2e/failover-cluster.test.ts, failover-sentinel.test.ts): a replication
 // user whose link can be cut on loopback, requests sent while a master is killed, and the books checked to the
-// micro-ruble afterwards — every request answered 200 charged exactly once.
+// micro-ruble afterwards — every request answered 200 charged exactly once, on one gateway or several sharing
+// the data (each its own replica: its own connections, settlement queue and ledger).
 
 import { execFileSync } from "node:child_process";
 import { expect } from "vitest";
@@ -67,21 +68,23 @@ export interface Answered {
 }
 
 /**
- * Sends `total` chat requests over `keys` (round robin), `concurrency` at a time; once `at` of them have been
- * answered, `during` runs (while the rest keep going). Resolves with every answer once all are in and `during`
- * is done.
+ * Sends `total` chat requests over `keys` and the gateways (each round robin), `concurrency` at a time; once
+ * `at` of them have been answered, `during` runs (while the rest keep going). Resolves with every answer once
+ * all are in and `during` is done.
  */
 export async function requestsDuring(
-  t: TestGateway,
+  gateways: TestGateway | readonly TestGateway[],
   keys: readonly string[],
   options: { total: number; concurrency: number; at: number },
   during: () => Promise<void>,
 ): Promise<Answered[]> {
   const answers: Answered[] = [];
+  const all: readonly TestGateway[] = Array.isArray(gateways) ? gateways : [gateways as TestGateway];
   let next = 0;
   let fired: Promise<void> | undefined;
   const worker = async () => {
     while (next < options.total) {
+      const t = all[Math.floor(next / keys.length) % all.length] as TestGateway;
       const key = keys[next++ % keys.length] as string;
       let status = 0;
       let requestId = "";
@@ -111,15 +114,24 @@ export interface AccountBooks {
 }
 
 /**
- * Every account's books to the micro-ruble: Σ of the log lines' costs = Σ of its keys' spent amounts = what
- * its balance went down by; and every request answered 200 appears once, exactly, in its key's recent requests.
+ * Every account's books to the micro-ruble: Σ of the log lines' costs (of every gateway) = Σ of its keys'
+ * spent amounts = what its balance went down by; and every request answered 200 appears once, exactly, in its
+ * key's recent requests.
  */
 export async function expectExactBooks(
-  t: TestGateway,
+  gateways: TestGateway | readonly TestGateway[],
   accounts: readonly AccountBooks[],
   answers: readonly Answered[],
 ): Promise<void> {
-  const lines = t.logs.filter((line) => line.msg === "request");
+  const all: readonly TestGateway[] = Array.isArray(gateways) ? gateways : [gateways as TestGateway];
+  const t = all[0] as TestGateway;
+  const lines = all.flatMap((g) => g.logs).filter((line) => line.msg === "request");
+  for (const [i, g] of all.entries()) {
+    expect(
+      g.logs.some((line) => line.msg === "request"),
+      `gateway ${i} served requests`,
+    ).toBe(true);
+  }
   for (const { accountId, keys, before } of accounts) {
     const logged = lines
       .filter((line) => line.account === accountId)

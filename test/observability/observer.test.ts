@@ -32,6 +32,7 @@ function recordingMetrics(failing = false): GatewayMetrics & { calls: Call[] } {
     scriptError: record("scriptError"),
     settlementsUnreplicated: record("settlementsUnreplicated"),
     settlementReplayed: record("settlementReplayed"),
+    settlementsGivenUp: record("settlementsGivenUp"),
     booksDrift: record("booksDrift"),
     redisOperation: record("redisOperation"),
     expiredReservations: record("expiredReservations"),
@@ -208,20 +209,51 @@ describe("reservations and settlements", () => {
     expect(metrics.calls).toEqual([]);
   });
 
-  it("warn that a delayed settlement will be retried", () => {
+  it("write a delayed settlement's retry at debug level only: the wait is one warning, and one line when it ends", () => {
     const { logger, lines } = captureLogs();
-    createObserver(logger, recordingMetrics(), { logBodies: null }).retrying(
-      settlement(),
-      new Error("Connection is closed."),
-    );
+    const observer = createObserver(logger, recordingMetrics(), { logBodies: null });
+    observer.waiting("redis", 3);
+    for (let i = 0; i < 5; i++) observer.retrying(settlement(), new Error("Connection is closed."));
+    observer.recovered(1500);
+    expect(lines.filter((line) => line.level >= 30)).toEqual([
+      expect.objectContaining({ level: 40, reason: "redis", settlements: 3 }),
+      expect.objectContaining({ level: 30, waited_ms: 1500 }),
+    ]);
+    expect(lines.filter((line) => line.level === 20)).toHaveLength(5);
+    expect(lines[1]).toMatchObject({ reservation_id: "resv-1", err: "Connection is closed." });
+  });
+
+  it("count settlements no replica acknowledged each time, with no line of their own", () => {
+    const { logger, lines } = captureLogs();
+    const metrics = recordingMetrics();
+    const observer = createObserver(logger, metrics, { logBodies: null });
+    observer.unreplicated([settlement(), settlement()]);
+    observer.unreplicated([settlement()]);
+    expect(metrics.calls).toEqual([
+      ["settlementsUnreplicated", 2],
+      ["settlementsUnreplicated", 1],
+    ]);
+    expect(lines).toEqual([]);
+  });
+
+  it("log settlements given up at error level, with their accounts and µ₽ but no bodies, and count them", () => {
+    const { logger, lines } = captureLogs();
+    const metrics = recordingMetrics();
+    createObserver(logger, metrics, { logBodies: 1000 }).givenUp([
+      { ...settlement(), requestId: "req-1" },
+      { ...settlement(), requestId: "req-2", cost: 4000 },
+    ]);
+    expect(metrics.calls).toEqual([["settlementsGivenUp", 2]]);
     expect(lines).toEqual([
       expect.objectContaining({
-        level: 40,
-        reservation_id: "resv-1",
-        err: "Connection is closed.",
-        msg: "settlement delayed; will retry",
+        level: 50,
+        settlements: 2,
+        accounts: ["acme"],
+        cost_micros: 30_000,
+        request_ids: ["req-1", "req-2"],
       }),
     ]);
+    expect(JSON.stringify(lines)).not.toContain("SECRET PROMPT");
   });
 
   it("log a dropped settlement with what reconciliation needs, but never its bodies, and count it", () => {

@@ -34,11 +34,16 @@
   ARGV[9]  how long a reservation that expired unsettled is remembered (ms)
   ARGV[10] the share of what is available the lease may hold (2: at most half)
   ARGV[11] 1 when the lease may grow, 0 to only shrink it (a replica giving it back)
+  ARGV[12] 1 when the replica counts on the lease holding something (its mirror of the amount is above 0),
+           else 0: a lease it counts on that is neither here nor marked expired was lost (a failover whose
+           promoted master never received it) and is 'lost', not granted anew under the same id — the replica's
+           mirror would then count what it held before on top of what Redis holds
 
   Returns {state, delta, amount, expired, name, logBodies, models, expiresAt, hash, previousHash,
            previousUntil}
-    state    'ok', 'limits' (the key has rate or concurrency limits), 'lost' (the lease had expired: its
-             amount was released and its requests are no longer covered by it), or the code reserve would
+    state    'ok', 'limits' (the key has rate or concurrency limits), 'lost' (the lease had expired — its
+             amount was released — or vanished in a failover: its requests are no longer covered by it), or the
+             code reserve would
              refuse the key with: 'invalid_api_key', 'key_revoked', 'key_expired', 'key_disabled'
     delta    how much the lease changed in this call (µ₽); amount: what it holds now
     expired  reservations of the account released in this call because they expired unsettled
@@ -69,8 +74,9 @@ local held = redis.call('HGET', KEYS[4], leaseId)
 local leaseKeyId, leaseAmount, _, _, _, isLease = parseReservation(held)
 local current = 0
 if isLease then current = tonumber(leaseAmount) end
--- An 'expired' marker under a lease's id: it expired while the replica still counted on it.
-if held == 'expired' then state = 'lost' end
+-- An 'expired' marker under a lease's id: it expired while the replica still counted on it; no record at all
+-- while the replica counts on one: a failover lost it.
+if held == 'expired' or (not held and ARGV[12] == '1') then state = 'lost' end
 
 local amount = math.min(asked, current)
 if asked > current and state == 'ok' and ARGV[11] == '1' then

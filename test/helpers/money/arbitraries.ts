@@ -9,6 +9,7 @@ import {
   Expire,
   Finish,
   Kill,
+  LoseReservation,
   type MoneyCommand,
   Release,
   SetAccount,
@@ -56,7 +57,13 @@ const tokens = (most: number) =>
  * Every command, weighted towards requests. A replica killed and a client leaving only where the system
  * drives them (the billing layer's runs).
  */
-export function moneyCommands(options: { kill: boolean; release: boolean; expire: boolean }) {
+export function moneyCommands(options: {
+  kill: boolean;
+  release: boolean;
+  expire: boolean;
+  /** Settle replies lost and reservations lost in a failover (where the system can do them). */
+  failover?: boolean;
+}) {
   const slot = fc.nat({ max: 1 });
   return [
     windows(0).map((w) => new CreateKey(w)),
@@ -69,9 +76,15 @@ export function moneyCommands(options: { kill: boolean; release: boolean; expire
     ),
     ...Array.from({ length: 4 }, () =>
       fc
-        .array(fc.record({ request: fc.nat(), usage }), { minLength: 1, maxLength: 4 })
-        .map((picks) => new Finish(picks)),
+        .tuple(
+          fc.array(fc.record({ request: fc.nat(), usage }), { minLength: 1, maxLength: 4 }),
+          options.failover
+            ? fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, fc.constant(true))
+            : fc.constant(false),
+        )
+        .map(([picks, lostReply]) => new Finish(picks, lostReply)),
     ),
+    ...(options.failover ? [fc.nat().map((i): MoneyCommand => new LoseReservation(i))] : []),
     ...(options.release ? [fc.nat().map((i): MoneyCommand => new Release(i))] : []),
     fc.oneof(
       // Mostly within the 2 s a lease's facts stay fresh for, sometimes beyond.
@@ -104,7 +117,10 @@ export function beginningCommands(b: Beginning): MoneyCommand[] {
   return [new SetAccount(b.account.mode, b.account.windows), ...b.keys.map((w) => new CreateKey(w))];
 }
 
-/** Prices of a run: one with a cheaper cached input, one with a per-request fee. */
+/** A model that costs nothing: its requests hold nothing, and a used-up window or balance refuses them all the same. */
+export const FREE: Price = { name: "free", input: 0, cachedInput: 0, output: 0, perRequest: 0 };
+
+/** Prices of a run: one with a cheaper cached input, one with a per-request fee, and a free one. */
 export const prices: fc.Arbitrary<Price[]> = fc
   .tuple(
     fc.integer({ min: 50, max: 2000 }),
@@ -126,4 +142,5 @@ export const prices: fc.Arbitrary<Price[]> = fc
       output: output * 1_000_000,
       perRequest: fee * 1000,
     },
+    FREE,
   ]);

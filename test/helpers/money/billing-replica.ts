@@ -16,7 +16,7 @@ import type { RedisClient } from "../../../src/store/redis.js";
 import { observeScriptErrors } from "../../../src/store/scripts.js";
 import type { Stores } from "../../../src/store/stores.js";
 import type { Price, Usage } from "./model.js";
-import { connect, type StoreSettings, storesFor } from "./operator.js";
+import { connect, LATE_SETTLEMENT_SECONDS, type StoreSettings, storesFor } from "./operator.js";
 import type { RequestSpec } from "./system.js";
 
 export interface BillingReplica {
@@ -29,6 +29,11 @@ export interface BillingReplica {
   lastReply: Reservation | Refusal | null;
   /** Warnings and errors it logged, scripts Redis refused, settlements it dropped. */
   errors: unknown[];
+  /**
+   * Requests (by reservation id) whose next settle call is made in Redis but whose reply is lost, as on a
+   * connection cut after the script ran: the queue sends the call again, which must charge nothing twice.
+   */
+  loseReply: Set<string>;
 }
 
 export async function openReplica(
@@ -54,7 +59,18 @@ export async function openReplica(
     : null;
   await leases?.start();
   const hooks = { failed: (_settlement: unknown, error: unknown) => errors.push(error) };
-  const queue = new SettlementQueue(stores.billing, leases ? leases.settlementHooks(hooks) : hooks);
+  const loseReply = new Set<string>();
+  const store: Pick<Stores["billing"], "settleReplicated"> = {
+    settleReplicated: async (accountId, settlements, acknowledged) => {
+      const reply = await stores.billing.settleReplicated(accountId, settlements, acknowledged);
+      if (!settlements.some((s) => loseReply.delete(s.reservationId))) return reply;
+      throw new Error("Connection is closed.");
+    },
+  };
+  const queue = new SettlementQueue(store, leases ? leases.settlementHooks(hooks) : hooks, {
+    now: settings.clock.now,
+    lateSettlementMs: LATE_SETTLEMENT_SECONDS * 1000,
+  });
   const replica: BillingReplica = {
     redis,
     stores,
@@ -63,6 +79,7 @@ export async function openReplica(
     billing: undefined as never,
     lastReply: null,
     errors,
+    loseReply,
   };
   replica.billing = new RequestBilling({
     store: {

@@ -110,14 +110,26 @@ export class BillingSystem implements MoneySystem {
     };
   }
 
-  async finish(slot: number, requests: readonly { id: string; usage: Usage }[]): Promise<void> {
+  async finish(
+    slot: number,
+    requests: readonly { id: string; usage: Usage }[],
+    lostReply = false,
+  ): Promise<void> {
     const replica = this.replicas[slot] as BillingReplica;
     for (const { id, usage } of requests) {
       const { request, spec } = this.take(id);
       ended(request, spec, usage, this.options.clock.now());
+      if (lostReply) replica.loseReply.add(request.reservationId as string);
       replica.billing.settle(request);
     }
     await flush(replica);
+  }
+
+  async loseReservation(id: string): Promise<void> {
+    const run = this.running.get(id);
+    if (run?.request.admission !== "reserve")
+      throw new Error(`request ${id} holds no reservation of its own`);
+    await this.operator.loseReservation(run.request.reservationId as string);
   }
 
   async release(id: string): Promise<void> {

@@ -12,7 +12,7 @@ import { expect } from "vitest";
 import type { Micros } from "../../../src/core/money.js";
 import type { Period } from "../../../src/core/periods.js";
 import type { TestClock } from "../clock.js";
-import { checkAdmission, checkStep } from "./invariants.js";
+import { chargedDays, checkAdmission, checkStep } from "./invariants.js";
 import {
   costOf,
   type Mode,
@@ -51,6 +51,10 @@ const MOST_KEYS = 3;
 async function afterStep(m: RunModel, r: RunReal): Promise<void> {
   count(m, "steps");
   checkStep(m.money, await r.system.snapshot(), r.clock.now());
+  expect(await r.system.ledger(chargedDays(m.money)), "the daily and monthly counters").toEqual({
+    daily: m.money.charged,
+    monthly: m.money.charged,
+  });
   expect(r.system.unexpectedErrors(), "failed settlements and lease calls").toEqual([]);
 }
 
@@ -186,7 +190,14 @@ export class Start implements MoneyCommand {
 }
 
 export class Finish implements MoneyCommand {
-  constructor(readonly picks: { request: number; usage: UsageShare }[]) {}
+  /**
+   * `lostReply`: the settle call is made in Redis but its reply lost (a cut connection), so the queue sends it
+   * again; the second is a duplicate and charges nothing.
+   */
+  constructor(
+    readonly picks: { request: number; usage: UsageShare }[],
+    readonly lostReply = false,
+  ) {}
   check = (m: Readonly<RunModel>) => running(m).length > 0;
   async run(m: RunModel, r: RunReal) {
     const all = running(m);
@@ -201,7 +212,9 @@ export class Finish implements MoneyCommand {
     await r.system.finish(
       first.slot,
       [...ended].map(([request, u]) => ({ id: request.id, usage: u })),
+      this.lostReply,
     );
+    if (this.lostReply) count(m, "settlements sent again after a lost reply");
     const now = r.clock.now();
     for (const [request, u] of ended) {
       m.money.settle(request, costOf(request.price, u, request.worst), now);
@@ -209,7 +222,27 @@ export class Finish implements MoneyCommand {
     }
     await afterStep(m, r);
   }
-  toString = () => `finish(${this.picks.map((p) => `#${p.request} ${JSON.stringify(p.usage)}`).join("; ")})`;
+  toString = () =>
+    `finish(${this.picks.map((p) => `#${p.request} ${JSON.stringify(p.usage)}`).join("; ")}${this.lostReply ? "; reply lost" : ""})`;
+}
+
+/**
+ * A failover lost a running request's reservation (what its reserve wrote never reached the promoted master):
+ * nothing holds the request any more, and its settlement still charges what it cost.
+ */
+export class LoseReservation implements MoneyCommand {
+  constructor(readonly request: number) {}
+  check = (m: Readonly<RunModel>) => running(m as RunModel).some((r) => r.path === "reserve");
+  async run(m: RunModel, r: RunReal) {
+    if (!r.system.loseReservation) return;
+    const all = running(m).filter((request) => request.path === "reserve");
+    const request = all[this.request % all.length] as ModelRequest;
+    await r.system.loseReservation(request.id);
+    request.state = "expired";
+    count(m, "reservations lost");
+    await afterStep(m, r);
+  }
+  toString = () => `loseReservation(#${this.request})`;
 }
 
 export class Release implements MoneyCommand {

@@ -74,6 +74,11 @@ export function checkStep(model: MoneyModel, snapshot: Snapshot, now: number): v
   );
   expect(snapshot.account.billing ?? "prepaid", "the billing mode").toBe(model.mode);
   expect(Number(snapshot.account.balance ?? 0), "the balance").toBe(model.balance);
+  // Σ charged = Δ balance (where the balance is charged) = the replicas' own ledgers, at every step.
+  expect(model.initialBalance + model.topUps - Number(snapshot.account.balance ?? 0), "Δ balance").toBe(
+    model.balanceCharged,
+  );
+  expect(snapshot.settledLedger, "Σ the replicas' settlement ledgers").toBe(model.charged);
   for (const w of model.accountWindows) expect(w.spent).toBe(model.chargedSince(w.start));
   for (const key of model.keys) {
     expect(windowsOf(snapshot.keys[key.id] ?? {}, now, zone, true), `key ${key.index}'s windows`).toEqual(

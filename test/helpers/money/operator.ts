@@ -2,6 +2,7 @@
 // mode, top-ups (through the services, as the admin API and the CLI make them), and the reads of the checks
 // (snapshot.ts). Both systems (billing-system.ts, gateway-system.ts) share it.
 
+import type { Redis } from "ioredis";
 import { inject } from "vitest";
 import { GatewayError } from "../../../src/core/errors.js";
 import type { KeyRef } from "../../../src/core/key-ref.js";
@@ -98,6 +99,31 @@ export class MoneyOperator {
 
   async topUp(amount: Micros): Promise<void> {
     await new AccountService(this.stores).topUp(this.accountId, formatRubles(amount), ACTOR);
+  }
+
+  /**
+   * A failover lost what a request's reserve wrote (its record, its expiry, what it added to the reserved
+   * totals), as a promoted master that never received it would: the request's settlement finds nothing and
+   * must still charge what the request cost.
+   */
+  async loseReservation(reservationId: string): Promise<void> {
+    const keys = this.stores.redisKeys;
+    const records = keys.reservationRecords(this.accountId);
+    const record = await this.redis.hget(records, reservationId);
+    const multi = (this.redis as Redis).multi();
+    multi.hdel(records, reservationId).zrem(keys.reservations(this.accountId), reservationId);
+    const [keyId, amount, tokens] = record?.split(" ") ?? [];
+    if (record !== null && record !== "expired" && keyId !== undefined) {
+      const reserved = keys.reserved(this.accountId);
+      multi.hincrby(reserved, keyId, -Number(amount)).hincrby(reserved, "*", -Number(amount));
+      // A request's record of three fields counted it in flight (releaseReserved.lua).
+      if (tokens !== undefined && tokens !== "L") multi.hincrby(reserved, `${keyId}#n`, -1);
+    }
+    await multi.exec();
+    // A total back at 0 is no field at all, as the scripts leave it.
+    const totals = await this.redis.hgetall(keys.reserved(this.accountId));
+    for (const [field, value] of Object.entries(totals))
+      if (value === "0") await this.redis.hdel(keys.reserved(this.accountId), field);
   }
 
   /** A lease call that only shrinks a lease nobody has: it releases what expired and changes nothing else. */

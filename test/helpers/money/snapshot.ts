@@ -13,22 +13,28 @@ export async function readSnapshot(
   keyIds: readonly string[],
 ): Promise<Snapshot> {
   const client = redis as Redis;
+  // Every replica's settlement hash, the killed ones' too: their ledgers add up to Σ charged.
+  const settled = await client.keys(keys.settlementMarkers(accountId, "*"));
   const multi = client
     .multi()
     .hgetall(keys.account(accountId))
     .hgetall(keys.reserved(accountId))
     .hgetall(keys.reservationRecords(accountId));
   for (const keyId of keyIds) multi.hgetall(keys.key(accountId, keyId));
+  for (const hash of settled) multi.hget(hash, "=charged");
   const replies = ((await multi.exec()) ?? []).map(([error, value]) => {
     if (error) throw error;
-    return value as Record<string, string>;
+    return value;
   });
-  const [account = {}, reserved = {}, records = {}, ...keyHashes] = replies;
+  const [account = {}, reserved = {}, records = {}, ...rest] = replies as Record<string, string>[];
+  const keyHashes = rest.slice(0, keyIds.length);
+  const ledgers = (replies.slice(3 + keyIds.length) as (string | null)[]).map((v) => Number(v ?? 0));
   return {
     account,
     reserved,
     records,
     keys: Object.fromEntries(keyIds.map((keyId, i) => [keyId, keyHashes[i] ?? {}])),
+    settledLedger: ledgers.reduce((sum, v) => sum + v, 0),
   };
 }
 

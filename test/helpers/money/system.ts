@@ -47,6 +47,8 @@ export interface Snapshot {
   keys: Record<string, Record<string, string>>;
   reserved: Record<string, string>;
   records: Record<string, string>;
+  /** Σ the replicas' ledgers: what their settlements charged by the settle script's own count ('=charged'). */
+  settledLedger: number;
 }
 
 export interface MoneySystem {
@@ -60,8 +62,13 @@ export interface MoneySystem {
   setAccount(mode: Mode, windows: readonly WindowSpec[]): Promise<void>;
   topUp(amount: Micros): Promise<void>;
   start(spec: RequestSpec): Promise<Admission>;
-  /** Ends requests of one replica together (their settlements go in one batch) and waits until written. */
-  finish(slot: number, ended: readonly { id: string; usage: Usage }[]): Promise<void>;
+  /**
+   * Ends requests of one replica together (their settlements go in one batch) and waits until written. With
+   * `lostReply`, the batch's first call is made in Redis but its reply lost: the queue sends it again.
+   */
+  finish(slot: number, ended: readonly { id: string; usage: Usage }[], lostReply?: boolean): Promise<void>;
+  /** A failover lost what a running request's reserve wrote (billing layer only; see operator.ts). */
+  loseReservation?(id: string): Promise<void>;
   /** The client left before the request was metered: nothing is charged. */
   release(id: string): Promise<void>;
   /** The replica's periodic lease refresh (and give-back of idle leases). */
