@@ -95,7 +95,6 @@ async function setUp(
 
 /** Kills the victim (after cutting its replica's link, when asked) once 100 of 300 requests are answered. */
 async function failover(victim: ClusterNode, accounts: AccountBooks[], cut: boolean) {
-  const gateway = t as TestGateway;
   const server = cluster.servers.find((s) => s.port === portOf(victim.address));
   const answers = await requestsDuring(
     gateways,
