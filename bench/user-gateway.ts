@@ -65,18 +65,16 @@ export async function startAsUsersDo(options: UserGatewayOptions): Promise<UserG
   // The drain: a process that reads the gateway's stdout from a pipe and writes it to a file.
   const drain = options.startedAs === "image" ? spawn("cat", [], { stdio: ["pipe", log, "inherit"] }) : null;
   if (drain) children.push(drain);
+  // Neither way inherits the benchmark's own Node settings: the README's has none, the image's its own.
+  const { NODE_OPTIONS: _options, NODE_ENV: _env, ...inherited } = process.env;
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
+    ...inherited,
     TUNNEL_CONFIG: "",
     TUNNEL_REDIS_URL: options.redisUrl,
     TUNNEL_METRICS_PORT: String(await freePort()),
     ...(options.startedAs === "image" ? IMAGE_ENV : {}),
     ...options.env,
   };
-  // The README's way: no Node flags unless the operator sets them.
-  if (options.startedAs === "readme") delete env.NODE_OPTIONS;
-  delete env.NODE_ENV;
-  if (options.startedAs === "image") env.NODE_ENV = IMAGE_ENV.NODE_ENV;
   const cli = options.cli ?? join(import.meta.dirname, "../dist/cli.js");
   const started = spawn(
     process.execPath,

@@ -6,42 +6,26 @@
 // is in a file of this folder.
 
 import { Command, CommanderError } from "commander";
-import { accountsCommands } from "./accounts-commands.js";
-import { alertCommands } from "./alert-commands.js";
-import { booksCommands } from "./books-commands.js";
-import { budgetCommands } from "./budget-commands.js";
 import { EXIT_FAILURE, EXIT_USAGE, refuseRepeatedOptions, version } from "./common.js";
-import { keysCommands } from "./keys-commands.js";
 import { printFailure } from "./output.js";
-import { scimCommands } from "./scim-commands.js";
 import { serveCommand } from "./serve-command.js";
-import { sharingCommands } from "./sharing-commands.js";
-import { usageCommand } from "./usage-command.js";
-import { usersCommands } from "./users-commands.js";
 
-function buildProgram(): Command {
+/** The program; with `serving`, `serve` alone (the management commands' modules stay unloaded). */
+async function buildProgram(serving: boolean): Promise<Command> {
   const program = new Command("tunnel-gateway")
     .description("Metered, key-authenticated gateway in front of an OpenAI-compatible model server")
     .version(version(), "--version", "print the version")
     .exitOverride()
     .showHelpAfterError("(run with --help for usage)");
   serveCommand(program);
-  const accounts = accountsCommands(program);
-  alertCommands(accounts);
-  budgetCommands(accounts);
-  keysCommands(program);
-  sharingCommands(program);
-  usageCommand(program);
-  booksCommands(program);
-  usersCommands(program);
-  scimCommands(program);
+  if (!serving) (await import("./management-commands.js")).managementCommands(program);
   refuseRepeatedOptions(program);
   return program;
 }
 
 async function main(argv: string[]): Promise<number> {
   let json = false;
-  const program = buildProgram().hook("preAction", (_program, command) => {
+  const program = (await buildProgram(argv[2] === "serve")).hook("preAction", (_program, command) => {
     json = command.opts().json === true;
   });
   try {
