@@ -57,15 +57,8 @@ import {
   type StreamFigures,
   type StreamsReport,
 } from "./report.js";
-import { measureSaturated, type SaturatedFigures, saturatedFigures } from "./saturated.js";
-import {
-  children,
-  cpuMicros,
-  createBenchKeys,
-  createSaturatedKeys,
-  forkServer,
-  spawnGateway,
-} from "./servers.js";
+import { measureSaturatedScenario } from "./saturated-run.js";
+import { children, cpuMicros, createBenchKeys, forkServer } from "./servers.js";
 import { measureStreams, rssMiB, type StreamRound, type StreamTarget } from "./streams.js";
 import { type Proc, startAsUsersDo, type UserGateway } from "./user-gateway.js";
 
@@ -125,43 +118,7 @@ const STREAM_BODY = JSON.stringify({
 const redis = await startRedisServer({ args: ["--appendonly", "yes"] });
 children.push(redis.process);
 
-/**
- * The saturated scenario: its own model server and two gateways (fair sharing on and off), started for it and
- * stopped after it, measured in interleaved rounds.
- */
-async function runSaturated(): Promise<SaturatedFigures> {
-  const [busyPort, fairPort, firstComePort] = [await freePort(), await freePort(), await freePort()];
-  const busy = await forkServer("busy-upstream.ts", [
-    String(busyPort),
-    String(SATURATED.capacity),
-    String(SATURATED.serviceMs),
-  ]);
-  const options = { redisUrl: redis.url, upstream: `http://127.0.0.1:${busyPort}`, metricsEnabled: true };
-  const fair = await spawnGateway({
-    ...options,
-    port: fairPort,
-    config: { upstream: { maxInFlight: SATURATED.capacity } },
-  });
-  const firstCome = await spawnGateway({ ...options, port: firstComePort });
-  const keys = await createSaturatedKeys(redis.url);
-  type Run = Awaited<ReturnType<typeof measureSaturated>>;
-  const runs = {
-    fair: [] as Run[],
-    firstCome: [] as Run[],
-  };
-  const paths = [
-    ["fair", `http://127.0.0.1:${fairPort}`],
-    ["firstCome", `http://127.0.0.1:${firstComePort}`],
-  ] as const;
-  for (let round = 1; round <= SATURATED_ROUNDS; round++) {
-    process.stderr.write(`saturated round ${round}/${SATURATED_ROUNDS}\n`);
-    for (const [name, url] of round % 2 === 0 ? [...paths].reverse() : paths) {
-      runs[name].push(await measureSaturated(url, keys, SATURATED));
-    }
-  }
-  for (const child of [busy, fair, firstCome]) child.kill("SIGTERM");
-  return saturatedFigures(SATURATED, SATURATED_ROUNDS, runs);
-}
+const runSaturated = () => measureSaturatedScenario(redis.url, SATURATED, SATURATED_ROUNDS);
 
 if (SATURATED_ONLY) {
   console.log(`\n${renderSaturated(await runSaturated())}\n`);
