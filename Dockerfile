@@ -47,7 +47,8 @@ RUN apt-get update \
 # NODE_OPTIONS: a 64 MiB semi-space (young generation) instead of V8's default 16 MiB: fewer scavenges.
 # Measured A/B (docs/benchmarks.md, "Memory"): 200 concurrent streams cost 9-20% less CPU per event, with a
 # lower event-delay p99; small requests cost about the same. It costs up to ~3 x 64 MiB of heap: give the
-# container at least 256 MiB of memory.
+# container at least 256 MiB of memory. `serve` started without it gives it to itself (src/cli/v8-tuning.ts),
+# so the README's `node dist/cli.js serve` behaves the same (docs/deploying.md, "V8 tuning").
 ENV NODE_ENV=production \
     NODE_OPTIONS=--max-semi-space-size=64
 

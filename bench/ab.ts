@@ -7,11 +7,11 @@
 // with their spread, are what the command prints. Paths: the bare proxy, and both builds with a key on
 // admission leases and with a key that reserves per request.
 
-import type { ChildProcess } from "node:child_process";
 import { loadavg } from "node:os";
 import { freePort, startRedisServer } from "../src/demo/redis-server.js";
 import { fixedRate, percentile, saturate, type Target } from "./load.js";
-import { children, cpuMicros, createBenchKeys, forkServer, spawnGateway } from "./servers.js";
+import { children, cpuMicros, createBenchKeys, forkServer } from "./servers.js";
+import { type Proc, startAsUsersDo } from "./user-gateway.js";
 
 const BASELINE = process.env.BENCH_BASELINE;
 if (!BASELINE)
@@ -27,7 +27,7 @@ const BODY = JSON.stringify({
 });
 
 const loadAtStart = loadavg()[0] ?? 0;
-const redis = await startRedisServer();
+const redis = await startRedisServer({ args: ["--appendonly", "yes"] });
 children.push(redis.process);
 const [upstreamPort, barePort, gatewayPort, baselinePort] = [
   await freePort(),
@@ -38,23 +38,28 @@ const [upstreamPort, barePort, gatewayPort, baselinePort] = [
 const upstream = `http://127.0.0.1:${upstreamPort}`;
 await forkServer("upstream.ts", [String(upstreamPort)]);
 const bare = await forkServer("bare-proxy.ts", [String(barePort), upstream]);
-const options = { redisUrl: redis.url, upstream, metricsEnabled: true };
-const gateway = await spawnGateway({ ...options, port: gatewayPort });
-const baseline = await spawnGateway({
-  ...options,
-  port: baselinePort,
-  cli: BASELINE,
-  nodeOptions: process.env.BENCH_BASELINE_NODE_OPTIONS,
-});
-const { key, limitedKey } = await createBenchKeys(redis.url);
+// Both builds started as the README starts the gateway (bench/user-gateway.ts), as `npm run bench` does.
+const options = { redisUrl: redis.url, upstream, startedAs: "readme" } as const;
+const gateway = (await startAsUsersDo({ ...options, port: gatewayPort })).processes;
+const baselineNodeOptions = process.env.BENCH_BASELINE_NODE_OPTIONS;
+const baseline = (
+  await startAsUsersDo({
+    ...options,
+    port: baselinePort,
+    cli: BASELINE,
+    env: baselineNodeOptions ? { NODE_OPTIONS: baselineNodeOptions } : {},
+  })
+).processes;
+const { key, limitedKey } = await createBenchKeys(redis.url, "tg:");
 
 interface Path extends Target {
-  server: ChildProcess;
+  /** The proxy's processes (with the process that relaunched the gateway, if it did). */
+  server: Proc[];
   /** Per slice: CPU µs per request at 500/s (serving process and Redis), and requests/s saturated. */
   cpu: number[];
   rps: number[];
 }
-const path = (name: string, port: number, server: ChildProcess, bearer: string | null): Path => ({
+const path = (name: string, port: number, server: Proc[], bearer: string | null): Path => ({
   name,
   url: `http://127.0.0.1:${port}`,
   headers: bearer === null ? {} : { authorization: `Bearer ${bearer}` },
@@ -63,7 +68,7 @@ const path = (name: string, port: number, server: ChildProcess, bearer: string |
   rps: [],
 });
 const paths = [
-  path("bare proxy", barePort, bare, null),
+  path("bare proxy", barePort, [bare], null),
   path("this build, leased", gatewayPort, gateway, key),
   path("this build, per request", gatewayPort, gateway, limitedKey),
   path("baseline, leased", baselinePort, baseline, key),
@@ -75,9 +80,10 @@ for (let slice = 0; slice < SLICES; slice++) {
   if (slice % 5 === 0) process.stderr.write(`slice ${slice + 1}/${SLICES}\n`);
   const order = [...paths.slice(slice % paths.length), ...paths.slice(0, slice % paths.length)];
   for (const p of order) {
-    const before = cpuMicros(p.server) + cpuMicros(redis.process);
+    const cpu = () => p.server.reduce((sum, s) => sum + cpuMicros(s), 0) + cpuMicros(redis.process);
+    const before = cpu();
     const latencies = await fixedRate(p, BODY, RATE, SECONDS);
-    p.cpu.push((cpuMicros(p.server) + cpuMicros(redis.process) - before) / latencies.length);
+    p.cpu.push((cpu() - before) / latencies.length);
   }
   for (const p of order) p.rps.push(await saturate(p, BODY, WORKERS, SECONDS));
 }

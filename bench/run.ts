@@ -1,9 +1,13 @@
-// `npm run bench`: how much the gateway adds. It starts its own Redis, the demo model server, a bare
-// http-proxy-3 pass-through and the gateway twice, with metrics on and off (each in its own process, as in
-// production), then measures the paths interleaved, round after round, so that a machine's drift affects all
-// of them alike:
-//   - p50 and p99 latency at a fixed 500 requests/s, and the CPU time each request costs the serving process
-//     (and Redis) meanwhile: steadier than latency on a shared machine, so it decides the metrics' cost,
+// `npm run bench`: how much the gateway adds, measured the way users run it. It starts its own Redis (with
+// append-only persistence, as production runs it), the demo model server, a bare http-proxy-3 pass-through
+// that reads and parses the body (the floor, on Node's defaults), and the gateway as the README starts it
+// (`node dist/cli.js serve`, TUNNEL_REDIS_URL, log lines to a file) and as the image and the chart start it
+// (their environment, log lines to a pipe another process drains), plus one with OpenTelemetry on; keys with
+// a monthly budget in an account, metrics on, defaults otherwise (bench/user-gateway.ts). It measures the
+// paths interleaved, round after round, so that a machine's drift affects all of them alike:
+//   - p50 and p99 latency at a fixed 500 requests/s, and the CPU time each request costs meanwhile: the proxy
+//     alone (its processes, and for the gateway its Redis: the figure the targets read) and the serving
+//     processes (with the model server's), from /proc/<pid>/stat,
 //   - maximum throughput,
 //   - time to first byte of a streamed chat completion,
 //   - the gateway's peak memory while a 256 MiB response streams through it, and its resident set when idle,
@@ -18,9 +22,10 @@
 //   - and, once the servers have stopped, the CPU time metrics add to a request, and what each fast path into
 //     a library saves against the library's public way (fast-paths.ts), measured in-process.
 // Results are medians over the rounds. They are printed, and written into docs/benchmarks.md (between its
-// generated-section markers, with the machine, the date and the command) unless BENCH_WRITE=0.
+// generated-section markers, with the machine, the date, the command and issue 33's targets) unless
+// BENCH_WRITE=0. BENCH_ROUNDS, BENCH_SECONDS, BENCH_STREAM_ROUNDS and BENCH_SATURATED_* shorten a run.
 //
-// BENCH_BASELINE=<another checkout>/dist/cli.js adds that build's gateway (metrics on) as one more path,
+// BENCH_BASELINE=<another checkout>/dist/cli.js adds that build's gateway (started as the README does) as one more path,
 // measured interleaved with the others, for an A/B comparison of two versions; its figures are printed
 // beside the gateway's, and the page is not written. BENCH_ONLY=streams runs the streams scenario alone
 // (printed, the page not written); BENCH_STREAMS, BENCH_CHUNKS and BENCH_CHUNK_MS set its shape.
@@ -28,7 +33,6 @@
 // BENCH_ONLY=saturated runs the saturated scenario alone (printed, the page not written);
 // BENCH_SATURATED_SECONDS and BENCH_SATURATED_ROUNDS set its length.
 
-import type { ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { loadavg } from "node:os";
@@ -53,16 +57,10 @@ import {
   type StreamFigures,
   type StreamsReport,
 } from "./report.js";
-import { measureSaturated, type SaturatedFigures, saturatedFigures } from "./saturated.js";
-import {
-  children,
-  cpuMicros,
-  createBenchKeys,
-  createSaturatedKeys,
-  forkServer,
-  spawnGateway,
-} from "./servers.js";
+import { measureSaturatedScenario } from "./saturated-run.js";
+import { children, cpuMicros, createBenchKeys, forkServer } from "./servers.js";
 import { measureStreams, rssMiB, type StreamRound, type StreamTarget } from "./streams.js";
+import { type Proc, startAsUsersDo, type UserGateway } from "./user-gateway.js";
 
 // Four rounds by default: with the order rotating, each path is measured once in each position.
 const DEFAULTS = { rounds: 4, seconds: 5 };
@@ -92,6 +90,8 @@ const STREAMS = {
 };
 /** Rounds of the streams scenario: each one is a few seconds per path. */
 const STREAM_ROUNDS = Number(process.env.BENCH_STREAM_ROUNDS ?? 3);
+/** The Redis prefix of gateways started as users do (the default); the file-configured ones use "bench:". */
+const USER_PREFIX = "tg:";
 const PAGE = join(import.meta.dirname, "../docs/benchmarks.md");
 const loadAtStart = loadavg()[0] ?? 0;
 // A page without its markers would be found out only after the whole run: check it first.
@@ -113,46 +113,12 @@ const STREAM_BODY = JSON.stringify({
   messages: [{ role: "user", content: "Hi" }],
 });
 
-const redis = await startRedisServer();
+// Redis as production runs it: append-only persistence on (the gateway refuses a Redis without it unless told
+// otherwise).
+const redis = await startRedisServer({ args: ["--appendonly", "yes"] });
 children.push(redis.process);
 
-/**
- * The saturated scenario: its own model server and two gateways (fair sharing on and off), started for it and
- * stopped after it, measured in interleaved rounds.
- */
-async function runSaturated(): Promise<SaturatedFigures> {
-  const [busyPort, fairPort, firstComePort] = [await freePort(), await freePort(), await freePort()];
-  const busy = await forkServer("busy-upstream.ts", [
-    String(busyPort),
-    String(SATURATED.capacity),
-    String(SATURATED.serviceMs),
-  ]);
-  const options = { redisUrl: redis.url, upstream: `http://127.0.0.1:${busyPort}`, metricsEnabled: true };
-  const fair = await spawnGateway({
-    ...options,
-    port: fairPort,
-    config: { upstream: { maxInFlight: SATURATED.capacity } },
-  });
-  const firstCome = await spawnGateway({ ...options, port: firstComePort });
-  const keys = await createSaturatedKeys(redis.url);
-  type Run = Awaited<ReturnType<typeof measureSaturated>>;
-  const runs = {
-    fair: [] as Run[],
-    firstCome: [] as Run[],
-  };
-  const paths = [
-    ["fair", `http://127.0.0.1:${fairPort}`],
-    ["firstCome", `http://127.0.0.1:${firstComePort}`],
-  ] as const;
-  for (let round = 1; round <= SATURATED_ROUNDS; round++) {
-    process.stderr.write(`saturated round ${round}/${SATURATED_ROUNDS}\n`);
-    for (const [name, url] of round % 2 === 0 ? [...paths].reverse() : paths) {
-      runs[name].push(await measureSaturated(url, keys, SATURATED));
-    }
-  }
-  for (const child of [busy, fair, firstCome]) child.kill("SIGTERM");
-  return saturatedFigures(SATURATED, SATURATED_ROUNDS, runs);
-}
+const runSaturated = () => measureSaturatedScenario(redis.url, SATURATED, SATURATED_ROUNDS);
 
 if (SATURATED_ONLY) {
   console.log(`\n${renderSaturated(await runSaturated())}\n`);
@@ -165,67 +131,66 @@ const upstream = `http://127.0.0.1:${upstreamPort}`;
 const upstreamProcess = await forkServer("upstream.ts", [String(upstreamPort)]);
 const bareProcess = await forkServer("bare-proxy.ts", [String(barePort), upstream]);
 
-const plainPort = await freePort();
-const gatewayOptions = { redisUrl: redis.url, upstream };
-const gateway = await spawnGateway({ ...gatewayOptions, port: gatewayPort, metricsEnabled: true });
-const plainGateway = await spawnGateway({ ...gatewayOptions, port: plainPort, metricsEnabled: false });
-// OpenTelemetry on, every request traced (always_on), exporting to a local sink over OTLP/HTTP.
-const [sinkPort, otelPort] = [await freePort(), await freePort()];
+// The gateway as the README starts it (log lines to a file), and as the image and the chart start it (their
+// environment, log lines to a pipe drained by another process); both on the default Redis prefix.
+const [imagePort, otelPort, sinkPort] = [await freePort(), await freePort(), await freePort()];
+const userOptions = { redisUrl: redis.url, upstream };
+const gateway = await startAsUsersDo({ ...userOptions, startedAs: "readme", port: gatewayPort });
+const imageGateway = await startAsUsersDo({ ...userOptions, startedAs: "image", port: imagePort });
+// OpenTelemetry on, exporting to a local sink over OTLP (the default protocol); the spec's default sampler
+// (parentbased_always_on) traces every request that comes without a parent: 100 % sampled.
 await forkServer("otlp-sink.ts", [String(sinkPort)]);
-const otelGateway = await spawnGateway({
-  ...gatewayOptions,
+const otelGateway = await startAsUsersDo({
+  ...userOptions,
+  startedAs: "readme",
   port: otelPort,
-  metricsEnabled: true,
-  env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}`, OTEL_TRACES_SAMPLER: "always_on" },
+  env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}` },
 });
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
 const baselinePort = await freePort();
 const baseline = BASELINE
-  ? await spawnGateway({
-      ...gatewayOptions,
+  ? await startAsUsersDo({
+      ...userOptions,
+      startedAs: "readme",
       port: baselinePort,
-      metricsEnabled: true,
       cli: BASELINE,
-      nodeOptions: process.env.BENCH_BASELINE_NODE_OPTIONS,
+      env: process.env.BENCH_BASELINE_NODE_OPTIONS
+        ? { NODE_OPTIONS: process.env.BENCH_BASELINE_NODE_OPTIONS }
+        : {},
     })
   : null;
 
-const { key, limitedKey } = await createBenchKeys(redis.url);
+const { key, limitedKey } = await createBenchKeys(redis.url, USER_PREFIX);
 
-/** A path to measure, and the process that serves it (whose CPU time is counted). */
-const targets: Array<Target & { server: ChildProcess }> = [
-  { name: "direct", url: upstream, headers: {}, server: upstreamProcess },
-  { name: "bare proxy", url: `http://127.0.0.1:${barePort}`, headers: {}, server: bareProcess },
-  { name: "gateway", url: gatewayUrl, headers: { authorization: `Bearer ${key}` }, server: gateway },
+/** A path to measure, the processes of its proxy (none for the model server asked directly), and its Redis. */
+interface MeasuredPath extends Target {
+  proxy: Proc[];
+  usesRedis: boolean;
+}
+const auth = (bearer: string) => ({ authorization: `Bearer ${bearer}` });
+const gatewayPath = (name: string, port: number, g: UserGateway, bearer: string): MeasuredPath => ({
+  name,
+  url: `http://127.0.0.1:${port}`,
+  headers: auth(bearer),
+  proxy: g.processes,
+  usesRedis: true,
+});
+const targets: MeasuredPath[] = [
+  { name: "direct", url: upstream, headers: {}, proxy: [], usesRedis: false },
   {
-    name: "gateway, per request",
-    url: gatewayUrl,
-    headers: { authorization: `Bearer ${limitedKey}` },
-    server: gateway,
+    name: "bare proxy",
+    url: `http://127.0.0.1:${barePort}`,
+    headers: {},
+    proxy: [bareProcess],
+    usesRedis: false,
   },
-  {
-    name: "gateway, metrics off",
-    url: `http://127.0.0.1:${plainPort}`,
-    headers: { authorization: `Bearer ${key}` },
-    server: plainGateway,
-  },
-  {
-    name: "gateway, OpenTelemetry on",
-    url: `http://127.0.0.1:${otelPort}`,
-    headers: { authorization: `Bearer ${key}` },
-    server: otelGateway,
-  },
-  ...(baseline
-    ? [
-        {
-          name: "baseline gateway",
-          url: `http://127.0.0.1:${baselinePort}`,
-          headers: { authorization: `Bearer ${key}` },
-          server: baseline,
-        },
-      ]
-    : []),
+  gatewayPath("gateway", gatewayPort, gateway, key),
+  gatewayPath("gateway, per request", gatewayPort, gateway, limitedKey),
+  gatewayPath("gateway, image", imagePort, imageGateway, key),
+  gatewayPath("gateway, OpenTelemetry on", otelPort, otelGateway, key),
+  ...(baseline ? [gatewayPath("baseline gateway", baselinePort, baseline, key)] : []),
 ];
+const cpuOf = (processes: Proc[]) => processes.reduce((sum, p) => sum + cpuMicros(p), 0);
 
 const results = new Map(
   targets.map((t) => [
@@ -235,6 +200,7 @@ const results = new Map(
       p99: [] as number[],
       cpu: [] as number[],
       redisCpu: [] as number[],
+      upstreamCpu: [] as number[],
       rps: [] as number[],
       ttfb: [] as number[],
     },
@@ -242,11 +208,18 @@ const results = new Map(
 );
 
 // Idle memory: each proxy's resident set once it serves, and again after the warm-up.
-const idleAtStart = { bare: rssMiB(bareProcess.pid as number), gateway: rssMiB(gateway.pid as number) };
+const idleNow = () => ({
+  bare: rssMiB(bareProcess.pid as number),
+  gateway: rssMiB(gateway.serving.pid as number),
+  image: rssMiB(imageGateway.serving.pid as number),
+  // The process `node dist/cli.js serve` leaves waiting for the serving one when it relaunched it.
+  launcher: gateway.processes.length > 1 ? rssMiB(gateway.started.pid as number) : 0,
+});
+const idleAtStart = idleNow();
 
 // Warm-up: connections, JIT, the gateway's key cache.
 for (const t of targets) await fixedRate(t, BODY, RATE, 2);
-const idleAfterWarmup = { bare: rssMiB(bareProcess.pid as number), gateway: rssMiB(gateway.pid as number) };
+const idleAfterWarmup = idleNow();
 
 for (let round = 1; round <= (STREAMS_ONLY ? 0 : ROUNDS); round++) {
   process.stderr.write(`round ${round}/${ROUNDS}\n`);
@@ -254,11 +227,12 @@ for (let round = 1; round <= (STREAMS_ONLY ? 0 : ROUNDS); round++) {
   // percent slower, so no path may always follow the same one.
   const order = [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)];
   for (const t of order) {
-    const cpu = [cpuMicros(t.server), cpuMicros(redis.process)];
+    const cpu = [cpuOf(t.proxy), cpuMicros(redis.process), cpuMicros(upstreamProcess)];
     const latencies = await fixedRate(t, BODY, RATE, SECONDS);
     const r = results.get(t.name)!;
-    r.cpu.push((cpuMicros(t.server) - (cpu[0] as number)) / latencies.length);
+    r.cpu.push((cpuOf(t.proxy) - (cpu[0] as number)) / latencies.length);
     r.redisCpu.push((cpuMicros(redis.process) - (cpu[1] as number)) / latencies.length);
+    r.upstreamCpu.push((cpuMicros(upstreamProcess) - (cpu[2] as number)) / latencies.length);
     r.p50.push(percentile(latencies, 0.5));
     r.p99.push(percentile(latencies, 0.99));
   }
@@ -273,7 +247,7 @@ if (REQUESTS_ONLY) {
     `\nload average ${loadAtStart.toFixed(2)} at the start, ${(loadavg()[0] ?? 0).toFixed(2)} at the end`,
   );
   console.log(
-    "| path | p50 @ 500/s | p99 @ 500/s | CPU per request | Redis CPU per request | max req/s | stream TTFB p50 |",
+    "| path | p50 @ 500/s | p99 @ 500/s | CPU per request, proxy | Redis CPU per request | max req/s | stream TTFB p50 |",
   );
   console.log("| --- | --- | --- | --- | --- | --- | --- |");
   for (const [name, r] of results) {
@@ -288,25 +262,41 @@ if (REQUESTS_ONLY) {
   process.exit(0);
 }
 
-// Streams: the same processes, each path in turn, the order rotating every round.
-const auth = { authorization: `Bearer ${key}` };
+// Streams: the same processes, each path in turn, the order rotating every round. A gateway's own CPU is its
+// processes' and its Redis'; the serving processes add the model server's.
 const streamTargets: StreamTarget[] = [
-  { name: "direct", url: upstream, headers: {}, asksUsage: true, proxy: null, tree: [upstreamProcess] },
+  {
+    name: "direct",
+    url: upstream,
+    headers: {},
+    asksUsage: true,
+    proxy: null,
+    own: [],
+    tree: [upstreamProcess],
+  },
   {
     name: "bare proxy",
     url: `http://127.0.0.1:${barePort}`,
     headers: {},
     asksUsage: true,
     proxy: bareProcess,
+    own: [bareProcess],
     tree: [upstreamProcess, bareProcess],
   },
-  ...[gateway, ...(baseline ? [baseline] : [])].flatMap((server) => {
-    const label = server === gateway ? "gateway" : "baseline gateway";
-    const url = server === gateway ? gatewayUrl : `http://127.0.0.1:${baselinePort}`;
-    const tree = [upstreamProcess, server, redis.process];
+  ...(
+    [
+      ["gateway", gateway, gatewayPort],
+      ["image gateway", imageGateway, imagePort],
+      ...(baseline ? [["baseline gateway", baseline, baselinePort] as const] : []),
+    ] as const
+  ).flatMap(([label, g, port]) => {
+    const url = `http://127.0.0.1:${port}`;
+    const own = [...g.processes, redis.process];
+    const common = { url, headers: auth(key), proxy: g.serving, own, tree: [upstreamProcess, ...own] };
     return [
-      { name: `${label}, scan`, url, headers: auth, asksUsage: true, proxy: server, tree },
-      { name: `${label}, strip`, url, headers: auth, asksUsage: false, proxy: server, tree },
+      { name: `${label}, scan`, asksUsage: true, ...common },
+      // The image's way is measured in scan mode only: the mode changes nothing in how it is started.
+      ...(label === "image gateway" ? [] : [{ name: `${label}, strip`, asksUsage: false, ...common }]),
     ];
   }),
 ];
@@ -342,6 +332,7 @@ const streams: StreamsReport = {
   bare: streamRow("bare proxy"),
   scan: streamRow("gateway, scan"),
   strip: streamRow("gateway, strip"),
+  imageScan: streamRow("image gateway, scan"),
   idle: { start: idleAtStart, afterWarmup: idleAfterWarmup },
 };
 if (STREAMS_ONLY) {
@@ -360,7 +351,7 @@ function peakRssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
-const before = peakRssMiB(gateway.pid as number);
+const before = peakRssMiB(gateway.serving.pid as number);
 await new Promise<void>((resolve, reject) => {
   const req = request(`${gatewayUrl}/v1/large`, {
     method: "POST",
@@ -373,16 +364,16 @@ await new Promise<void>((resolve, reject) => {
   req.on("error", reject);
   req.end('{"model":"demo-small"}');
 });
-const after = peakRssMiB(gateway.pid as number);
+const after = peakRssMiB(gateway.serving.pid as number);
 
 // Invalidation: the two gateways are two replicas of one Redis; a key is revoked or disabled while the second
 // serves it from its lease.
 const changes = createRedis({ url: redis.url }, "cli");
 await connectRedis(changes, { url: redis.url });
 const invalidation = await measureInvalidation({
-  context: openStores(changes, { prefix: "bench:", timezone: "UTC" }),
+  context: openStores(changes, { prefix: USER_PREFIX, timezone: "UTC" }),
   accountId: "bench",
-  gateways: [gatewayUrl, `http://127.0.0.1:${plainPort}`],
+  gateways: [gatewayUrl, `http://127.0.0.1:${imagePort}`],
   trials: INVALIDATION_TRIALS,
 });
 closeRedis(changes);
@@ -393,7 +384,8 @@ const row = (name: string): PathFigures => {
     p50: median(r.p50),
     p99: median(r.p99),
     cpu: median(r.cpu),
-    redisCpu: name.startsWith("gateway") ? median(r.redisCpu) : null,
+    redisCpu: name.includes("gateway") ? median(r.redisCpu) : null,
+    upstreamCpu: median(r.upstreamCpu),
     rps: median(r.rps),
     ttfb: median(r.ttfb),
   };
@@ -413,7 +405,7 @@ const report: BenchReport = {
   direct: row("direct"),
   bare: row("bare proxy"),
   gateway: row("gateway"),
-  metricsOff: row("gateway, metrics off"),
+  image: row("gateway, image"),
   otelOn: row("gateway, OpenTelemetry on"),
   perRequest: row("gateway, per request"),
   metricsMicros: metricsMicrosPerRequest(),

@@ -15,7 +15,7 @@ import type { Actor } from "../src/store/audit-store.js";
 import { closeRedis, connectRedis, createRedis } from "../src/store/redis.js";
 import { openStores } from "../src/store/stores.js";
 
-/** The Node flags of the gateway's container image (see Dockerfile): every Node server runs with them. */
+/** The Node flags of the gateway's container image (see Dockerfile), given to gateways started from a file. */
 const IMAGE_NODE_OPTIONS = "--max-semi-space-size=64";
 const here = import.meta.dirname;
 /** With BENCH_GC_LOG=<dir>, every server logs its garbage collections there (bench/gc-log.cjs). */
@@ -28,7 +28,7 @@ process.on("exit", () => {
   for (const child of children) child.kill("SIGKILL");
 });
 
-/** Forks one of the benchmark's own servers (bench/<script>), which says "ready" when it listens. */
+/** Forks one of the benchmark's own servers (bench/<script>) with Node's defaults; it says "ready" when it listens. */
 export async function forkServer(
   script: string,
   args: string[],
@@ -38,14 +38,15 @@ export async function forkServer(
   const child = fork(join(here, script), args, {
     execArgv: ["--import", "tsx", ...nodeArgs],
     stdio: "ignore",
-    env: { ...process.env, ...env, NODE_OPTIONS },
+    // Node's defaults, as anyone's own proxy runs: the floor is not tuned.
+    env: { ...process.env, ...env, NODE_OPTIONS: GC_LOG.trim() },
   });
   children.push(child);
   await once(child, "message");
   return child;
 }
 
-async function waitReady(url: string): Promise<void> {
+export async function waitReady(url: string): Promise<void> {
   for (let i = 0; i < 400; i++) {
     if (
       await fetch(`${url}/readyz`).then(
@@ -118,20 +119,26 @@ export async function spawnGateway(options: GatewayOptions): Promise<ChildProces
 }
 
 /**
- * The account the gateway is measured with (a balance far from its end) and its keys: one without limits,
+ * The account the gateway is measured with (a balance far from its end) and its keys, each with a monthly
+ * budget far from its end (under `prefix`: the default "tg:" for gateways started as users do): one without limits,
  * which admission leases serve, and one with a rate limit far above any run's rate, which is never leased,
  * so that every one of its requests reserves in Redis.
  */
-export async function createBenchKeys(redisUrl: string): Promise<{ key: string; limitedKey: string }> {
+export async function createBenchKeys(
+  redisUrl: string,
+  prefix = "bench:",
+): Promise<{ key: string; limitedKey: string }> {
   const admin = createRedis({ url: redisUrl }, "cli");
   await connectRedis(admin, { url: redisUrl });
-  const context = openStores(admin, { prefix: "bench:", timezone: "UTC" });
+  const context = openStores(admin, { prefix, timezone: "UTC" });
   const operator: Actor = { kind: "cli" };
   await new AccountService(context).create({ id: "bench", balance: "999999999" }, operator);
   const keys = new KeyService(context);
-  const { value: key } = await keys.create({ accountId: "bench", name: "bench" }, operator);
+  // As the README's quick start makes one: a key with a monthly budget, in an account.
+  const budget = { budget: "999999999", period: "month" };
+  const { value: key } = await keys.create({ accountId: "bench", name: "bench", ...budget }, operator);
   const { value: limitedKey } = await keys.create(
-    { accountId: "bench", name: "bench, per request", rpm: 1_000_000 },
+    { accountId: "bench", name: "bench, per request", rpm: 1_000_000, ...budget },
     operator,
   );
   closeRedis(admin);
@@ -160,7 +167,7 @@ const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding:
  * CPU time (user + system) a process has used so far, in microseconds, from /proc: every thread's, or only
  * the main thread's (where JavaScript runs).
  */
-export function cpuMicros(child: ChildProcess, mainThread = false): number {
+export function cpuMicros(child: Pick<ChildProcess, "pid">, mainThread = false): number {
   const stat = readFileSync(
     mainThread ? `/proc/${child.pid}/task/${child.pid}/stat` : `/proc/${child.pid}/stat`,
     "utf8",

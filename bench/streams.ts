@@ -3,10 +3,9 @@
 // completions of `chunks` events each, one every `intervalMs`, their starts spread over one interval so that
 // events leave evenly; the client takes each event's delay from the moment the model server wrote it (the
 // event carries it, bench/stream-source.ts). Measured per path: CPU per streamed event of the serving process
-// tree (model server, proxy, Redis) and of the proxy alone, event delay p50/p99, the proxy's resident set
+// tree (model server, proxy, Redis) and of the proxy alone (with its Redis), event delay p50/p99, the proxy's resident set
 // while the streams are open, and where the slowest 1 % of events fell (Slowest).
 
-import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -14,6 +13,7 @@ import { Pool } from "undici";
 import { percentile } from "./load.js";
 import { cpuMicros } from "./servers.js";
 import { STREAM_MODEL, writtenAt } from "./stream-source.js";
+import type { Proc } from "./user-gateway.js";
 
 export interface StreamSettings {
   streams: number;
@@ -27,10 +27,12 @@ export interface StreamTarget {
   headers: Record<string, string>;
   /** Whether the client asks for usage itself (stream_options.include_usage). */
   asksUsage: boolean;
-  /** The proxy's process; null when the model server is asked directly. */
-  proxy: ChildProcess | null;
+  /** The proxy's serving process (its memory is read); null when the model server is asked directly. */
+  proxy: Proc | null;
+  /** The proxy's own processes: the proxy's, and for the gateway its Redis (the proxy-alone CPU). */
+  own: Proc[];
   /** Every process whose CPU serving the streams costs (the model server, the proxy, Redis). */
-  tree: ChildProcess[];
+  tree: Proc[];
 }
 
 /** One path's figures in one round. CPU in µs per event, delays in ms, memory in MiB. */
@@ -164,7 +166,7 @@ export async function measureStreams(target: StreamTarget, settings: StreamSetti
           peakRss = Math.max(peakRss, rssMiB(proxyPid));
         }, 50);
   const cpuStart = target.tree.map((p) => cpuMicros(p));
-  const proxyStart = target.proxy ? cpuMicros(target.proxy) : 0;
+  const ownStart = target.own.map((p) => cpuMicros(p));
 
   const roundStart = performance.timeOrigin + performance.now();
   const stream = async (index: number) => {
@@ -208,7 +210,11 @@ export async function measureStreams(target: StreamTarget, settings: StreamSetti
   const p99 = percentile(delays, 0.99);
   return {
     treeCpu: treeCpu / Math.max(1, events),
-    proxyCpu: target.proxy ? (cpuMicros(target.proxy) - proxyStart) / Math.max(1, events) : null,
+    proxyCpu:
+      target.own.length === 0
+        ? null
+        : target.own.reduce((sum, p, i) => sum + cpuMicros(p) - (ownStart[i] as number), 0) /
+          Math.max(1, events),
     p50: percentile(delays, 0.5),
     p99,
     peakRss: proxyPid === undefined ? null : peakRss,

@@ -22,10 +22,10 @@ const report: BenchReport = {
   seconds: 5,
   rate: 500,
   machine: { cpu: "Test CPU", cores: 2, memoryGiB: 8, os: "Linux 6.1", node: "v20.20.2", loadAtStart: 0.5 },
-  direct: { p50: 0.36, p99: 1.09, cpu: 196, redisCpu: null, rps: 18634, ttfb: 0.33 },
-  bare: { p50: 0.79, p99: 3.74, cpu: 524, redisCpu: null, rps: 4351, ttfb: 0.83 },
-  gateway: { p50: 1.2, p99: 12.38, cpu: 1036, redisCpu: 208, rps: 2486, ttfb: 1.51 },
-  metricsOff: { p50: 1.51, p99: 8.97, cpu: 1064, redisCpu: 204, rps: 2785, ttfb: 1.34 },
+  direct: { p50: 0.36, p99: 1.09, cpu: 0, redisCpu: null, upstreamCpu: 196, rps: 18634, ttfb: 0.33 },
+  bare: { p50: 0.79, p99: 3.74, cpu: 524, redisCpu: null, upstreamCpu: 190, rps: 4351, ttfb: 0.83 },
+  gateway: { p50: 1.2, p99: 12.38, cpu: 1036, redisCpu: 208, upstreamCpu: 180, rps: 2486, ttfb: 1.51 },
+  image: { p50: 0.9, p99: 7.4, cpu: 500, redisCpu: 200, upstreamCpu: 180, rps: 3400, ttfb: 1.0 },
   metricsMicros: 2.1,
   rssBefore: 80,
   rssAfter: 96,
@@ -45,10 +45,20 @@ describe("the benchmark report", () => {
     expect(text).toContain("load average 0.50");
   });
 
-  it("tabulates every path, with Redis' CPU for the gateways only", () => {
+  it("tabulates every path's CPU, the proxy alone (with Redis for the gateways) and the serving processes", () => {
     const text = renderFigures(report);
-    expect(text).toContain("| direct to the model server | 0.36 ms | 1.09 ms | 196 µs | 18 634 | 0.33 ms |");
-    expect(text).toContain("| tunnel-gateway | 1.20 ms | 12.38 ms | 1 036 µs (208 µs) | 2 486 | 1.51 ms |");
+    expect(text).toContain(
+      "| direct to the model server | 0.36 ms | 1.09 ms | — | 196 µs | 18 634 | 0.33 ms |",
+    );
+    expect(text).toContain(
+      "| bare http-proxy-3 (reads and parses the body) | 0.79 ms | 3.74 ms | 524 µs | 714 µs |",
+    );
+    expect(text).toContain(
+      "| tunnel-gateway as the README starts it (log lines to a file) | 1.20 ms | 12.38 ms | 1 244 µs (208 µs) | 1 424 µs | 2 486 | 1.51 ms |",
+    );
+    expect(text).toContain(
+      "| tunnel-gateway as the image and the chart start it (log lines to a drained pipe) | 0.90 ms |",
+    );
   });
 
   it("tabulates what each fast path into a library saves against its public way", () => {
@@ -80,29 +90,69 @@ describe("the benchmark report", () => {
     expect(renderFigures(report)).not.toContain("Saturated:");
   });
 
-  it("compares the gateway with its targets and says which are met", () => {
+  it("judges issue 33's targets on the proxy-alone figures, for each way of starting the gateway", () => {
     const text = renderFigures(report);
-    expect(text).toContain("| p50 added over direct | ≤ 1 ms | +0.84 ms | met |");
-    expect(text).toContain("| p99 added over direct | ≤ 5 ms | +11.29 ms | not met |");
-    expect(text).toContain("| throughput, share of the bare proxy | ≥ 70 % | 57 % | not met |");
-    expect(text).toContain("| CPU per request, metrics on against off | ≤ 5 % more | −2.6 % | met |");
-    expect(text).toContain("80 → 96 MiB | met |");
+    expect(text).toContain(
+      "| small requests: throughput | ≥ 0.75× the bare proxy | 0.57× | not met | 0.78× | met |",
+    );
+    expect(text).toContain(
+      "| small requests: CPU per request (gateway + its Redis) | ≤ 1.5× | 2.37× | not met | 1.34× | met |",
+    );
+    expect(text).toContain(
+      "| small requests: p50 added @ 500/s | ≤ +0.15 ms | +0.41 ms | not met | +0.11 ms | met |",
+    );
+    expect(text).toContain("| small requests: p99 @ 500/s | ≤ 2× | 3.31× | not met | 1.98× | met |");
+    expect(text).toContain("| stream TTFB added | ≤ +0.3 ms | +0.68 ms | not met | +0.17 ms | met |");
+    expect(text).toContain("80 → 96 MiB (bounded: met)");
+    expect(text).not.toContain("OpenTelemetry 100 %");
   });
 
-  it("compares the gateway with the bare proxy for the admission-lease targets, and shows the per-request path", () => {
+  it("judges the streams' targets on the proxy's own CPU, and OpenTelemetry's against it off", () => {
+    const stream = (proxyCpu: number, p99: number, rssPerStream: number) => ({
+      treeCpu: proxyCpu + 17,
+      proxyCpu,
+      p50: 0.5,
+      p99,
+      peakRss: 100,
+      rssPerStream,
+    });
+    const idle = { bare: 50, gateway: 85, image: 95, launcher: 40 };
     const text = renderFigures({
       ...report,
-      perRequest: { p50: 1.4, p99: 13, cpu: 1100, redisCpu: 300, rps: 2300, ttfb: 1.6 },
+      otelOn: { ...report.gateway, cpu: 1100, p99: 20 },
+      streams: {
+        streams: 200,
+        chunks: 100,
+        intervalMs: 20,
+        rounds: 3,
+        direct: { ...stream(0, 8, 0), proxyCpu: null, peakRss: null, rssPerStream: null },
+        bare: stream(40, 8, 30),
+        scan: stream(48, 10, 40),
+        strip: stream(52, 13, 50),
+        imageScan: stream(44, 9, 60),
+        idle: { start: idle, afterWarmup: idle },
+      },
     });
     expect(text).toContain(
-      "| tunnel-gateway, key never leased (reserves per request) | 1.40 ms | 13.00 ms | 1 100 µs (300 µs) |",
+      "| streams: CPU per event (proxy + its Redis), scan | ≤ 1.25× | 1.20× | met | 1.10× | met |",
     );
-    expect(text).toContain("| throughput, share of the bare proxy | ≥ 85 % | 57 % | not met |");
-    expect(text).toContain("| CPU per request, against the bare proxy | ≤ 1.3× | 1.98× | not met |");
-    expect(text).toContain("| p50 added over the bare proxy | ≤ +0.15 ms | +0.41 ms | not met |");
-    expect(text).toContain("| p99, against the bare proxy's | ≤ 2× | 3.31× | not met |");
-    expect(text).toContain("| stream TTFB added over the bare proxy | ≤ +0.3 ms | +0.68 ms | not met |");
-    expect(renderFigures(report)).not.toContain("never leased");
+    expect(text).toContain(
+      "| streams: CPU per event (proxy + its Redis), strip | ≤ 1.25× | 1.30× | not met | — |  |",
+    );
+    expect(text).toContain("| streams: event delay p99, scan | ≤ 1.5× | 1.25× | met | 1.13× | met |");
+    expect(text).toContain(
+      "| idle RSS after warm-up | ≤ bare + 40 MiB | +35 MiB | met | +45 MiB | not met |",
+    );
+    expect(text).toContain(
+      "| RSS per open stream, scan | ≤ 1.5× | 40 against 30 KiB | met | 60 against 30 KiB | not met |",
+    );
+    expect(text).toContain(
+      "| OpenTelemetry 100 % sampled against off: CPU per request | ≤ +15 % | +5.1 % | met | — |  |",
+    );
+    expect(text).toContain(
+      "| OpenTelemetry 100 % sampled against off: p99 @ 500/s | ≤ 1.5× | 1.62× | not met | — |  |",
+    );
+    expect(text).toContain("relaunched the serving one with the image's V8 flags, 40 MiB");
   });
 
   it("shows how soon the other replica stopped admitting a changed key, against the bound", () => {

@@ -124,28 +124,29 @@ describe("a traced request", () => {
     expect(request.resource["service.name"]).toBe("tunnel-gateway");
   });
 
-  it("has a span for each of the gateway's steps, within the request's span and in their order", () => {
+  it("has a span for each of the gateway's steps that waited, within the request's span and in their order", () => {
     const trace = spans.filter((span) => span.traceId === CLIENT_TRACE);
     const request = trace.find((span) => span.kind === SERVER) as ReceivedSpan;
     const auth = only(trace, "tunnel_gateway.auth");
-    const admission = only(trace, "tunnel_gateway.admission");
     const exchange = only(trace, "chat demo-small");
-    const settlement = only(trace, "tunnel_gateway.settlement");
-    // No upstream.maxInFlight: no queue, and no span of it.
+    // No upstream.maxInFlight: no queue, and no span of it. The settlement is queued after the request's turn:
+    // its figures are on the request's span, and it has no span of its own.
     expect(trace.filter((span) => span.name === "tunnel_gateway.queue")).toEqual([]);
-    for (const step of [auth, admission, exchange, settlement])
-      expect(step.parentSpanId).toBe(request.spanId);
+    expect(trace.filter((span) => span.name === "tunnel_gateway.settlement")).toEqual([]);
+    expect(request.attributes["tunnel_gateway.usage_estimated"]).toBe(false);
+    const admissions = trace.filter((span) => span.name === "tunnel_gateway.admission");
+    // Admission waited only when it reserved in Redis; on the replica's lease it is arithmetic in memory.
+    const reserved = request.attributes["tunnel_gateway.admission"] === "reserve";
+    expect(admissions).toHaveLength(reserved ? 1 : 0);
+    for (const step of [auth, exchange, ...admissions]) expect(step.parentSpanId).toBe(request.spanId);
     expect(auth.startNs).toBe(request.startNs);
-    expect(auth.endNs <= admission.startNs).toBe(true);
-    expect(admission.endNs <= exchange.startNs).toBe(true);
+    expect(auth.endNs <= exchange.startNs).toBe(true);
+    for (const admission of admissions) {
+      expect(auth.endNs <= admission.startNs).toBe(true);
+      expect(admission.endNs <= exchange.startNs).toBe(true);
+      expect(admission.attributes["tunnel_gateway.admission"]).toBe("reserve");
+    }
     expect(exchange.endNs).toBe(request.endNs);
-    expect(settlement.startNs).toBe(request.endNs);
-    expect(admission.attributes["tunnel_gateway.admission"]).toBe(
-      request.attributes["tunnel_gateway.admission"],
-    );
-    expect(settlement.attributes["tunnel_gateway.cost_rub"]).toBe(
-      request.attributes["tunnel_gateway.cost_rub"],
-    );
   });
 
   it("describes the exchange with the model server in the GenAI conventions, its first byte an event", () => {
@@ -236,24 +237,43 @@ describe("a traced request", () => {
 });
 
 describe("a request under fair sharing", () => {
-  it("has a span for its wait for the model server, between its admission and the exchange", async () => {
-    const { t, otlp } = await tracedGatewayWith({ upstream: { maxInFlight: 1 } });
+  it("has a span for its wait for the model server, before the exchange, when it waited", async () => {
+    const busy = await startBusyModelServer({ capacity: 1, serviceMs: 200 });
+    const otlp = await startOtlpReceiver();
+    const t = await startTestGateway({
+      upstreamUrl: busy.url,
+      clock: new RealClock(),
+      config: { upstream: { maxInFlight: 1 } },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" },
+    });
     try {
       const key = await t.newKey();
+      const untraced = `00-${"1".repeat(32)}-${CLIENT_SPAN}-01`;
+      // Alone, a place is free at once: no wait, and no span of one.
+      expect((await chat(t, key.value, false, { traceparent: untraced })).status).toBe(200);
+      const running = chat(t, key.value, false);
+      await waitUntil(() => busy.running === 1, "the first request to run");
       const traceparent = `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`;
       expect((await chat(t, key.value, false, { traceparent })).status).toBe(200);
+      expect((await running).status).toBe(200);
       await t.close();
+      expect(
+        otlp
+          .spans()
+          .filter((span) => span.traceId === "1".repeat(32) && span.name === "tunnel_gateway.queue"),
+      ).toEqual([]);
       const trace = otlp.spans().filter((span) => span.traceId === CLIENT_TRACE);
       const request = trace.find((span) => span.kind === SERVER) as ReceivedSpan;
-      const admission = only(trace, "tunnel_gateway.admission");
+      const auth = only(trace, "tunnel_gateway.auth");
       const queue = only(trace, "tunnel_gateway.queue");
       const exchange = only(trace, "chat demo-small");
       expect(queue.parentSpanId).toBe(request.spanId);
-      expect(admission.endNs <= queue.startNs).toBe(true);
-      expect(queue.startNs <= queue.endNs).toBe(true);
+      expect(auth.endNs <= queue.startNs).toBe(true);
+      expect(queue.startNs < queue.endNs).toBe(true);
       expect(queue.endNs <= exchange.startNs).toBe(true);
     } finally {
       await otlp.close();
+      await busy.close();
     }
   });
 

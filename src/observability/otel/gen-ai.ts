@@ -73,7 +73,6 @@ export const STEP_SPANS = {
   auth: "tunnel_gateway.auth",
   admission: "tunnel_gateway.admission",
   queue: "tunnel_gateway.queue",
-  settlement: "tunnel_gateway.settlement",
 } as const;
 
 /** An event of the exchange's span: the model server's answer began (its status line and headers). */

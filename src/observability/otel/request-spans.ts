@@ -1,15 +1,21 @@
-// A request's trace: the gateway's span of the request (SERVER), a span for each of its steps — authentication,
-// admission, waiting in a queue, the exchange with the model server (CLIENT, with the GenAI attributes), the
-// settlement — and the W3C trace context it takes from the client and passes to the model server.
+// A request's trace: the gateway's span of the request (SERVER, with the settlement's figures), a span for each
+// of its steps that waited — authentication, admission, waiting in a queue, the exchange with the model server
+// (CLIENT, with the GenAI attributes) — and the W3C trace context it takes from the client and passes to the
+// model server.
 //
 // Only two spans are made while the request runs: the request's, when it arrives, and the exchange's, just
 // before it is forwarded, since the traceparent the model server receives must name it. Every other span is
 // made when the request ends, from the times the request path wrote on the request anyway (core/request.ts),
 // with explicit start and end times: no span object is kept open across the request's steps. Attributes are
 // the request's facts, never a key, a token or a body.
+//
+// So that tracing every request stays affordable, a step has a span only where the request waited on it:
+// admission when it reserved in Redis (not on the replica's lease, which is bookkeeping in memory), the queue
+// when it waited for a place (not when one was free), and any step where the request was refused. The
+// settlement is queued and written after the request's turn: its figures are the request's span's attributes.
+// Nothing is built for a request the sampler left out (isRecording is false).
 
 import type { IncomingHttpHeaders } from "node:http";
-import { performance } from "node:perf_hooks";
 import {
   type Attributes,
   type Context,
@@ -117,18 +123,18 @@ export class RequestSpanSink implements Tracing, RequestTelemetry {
 
   private end(request: GatewayRequest, spans: RequestSpans, settled: boolean): void {
     const endAt = hrTime(request.arrivedAt + request.latencyMs);
-    if (!spans.sampled) {
+    if (!spans.server.isRecording()) {
       // Nothing is recorded; the spans are ended all the same, as the API asks.
       spans.upstream?.end(endAt);
       spans.server.end(endAt);
       return;
     }
     const operation = operationOf(request);
-    this.steps(request, spans, endAt, settled);
+    this.steps(request, spans, endAt);
     if (spans.upstream !== null) this.exchange(request, spans.upstream, operation, endAt);
     const server = spans.server;
     server.updateName(spanName(request));
-    server.setAttributes(serverAttributes(request, operation));
+    server.setAttributes(serverAttributes(request, operation, settled));
     const failure = errorType(request);
     if (failure !== null) {
       server.setAttribute(ATTR.errorType, failure);
@@ -140,33 +146,29 @@ export class RequestSpanSink implements Tracing, RequestTelemetry {
     server.end(endAt);
   }
 
-  /** The gateway's steps, from the times on the request: a step begun but not finished is where it was refused. */
-  private steps(request: GatewayRequest, spans: RequestSpans, endAt: HrTime, settled: boolean): void {
+  /**
+   * The gateway's steps that waited, from the times on the request: a step begun but not finished is where it
+   * was refused. Authentication has its span always, since the request path does not say yet whether the key
+   * came from the process' cache or from Redis.
+   */
+  private steps(request: GatewayRequest, spans: RequestSpans, endAt: HrTime): void {
     const { arrivedAt, authenticatedAt, admittingAt, admittedAt } = request;
     this.step(spans, STEP_SPANS.auth, hrTime(arrivedAt), at(authenticatedAt), endAt, request, null);
-    if (admittingAt > 0) {
+    // On the lease, admission is the lease book's arithmetic: no wait, and no span (the request's span says
+    // tunnel_gateway.admission=lease).
+    if (admittingAt > 0 && (request.admission !== "lease" || admittedAt === 0)) {
       const attributes: Attributes = { [ATTR.reservedRub]: rublesForJson(request.reserved) };
       if (request.admission !== null) attributes[ATTR.admission] = request.admission;
       this.step(spans, STEP_SPANS.admission, hrTime(admittingAt), at(admittedAt), endAt, request, attributes);
     }
     // With upstream.maxInFlight set, every admitted request asks the fair queue for a place at the model
-    // server (proxy/upstream-gate.ts): its wait is a step, of no length when a place was free, and where a
-    // request refused with server_busy was refused.
-    if (request.queuedAt > 0) {
+    // server (proxy/upstream-gate.ts): a span of its wait when it waited, and where a request refused with
+    // server_busy was refused.
+    const busy = request.code === "server_busy";
+    if (request.queuedAt > 0 && (busy || request.queueMs > 0)) {
       const left = hrTime(request.dequeuedAt || request.queuedAt);
-      const busy = request.code === "server_busy";
       this.step(spans, STEP_SPANS.queue, hrTime(request.queuedAt), busy ? null : left, left, request, null);
     }
-    if (!settled || request.admission === null) return;
-    // The settlement is worked out and handed to the settlement queue before the observer is called; the
-    // queue writes it to Redis in a batch afterwards (tunnel_redis_operation_seconds{operation="settle"}).
-    const attributes: Attributes = {
-      [ATTR.costRub]: rublesForJson(request.cost),
-      [ATTR.estimated]: request.estimated,
-    };
-    if (request.usageRejected !== null) attributes[ATTR.usageRejected] = request.usageRejected;
-    if (request.overage > 0) attributes[ATTR.overageRub] = rublesForJson(request.overage);
-    this.step(spans, STEP_SPANS.settlement, endAt, hrTime(performance.now()), endAt, request, attributes);
   }
 
   private step(
@@ -243,7 +245,7 @@ function spanName(request: GatewayRequest): string {
   return known && request.path !== null ? `${method} ${request.path}` : method;
 }
 
-function serverAttributes(request: GatewayRequest, operation: string | null): Attributes {
+function serverAttributes(request: GatewayRequest, operation: string | null, settled: boolean): Attributes {
   const attributes: Attributes = {
     [ATTR.statusCode]: request.status,
     [ATTR.outcome]: request.outcome,
@@ -259,6 +261,13 @@ function serverAttributes(request: GatewayRequest, operation: string | null): At
   if (request.admission !== null) {
     attributes[ATTR.admission] = request.admission;
     attributes[ATTR.costRub] = rublesForJson(request.cost);
+    // The settlement, worked out and handed to the settlement queue before the observer is called; the queue
+    // writes it to Redis in a batch afterwards (tunnel_redis_operation_seconds{operation="settle"}).
+    if (settled) {
+      attributes[ATTR.estimated] = request.estimated;
+      if (request.usageRejected !== null) attributes[ATTR.usageRejected] = request.usageRejected;
+      if (request.overage > 0) attributes[ATTR.overageRub] = rublesForJson(request.overage);
+    }
   }
   return attributes;
 }
