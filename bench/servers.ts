@@ -11,8 +11,8 @@ import { dirname, join } from "node:path";
 import { stringify } from "yaml";
 import { AccountService } from "../src/services/accounts.js";
 import { KeyService } from "../src/services/keys.js";
-import type { Actor } from "../src/store/audit-store.js";
-import { closeRedis, connectRedis, createRedis } from "../src/store/redis.js";
+import type { Actor } from "../src/store/audit/audit-store.js";
+import { closeRedis, connectRedis, createRedis } from "../src/store/connection/redis.js";
 import { openStores } from "../src/store/stores.js";
 
 /** The Node flags of the gateway's container image (see Dockerfile): every Node server runs with them. */

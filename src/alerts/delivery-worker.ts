@@ -9,9 +9,9 @@ import { hostname } from "node:os";
 import type { Logger } from "pino";
 import { randomToken } from "../auth/api-key.js";
 import { urlOrigin } from "../core/webhook-url.js";
-import type { AccountStore } from "../store/account-store.js";
-import type { AlertSettingsStore } from "../store/alert-settings-store.js";
-import type { ClaimedEvent, EventStore, StoredEvent } from "../store/event-store.js";
+import type { AccountStore } from "../store/accounts/account-store.js";
+import type { AlertSettingsStore } from "../store/accounts/alert-settings-store.js";
+import type { ClaimedEvent, EventStore, StoredEvent } from "../store/accounts/event-store.js";
 import {
   type Attempt,
   type AttemptResult,

@@ -15,8 +15,8 @@
 // goes billing.lateSettlementSeconds after a replica that died.
 
 import type { Micros } from "../core/money.js";
-import type { BillingStore } from "../store/billing-store.js";
-import type { Settled, Settlement } from "../store/settle-script.js";
+import type { BillingStore } from "../store/billing/billing-store.js";
+import type { Settled, Settlement } from "../store/billing/settle-script.js";
 import type { PendingSettlements } from "./pending-settlements.js";
 
 export interface BooksWatchDeps {

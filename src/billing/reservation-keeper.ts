@@ -4,7 +4,7 @@
 // that are still running — one script call per account, whatever the number of requests. Which requests
 // run is the request tracker's to say.
 
-import type { BillingStore } from "../store/billing-store.js";
+import type { BillingStore } from "../store/billing/billing-store.js";
 
 /** The running requests' reservations (proxy/request-tracker.ts). */
 export interface RunningReservations {

@@ -14,10 +14,10 @@ import {
   validateModels,
   validateName,
 } from "../core/validate.js";
-import { type Actor, auditEntry } from "../store/audit-store.js";
+import { type Actor, auditEntry } from "../store/audit/audit-store.js";
 import type { KeyLimits, KeyRecord } from "../store/records.js";
-import type { RequestLogEntry } from "../store/request-log-schema.js";
 import type { Stores } from "../store/stores.js";
+import type { RequestLogEntry } from "../store/usage/request-log-schema.js";
 import { monthDays, windowDetails, windowWrites } from "./budgets.js";
 import {
   booleanInput,
