@@ -38,9 +38,49 @@ const layerRules = LAYERS.flatMap((layer, level) => {
   }));
 });
 
+/**
+ * The rooms inside src/store/, lowest first, with the same rule as the layers: a room may import only the rows
+ * below its own (docs/development.md#inside-store). src/store/lua/ holds the scripts, not modules.
+ */
+const STORE_LAYERS = [
+  ["connection"], // the Redis connection: settings, batching, timings, start-up and failover checks, WAIT
+  ["redis-keys.ts", "scripts.ts", "records.ts"], // every key name | the scripts' loader | the hashes as typed values
+  ["audit"], // the audit entry and the logs the scripts append it to
+  ["accounts"], // accounts, their alert settings and their event streams
+  ["keys", "sharing", "usage", "people", "billing"], // API keys | fair sharing | counters and recent requests | people | money scripts
+  ["stores.ts"], // every store over one connection
+];
+
+/** A room of src/store/ as a path pattern: a folder, or a file directly in src/store/. */
+const storePattern = (room) =>
+  room.endsWith(".ts") ? `^src/store/${room.replace(/\./g, "\\.")}$` : `^src/store/${room}/`;
+
+const storeRules = STORE_LAYERS.flatMap((layer, level) => {
+  const below = STORE_LAYERS.slice(0, level).flat();
+  return layer.map((room) => ({
+    name: `store: ${room}`,
+    severity: "error",
+    comment:
+      `src/store/${room} may import only ${below.length === 0 ? "nothing else of src/store/" : below.join(", ")} ` +
+      "of src/store/ (the rooms below its own): see .dependency-cruiser.cjs and docs/development.md#inside-store.",
+    from: { path: storePattern(room) },
+    to: { path: "^src/store/", pathNot: [storePattern(room), ...below.map(storePattern)] },
+  }));
+});
+
 module.exports = {
   forbidden: [
     ...layerRules,
+    ...storeRules,
+    {
+      name: "store: room without a row",
+      severity: "error",
+      comment:
+        "Every folder and file directly in src/store/ belongs to a row of STORE_LAYERS in .dependency-cruiser.cjs " +
+        "(and docs/development.md#inside-store).",
+      from: { path: "^src/store/", pathNot: STORE_LAYERS.flat().map(storePattern) },
+      to: {},
+    },
     {
       name: "layers: folder without a layer",
       severity: "error",

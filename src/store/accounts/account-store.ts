@@ -6,8 +6,7 @@ import { GatewayError } from "../../core/errors.js";
 import { formatRubles, MAX_MICROS, type Micros } from "../../core/money.js";
 import { AUDIT_CAP } from "../audit/audit-store.js";
 import type { RedisClient } from "../connection/redis.js";
-import type { WindowWrite } from "../keys/key-changes.js";
-import { type AccountRecord, parseAccount } from "../records.js";
+import { type AccountRecord, parseAccount, type WindowWrite } from "../records.js";
 import type { RedisKeys } from "../redis-keys.js";
 import { runScript } from "../scripts.js";
 

@@ -2,6 +2,7 @@
 // of its budget period is computed from (key-store.ts writes both).
 
 import type { Micros } from "../../core/money.js";
+import type { WindowWrite } from "../records.js";
 
 /** What a period change is computed from: see KeyStore.periodSpending. */
 export interface PeriodSpending {
@@ -11,14 +12,6 @@ export interface PeriodSpending {
   cost: Micros;
   /** The same day by day, in the order asked for. */
   dayCosts: Micros[];
-}
-
-/** A budget window as the scripts write it (setWindows.lua): every value a string. */
-export interface WindowWrite {
-  period: string;
-  budget: string;
-  spent: string;
-  period_start: string;
 }
 
 /** Changes to a key as the updateKey script takes them: every value a string. */

@@ -11,10 +11,17 @@ import type { EventStore } from "../accounts/event-store.js";
 import { AUDIT_CAP } from "../audit/audit-store.js";
 import type { RedisClient } from "../connection/redis.js";
 import { type RedisObserver, timed } from "../connection/timing.js";
-import { type AccountRecord, type KeyLimits, type KeyRecord, parseAccount, parseKey } from "../records.js";
+import {
+  type AccountRecord,
+  type KeyLimits,
+  type KeyRecord,
+  parseAccount,
+  parseKey,
+  type WindowWrite,
+} from "../records.js";
 import type { RedisKeys } from "../redis-keys.js";
 import { runScript } from "../scripts.js";
-import type { KeyChanges, PeriodSpending, WindowWrite } from "./key-changes.js";
+import type { KeyChanges, PeriodSpending } from "./key-changes.js";
 
 export interface NewKey {
   id: string;
