@@ -82,6 +82,15 @@ module.exports = {
       to: {},
     },
     {
+      name: "no-circular",
+      severity: "error",
+      comment:
+        "Files may not import each other in a circle, type-only imports and dynamic import() included: a circle " +
+        "has no order in which to read, test or load its files. Move what both sides need to a file below both.",
+      from: {},
+      to: { circular: true },
+    },
+    {
       name: "layers: folder without a layer",
       severity: "error",
       comment:

@@ -34,7 +34,7 @@ import { metricsHandler } from "./observability/metrics-server.js";
 import { createObserver } from "./observability/observer.js";
 import { RequestFailures } from "./observability/request-failures.js";
 import { ScriptErrors } from "./observability/script-errors.js";
-import { startTelemetry } from "./observability/telemetry.js";
+import { startTelemetry } from "./observability/telemetry-start.js";
 import { EndpointTable } from "./proxy/endpoints.js";
 import { createFairSharing } from "./proxy/fair-sharing.js";
 import { createForwarder } from "./proxy/forwarder.js";
