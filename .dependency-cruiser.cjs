@@ -68,6 +68,12 @@ const storeRules = STORE_LAYERS.flatMap((layer, level) => {
   }));
 });
 
+/** What the dashboard (src/admin/ui) may run: core/ and the services' pure modules it shares. */
+const DASHBOARD_RUNS = ["^src/core/", "^src/services/lifetime\\.ts$", "^src/services/key-fields\\.ts$"];
+
+/** The schema files: those that define wire shapes as zod schemas (key-schema.ts, usage-schemas.ts, schemas.ts). */
+const SCHEMA_FILES = ["-schemas?\\.ts$", "^src/admin/schemas\\.ts$"];
+
 module.exports = {
   forbidden: [
     ...layerRules,
@@ -104,19 +110,25 @@ module.exports = {
       severity: "error",
       comment:
         "The dashboard (src/admin/ui) runs in the browser: what it runs may come only from core/ and the " +
-        "services' pure modules it shares (services/lifetime.ts, services/key-fields.ts); " +
-        "types of the API's schemas " +
-        "are erased and may come from anywhere.",
+        "services' pure modules it shares (services/lifetime.ts, services/key-fields.ts).",
       from: { path: "^src/admin/ui/" },
       to: {
         dependencyTypesNot: ["type-only"],
         path: "^src/",
-        pathNot: [
-          "^src/admin/ui/",
-          "^src/core/",
-          "^src/services/lifetime\\.ts$",
-          "^src/services/key-fields\\.ts$",
-        ],
+        pathNot: ["^src/admin/ui/", ...DASHBOARD_RUNS],
+      },
+    },
+    {
+      name: "layers: the dashboard's types",
+      severity: "error",
+      comment:
+        "The dashboard's types of the API's answers come from the zod schemas that define them (the schema " +
+        "files: *-schema.ts, *-schemas.ts, admin/schemas.ts), type-only, so that nothing of the server is " +
+        "bundled; no other file of the server is the dashboard's to read.",
+      from: { path: "^src/admin/ui/" },
+      to: {
+        path: "^src/",
+        pathNot: ["^src/admin/ui/", ...DASHBOARD_RUNS, ...SCHEMA_FILES],
       },
     },
   ],
