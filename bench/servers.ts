@@ -5,7 +5,7 @@
 
 import { type ChildProcess, execFileSync, fork, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { stringify } from "yaml";
@@ -81,7 +81,11 @@ export interface GatewayOptions {
  */
 function knowsNoPersistence(cli: string | undefined): boolean {
   if (cli === undefined) return true;
-  return readFileSync(join(dirname(cli), "config/schema.js"), "utf8").includes("allowNoPersistence");
+  // The setting is in config/schema.js up to the build that split the schema by section, in
+  // config/redis-settings.js since.
+  return ["config/schema.js", "config/redis-settings.js"]
+    .map((file) => join(dirname(cli), file))
+    .some((path) => existsSync(path) && readFileSync(path, "utf8").includes("allowNoPersistence"));
 }
 
 /** Starts a gateway with its own configuration file, and waits until it is ready. */
