@@ -97,7 +97,6 @@ const NOT_YET = new Set<string>([
   "src/store/audit/audit-schema.ts",
   "src/store/people/api-token-store.ts",
   "src/store/people/scim-store.ts",
-  "src/store/people/scim-token-store.ts",
   "src/store/usage/request-log-schema.ts",
 ]);
 
