@@ -91,7 +91,6 @@ const NOT_YET = new Set<string>([
   "src/services/logged-charges.ts",
   "src/services/usage-schema.ts",
   "src/store/audit/audit-schema.ts",
-  "src/store/people/api-token-store.ts",
   "src/store/people/scim-store.ts",
   "src/store/usage/request-log-schema.ts",
 ]);
