@@ -60,7 +60,6 @@ const NOT_YET = new Set<string>([
   "src/alerts/delivery-worker.ts",
   "src/billing/settlement.ts",
   "src/cli/alert-commands.ts",
-  "src/core/identity-events.ts",
   "src/core/time-schema.ts",
   "src/identity/identity.ts",
   "src/identity/invitations.ts",
