@@ -81,7 +81,6 @@ const NOT_YET = new Set<string>([
   "src/identity/provider-check.ts",
   "src/identity/provider-configs.ts",
   "src/identity/scim/changes.ts",
-  "src/identity/scim/discovery.ts",
   "src/identity/scim/groups.ts",
   "src/identity/scim/scim.ts",
   "src/identity/scim/tokens.ts",
