@@ -38,9 +38,64 @@ const layerRules = LAYERS.flatMap((layer, level) => {
   }));
 });
 
+/**
+ * The rooms inside src/store/, lowest first, with the same rule as the layers: a room may import only the rows
+ * below its own (docs/development.md#inside-store). src/store/lua/ holds the scripts, not modules.
+ */
+const STORE_LAYERS = [
+  ["connection"], // the Redis connection: settings, batching, timings, start-up and failover checks, WAIT
+  ["redis-keys.ts", "scripts.ts", "records.ts"], // every key name | the scripts' loader | the hashes as typed values
+  ["audit"], // the audit entry and the logs the scripts append it to
+  ["accounts"], // accounts, their alert settings and their event streams
+  ["keys", "sharing", "usage", "people", "billing"], // API keys | fair sharing | counters and recent requests | people | money scripts
+  ["stores.ts"], // every store over one connection
+];
+
+/** A room of src/store/ as a path pattern: a folder, or a file directly in src/store/. */
+const storePattern = (room) =>
+  room.endsWith(".ts") ? `^src/store/${room.replace(/\./g, "\\.")}$` : `^src/store/${room}/`;
+
+const storeRules = STORE_LAYERS.flatMap((layer, level) => {
+  const below = STORE_LAYERS.slice(0, level).flat();
+  return layer.map((room) => ({
+    name: `store: ${room}`,
+    severity: "error",
+    comment:
+      `src/store/${room} may import only ${below.length === 0 ? "nothing else of src/store/" : below.join(", ")} ` +
+      "of src/store/ (the rooms below its own): see .dependency-cruiser.cjs and docs/development.md#inside-store.",
+    from: { path: storePattern(room) },
+    to: { path: "^src/store/", pathNot: [storePattern(room), ...below.map(storePattern)] },
+  }));
+});
+
+/** What the dashboard (src/admin/ui) may run: core/ and the services' pure modules it shares. */
+const DASHBOARD_RUNS = ["^src/core/", "^src/services/lifetime\\.ts$", "^src/services/key-fields\\.ts$"];
+
+/** The schema files: those that define wire shapes as zod schemas (key-schema.ts, usage-schemas.ts, schemas.ts). */
+const SCHEMA_FILES = ["-schemas?\\.ts$", "^src/admin/schemas\\.ts$"];
+
 module.exports = {
   forbidden: [
     ...layerRules,
+    ...storeRules,
+    {
+      name: "store: room without a row",
+      severity: "error",
+      comment:
+        "Every folder and file directly in src/store/ belongs to a row of STORE_LAYERS in .dependency-cruiser.cjs " +
+        "(and docs/development.md#inside-store).",
+      from: { path: "^src/store/", pathNot: STORE_LAYERS.flat().map(storePattern) },
+      to: {},
+    },
+    {
+      name: "no-circular",
+      severity: "error",
+      comment:
+        "Files may not import each other in a circle, type-only imports and dynamic import() included: a circle " +
+        "has no order in which to read, test or load its files. Move what both sides need to a file below both.",
+      from: {},
+      to: { circular: true },
+    },
     {
       name: "layers: folder without a layer",
       severity: "error",
@@ -55,19 +110,25 @@ module.exports = {
       severity: "error",
       comment:
         "The dashboard (src/admin/ui) runs in the browser: what it runs may come only from core/ and the " +
-        "services' pure modules it shares (services/lifetime.ts, services/key-fields.ts); " +
-        "types of the API's schemas " +
-        "are erased and may come from anywhere.",
+        "services' pure modules it shares (services/lifetime.ts, services/key-fields.ts).",
       from: { path: "^src/admin/ui/" },
       to: {
         dependencyTypesNot: ["type-only"],
         path: "^src/",
-        pathNot: [
-          "^src/admin/ui/",
-          "^src/core/",
-          "^src/services/lifetime\\.ts$",
-          "^src/services/key-fields\\.ts$",
-        ],
+        pathNot: ["^src/admin/ui/", ...DASHBOARD_RUNS],
+      },
+    },
+    {
+      name: "layers: the dashboard's types",
+      severity: "error",
+      comment:
+        "The dashboard's types of the API's answers come from the zod schemas that define them (the schema " +
+        "files: *-schema.ts, *-schemas.ts, admin/schemas.ts), type-only, so that nothing of the server is " +
+        "bundled; no other file of the server is the dashboard's to read.",
+      from: { path: "^src/admin/ui/" },
+      to: {
+        path: "^src/",
+        pathNot: ["^src/admin/ui/", ...DASHBOARD_RUNS, ...SCHEMA_FILES],
       },
     },
   ],

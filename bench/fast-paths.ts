@@ -3,7 +3,7 @@
 // each trick is kept only while it pays for itself:
 //   - metric series written in prom-client's own table (observability/fast-series.ts) against its labelled
 //     children, for the metric updates of one forwarded request;
-//   - the commands of one event-loop turn written to Redis together (store/write-batching.ts) against ioredis
+//   - the commands of one event-loop turn written to Redis together (store/connection/write-batching.ts) against ioredis
 //     writing each on its own, counting the CPU of this process and of Redis per command;
 //   - the request body handed to http-proxy-3 as a stand-in (proxy/body-source.ts) against Readable.from.
 // npm run bench runs it last and writes its figures into docs/benchmarks.md; on its own:
@@ -25,7 +25,7 @@ import {
 import { METRICS } from "../src/observability/metric-definitions.js";
 import { buildMetrics } from "../src/observability/metric-registry.js";
 import { bodySource } from "../src/proxy/body-source.js";
-import { closeRedis, connectRedis, createRedis, type RedisClient } from "../src/store/redis.js";
+import { closeRedis, connectRedis, createRedis, type RedisClient } from "../src/store/connection/redis.js";
 import { runScript } from "../src/store/scripts.js";
 
 const ROUNDS = 6;

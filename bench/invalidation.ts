@@ -8,7 +8,7 @@
 
 import { Pool } from "undici";
 import { KeyService } from "../src/services/keys.js";
-import type { Actor } from "../src/store/audit-store.js";
+import type { Actor } from "../src/store/audit/audit-store.js";
 import type { Stores } from "../src/store/stores.js";
 
 export interface InvalidationFigures {

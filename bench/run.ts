@@ -38,7 +38,7 @@ import { request } from "node:http";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { freePort, startRedisServer } from "../src/demo/redis-server.js";
-import { closeRedis, connectRedis, createRedis } from "../src/store/redis.js";
+import { closeRedis, connectRedis, createRedis } from "../src/store/connection/redis.js";
 import { openStores } from "../src/store/stores.js";
 import { measureFastPaths } from "./fast-paths.js";
 import { measureInvalidation } from "./invalidation.js";

@@ -5,14 +5,14 @@
 
 import { type ChildProcess, execFileSync, fork, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { stringify } from "yaml";
 import { AccountService } from "../src/services/accounts.js";
 import { KeyService } from "../src/services/keys.js";
-import type { Actor } from "../src/store/audit-store.js";
-import { closeRedis, connectRedis, createRedis } from "../src/store/redis.js";
+import type { Actor } from "../src/store/audit/audit-store.js";
+import { closeRedis, connectRedis, createRedis } from "../src/store/connection/redis.js";
 import { openStores } from "../src/store/stores.js";
 
 /** The Node flags of the gateway's container image (see Dockerfile), given to gateways started from a file. */
@@ -82,7 +82,11 @@ export interface GatewayOptions {
  */
 function knowsNoPersistence(cli: string | undefined): boolean {
   if (cli === undefined) return true;
-  return readFileSync(join(dirname(cli), "config/schema.js"), "utf8").includes("allowNoPersistence");
+  // The setting is in config/schema.js up to the build that split the schema by section, in
+  // config/redis-settings.js since.
+  return ["config/schema.js", "config/redis-settings.js"]
+    .map((file) => join(dirname(cli), file))
+    .some((path) => existsSync(path) && readFileSync(path, "utf8").includes("allowNoPersistence"));
 }
 
 /** Starts a gateway with its own configuration file, and waits until it is ready. */

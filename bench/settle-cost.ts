@@ -9,7 +9,7 @@ import { Redis } from "ioredis";
 import { startRedisServer } from "../src/demo/redis-server.js";
 import { AccountService } from "../src/services/accounts.js";
 import { KeyService } from "../src/services/keys.js";
-import type { Actor } from "../src/store/audit-store.js";
+import type { Actor } from "../src/store/audit/audit-store.js";
 import { openStores } from "../src/store/stores.js";
 
 const BATCH = 50;

@@ -4,7 +4,7 @@
 //
 // Start-up, in order: every listener is bound, or none (a port taken fails the start at once); the public and
 // admin listeners answer 503 (but the probes) until Redis is connected and has passed its checks
-// (store/redis-startup.ts); then they serve. Redis may come up after the gateway; a Redis that fails the
+// (store/connection/redis-startup.ts); then they serve. Redis may come up after the gateway; a Redis that fails the
 // checks stops it.
 
 import { createServer, type Server } from "node:http";
@@ -34,7 +34,7 @@ import { metricsHandler } from "./observability/metrics-server.js";
 import { createObserver } from "./observability/observer.js";
 import { RequestFailures } from "./observability/request-failures.js";
 import { ScriptErrors } from "./observability/script-errors.js";
-import { startTelemetry } from "./observability/telemetry.js";
+import { startTelemetry } from "./observability/telemetry-start.js";
 import { EndpointTable } from "./proxy/endpoints.js";
 import { createFairSharing } from "./proxy/fair-sharing.js";
 import { createForwarder } from "./proxy/forwarder.js";
@@ -48,9 +48,9 @@ import { drain } from "./server/shutdown.js";
 import { serveWhileStarting, startingAdminHandler, startingPublicHandler } from "./server/starting.js";
 import { loadTls, watchTls } from "./server/tls-files.js";
 import { TransportSecurity } from "./server/transport-security.js";
-import { closeRedis, createRedis, describeRedis, type RedisClient } from "./store/redis.js";
-import { startRedis } from "./store/redis-startup.js";
-import { ReplicaAcks } from "./store/replica-acks.js";
+import { closeRedis, createRedis, describeRedis, type RedisClient } from "./store/connection/redis.js";
+import { startRedis } from "./store/connection/redis-startup.js";
+import { ReplicaAcks } from "./store/connection/replica-acks.js";
 import { observeScriptErrors } from "./store/scripts.js";
 import { openStores } from "./store/stores.js";
 

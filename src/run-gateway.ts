@@ -5,7 +5,7 @@ import type { LoadedConfig } from "./config/load.js";
 import { GatewayError } from "./core/errors.js";
 import { startGateway } from "./gateway.js";
 import { createLogger } from "./observability/logger.js";
-import { describeRedis } from "./store/redis.js";
+import { describeRedis } from "./store/connection/redis.js";
 
 /** Throws, with every listener closed, when a listener cannot bind or Redis fails the start-up checks. */
 export async function runGateway(loaded: LoadedConfig): Promise<void> {

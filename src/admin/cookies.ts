@@ -25,7 +25,7 @@ export function readCookies(req: IncomingMessage): Map<string, string> {
     const at = pair.indexOf("=");
     if (at <= 0) continue;
     const name = pair.slice(0, at).trim();
-    if (!cookies.has(name)) cookies.set(name, pair.slice(at + 1).trim());
+    if (name !== "" && !cookies.has(name)) cookies.set(name, pair.slice(at + 1).trim());
   }
   return cookies;
 }

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { ACCOUNT_ROLES, OPERATOR_ROLES } from "../core/roles.js";
 import { isoTime } from "../core/time-schema.js";
 import { ACTIONS } from "../identity/permissions.js";
-import { UserAuditEntry } from "../store/audit-schema.js";
+import { UserAuditEntry } from "../store/audit/audit-schema.js";
 import { RequiredProvider } from "./link-schemas.js";
 
 const operatorRole = z.enum(OPERATOR_ROLES);

@@ -7,10 +7,10 @@ import type { Principal } from "../identity/principal.js";
 import { sessionHandle } from "../identity/sessions.js";
 import type { Member } from "../identity/users.js";
 import { isoOrNull } from "../services/views.js";
-import type { ApiTokenRecord } from "../store/api-token-store.js";
-import type { InvitationRecord } from "../store/invitation-store.js";
-import type { SessionRecord } from "../store/session-store.js";
-import type { UserRecord } from "../store/user-store.js";
+import type { ApiTokenRecord } from "../store/people/api-token-store.js";
+import type { InvitationRecord } from "../store/people/invitation-store.js";
+import type { SessionRecord } from "../store/people/session-store.js";
+import type { UserRecord } from "../store/people/user-store.js";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

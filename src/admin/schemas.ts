@@ -7,7 +7,7 @@ import { period } from "../core/budget-window-schema.js";
 import { BILLING_MODES } from "../core/budget-windows.js";
 import { AccountView } from "../services/account-schema.js";
 import { Key } from "../services/key-schema.js";
-import { AuditEntry } from "../store/audit-schema.js";
+import { AuditEntry } from "../store/audit/audit-schema.js";
 
 const amount = z.union([z.number(), z.string()]).meta({
   description: "Rubles, a number or a decimal string with at most six decimals",

@@ -11,7 +11,7 @@ import { resourceTypes, schemas, serviceProviderConfig } from "../identity/scim/
 import { listResponse, pageOf, project } from "../identity/scim/query.js";
 import { asScimError } from "../identity/scim/resources.js";
 import type { Scim } from "../identity/scim/scim.js";
-import type { Actor } from "../store/audit-store.js";
+import type { Actor } from "../store/audit/audit-store.js";
 import { dashboardOrigin } from "./csrf.js";
 import { scimBody, sendScim, sendScimError } from "./scim-http.js";
 

@@ -4,8 +4,8 @@
 
 import { z } from "zod";
 import { isoTime } from "../core/time-schema.js";
-import { ScimAuditEntry } from "../store/audit-schema.js";
-import type { ScimTokenRecord } from "../store/scim-token-store.js";
+import { ScimAuditEntry } from "../store/audit/audit-schema.js";
+import type { ScimTokenRecord } from "../store/people/scim-token-store.js";
 
 export const ScimToken = z
   .object({

@@ -3,8 +3,8 @@
 // handed over in the session cookie.
 
 import type { LiveSession } from "../identity/sessions.js";
-import type { SignInMethod } from "../store/audit-store.js";
-import type { UserRecord } from "../store/user-store.js";
+import type { SignInMethod } from "../store/audit/audit-store.js";
+import type { UserRecord } from "../store/people/user-store.js";
 import { cookie } from "./cookies.js";
 import type { Call } from "./route.js";
 

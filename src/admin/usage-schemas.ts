@@ -7,7 +7,7 @@ import { z } from "zod";
 import { isoTime } from "../core/time-schema.js";
 import { MAX_PAGE, OVERVIEW_SORTS } from "../services/operator-overview.js";
 import { STATUS_FILTERS } from "../services/request-log-query.js";
-import { RequestLogEntry } from "../store/request-log-schema.js";
+import { RequestLogEntry } from "../store/usage/request-log-schema.js";
 import { Account } from "./schemas.js";
 
 const day = (what: string) =>

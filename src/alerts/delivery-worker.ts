@@ -10,9 +10,9 @@ import type { Logger } from "pino";
 import { randomToken } from "../auth/api-key.js";
 import { timerDelay } from "../core/timer-delay.js";
 import { urlOrigin } from "../core/webhook-url.js";
-import type { AccountStore } from "../store/account-store.js";
-import type { AlertSettingsStore } from "../store/alert-settings-store.js";
-import type { ClaimedEvent, EventStore, StoredEvent } from "../store/event-store.js";
+import type { AccountStore } from "../store/accounts/account-store.js";
+import type { AlertSettingsStore } from "../store/accounts/alert-settings-store.js";
+import type { ClaimedEvent, EventStore, StoredEvent } from "../store/accounts/event-store.js";
 import {
   type Attempt,
   type AttemptResult,

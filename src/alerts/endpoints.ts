@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { ConfigError } from "../config/config-error.js";
 import type { Config } from "../config/schema.js";
-import type { AccountWebhook } from "../store/alert-settings-store.js";
+import type { AccountWebhook } from "../store/accounts/alert-settings-store.js";
 import { MIN_SECRET_LENGTH } from "./signing.js";
 
 export interface Endpoint {

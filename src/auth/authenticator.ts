@@ -9,7 +9,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { LRUCache } from "lru-cache";
 import { GatewayError } from "../core/errors.js";
 import type { KeyRef } from "../core/key-ref.js";
-import type { KeyStore } from "../store/key-store.js";
+import type { KeyStore } from "../store/keys/key-store.js";
 import { hashApiKey, isWellFormedApiKey } from "./api-key.js";
 
 export interface AuthenticatorOptions {

@@ -16,8 +16,8 @@
 
 import type { Micros } from "../core/money.js";
 import { timerDelay } from "../core/timer-delay.js";
-import type { BillingStore } from "../store/billing-store.js";
-import type { Settled, Settlement } from "../store/settle-script.js";
+import type { BillingStore } from "../store/billing/billing-store.js";
+import type { Settled, Settlement } from "../store/billing/settle-script.js";
 import type { PendingSettlements } from "./pending-settlements.js";
 
 export interface BooksWatchDeps {

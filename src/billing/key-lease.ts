@@ -5,7 +5,7 @@
 import type { KeyRef } from "../core/key-ref.js";
 import type { ModelCheck } from "../core/model-check.js";
 import type { Micros } from "../core/money.js";
-import type { LeaseGrant } from "../store/lease-script.js";
+import type { LeaseGrant } from "../store/billing/lease-script.js";
 
 /** A lease is sized for this much of the key's recent demand on this replica... */
 const HORIZON_MS = 2000;

@@ -14,9 +14,9 @@ import type { ModelCheck } from "../core/model-check.js";
 import type { Micros } from "../core/money.js";
 import type { PeriodCalendar } from "../core/periods.js";
 import { isRedisError } from "../core/redis-errors.js";
-import type { BillingStore } from "../store/billing-store.js";
-import { ChangeFeed } from "../store/change-feed.js";
-import type { RedisClient } from "../store/redis.js";
+import type { BillingStore } from "../store/billing/billing-store.js";
+import { ChangeFeed } from "../store/billing/change-feed.js";
+import type { RedisClient } from "../store/connection/redis.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import type { Stores } from "../store/stores.js";
 import { LEASE_SHARE, type LeaseAdmission, LeaseBook } from "./leases.js";
@@ -67,7 +67,7 @@ export class LeaseService {
       feedReady: (accountId) => this.feed?.ready(accountId) ?? false,
       now,
       // A script error was logged where it happened (observability/script-errors.ts) and an unreachable Redis
-      // by its connection (store/redis-watch.ts); anything else is a bug of ours.
+      // by its connection (store/connection/redis-watch.ts); anything else is a bug of ours.
       onError: (error) => {
         if (isRedisError(error)) deps.logger.debug({ err: error }, "admission lease call failed");
         else deps.logger.error({ err: error }, "admission lease call failed");

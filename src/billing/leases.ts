@@ -15,14 +15,14 @@
 //   new one, under a new id, takes its place when the key is used again;
 // - the key's facts a request is checked against (expiry, value hash and grace, model list) come with every
 //   lease call, which the replica makes at least every FACTS_MAX_AGE_MS while it uses the lease; revocation,
-//   disabling, rotation and changes arrive sooner, by the change feed (store/change-feed.ts).
+//   disabling, rotation and changes arrive sooner, by the change feed (store/billing/change-feed.ts).
 // docs/leases.md has the design, the sizing and the bounds.
 
 import type { KeyRef } from "../core/key-ref.js";
 import type { ModelCheck } from "../core/model-check.js";
 import type { Micros } from "../core/money.js";
 import type { LeaseHold } from "../core/request.js";
-import type { LeaseGrant } from "../store/lease-script.js";
+import type { LeaseGrant } from "../store/billing/lease-script.js";
 import { KeyLease, usable } from "./key-lease.js";
 
 /** A grant takes at most this share of what is free (1/2), and a settled hold goes back under the same rule. */

@@ -4,7 +4,7 @@
 // beyond what the replica knows it charged (books-watch.ts).
 
 import type { Micros } from "../core/money.js";
-import type { Settlement } from "../store/settle-script.js";
+import type { Settlement } from "../store/billing/settle-script.js";
 
 export class PendingSettlements {
   private readonly byRequest = new Map<string, Settlement>();

@@ -11,7 +11,13 @@ import type { ModelCheck } from "../core/model-check.js";
 import type { RecordOutcome } from "../core/outcome.js";
 import { isConnectionError } from "../core/redis-errors.js";
 import type { GatewayRequest } from "../core/request.js";
-import type { BillingStore, LimitState, Refusal, Reservation, ReserveInput } from "../store/billing-store.js";
+import type {
+  BillingStore,
+  LimitState,
+  Refusal,
+  Reservation,
+  ReserveInput,
+} from "../store/billing/billing-store.js";
 import type { WorstCase } from "./estimate.js";
 import type { LeaseService } from "./lease-service.js";
 import { refusalError } from "./refusals.js";

@@ -5,7 +5,7 @@
 // run is the request tracker's to say.
 
 import { timerDelay } from "../core/timer-delay.js";
-import type { BillingStore } from "../store/billing-store.js";
+import type { BillingStore } from "../store/billing/billing-store.js";
 
 /** The running requests' reservations (proxy/request-tracker.ts). */
 export interface RunningReservations {

@@ -1,7 +1,7 @@
 // One settlement as the settlement queue (settlement-queue.ts) keeps it between attempts, and the rule that
 // bounds how long one no replica acknowledged is sent again.
 
-import type { Settled, Settlement } from "../store/settle-script.js";
+import type { Settled, Settlement } from "../store/billing/settle-script.js";
 
 export interface Entry {
   settlement: Settlement;

@@ -1,7 +1,7 @@
 // What the settlement queue (settlement-queue.ts) tells of the settlements it handles: the observer's log lines
 // and metrics, the lease book's mirror (lease-service.ts) and the books watch (books-watch.ts) listen.
 
-import type { Settled, Settlement } from "../store/settle-script.js";
+import type { Settled, Settlement } from "../store/billing/settle-script.js";
 
 export interface SettlementHooks {
   /** The settlement is done: written, and acknowledged by the replicas asked for. */

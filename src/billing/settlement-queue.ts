@@ -15,8 +15,8 @@
 // case until then, so the budget and the balance are never overspent in the meantime.
 
 import { isConnectionError } from "../core/redis-errors.js";
-import type { BillingStore } from "../store/billing-store.js";
-import { type Settled, type Settlement, settlementMarker } from "../store/settle-script.js";
+import type { BillingStore } from "../store/billing/billing-store.js";
+import { type Settled, type Settlement, settlementMarker } from "../store/billing/settle-script.js";
 import { PendingSettlements } from "./pending-settlements.js";
 import { Acknowledgements } from "./settlement-acks.js";
 import {

@@ -7,8 +7,8 @@
 import type { Config } from "../config/schema.js";
 import type { PeriodCalendar } from "../core/periods.js";
 import type { GatewayRequest } from "../core/request.js";
-import { recentRequestJson } from "../store/request-log-store.js";
-import type { Settlement } from "../store/settle-script.js";
+import type { Settlement } from "../store/billing/settle-script.js";
+import { recentRequestJson } from "../store/usage/request-log-store.js";
 import { type Charge, charge, type OveragePolicy } from "./charge.js";
 import { estimatedCompletionTokens } from "./estimate.js";
 

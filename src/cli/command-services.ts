@@ -14,7 +14,7 @@ import { AlertService } from "../services/alerts.js";
 import { BudgetService } from "../services/budgets.js";
 import { KeyService } from "../services/keys.js";
 import { UsageService } from "../services/usage.js";
-import { closeRedis, createRedis, explainConnectFailures } from "../store/redis.js";
+import { closeRedis, createRedis, explainConnectFailures } from "../store/connection/redis.js";
 import { openStores, type Stores } from "../store/stores.js";
 
 export interface CommonOptions {

@@ -3,7 +3,7 @@
 
 import { type Command, CommanderError } from "commander";
 import { readThresholdList } from "../core/thresholds.js";
-import type { Actor } from "../store/audit-store.js";
+import type { Actor } from "../store/audit/audit-store.js";
 
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;

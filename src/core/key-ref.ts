@@ -1,5 +1,5 @@
 // A key as every layer names it: its account and its id. Keys are looked up by the hash of their value
-// (store/key-store.ts) and then referred to by this pair everywhere — in Redis key names, settlements, leases,
+// (store/keys/key-store.ts) and then referred to by this pair everywhere — in Redis key names, settlements, leases,
 // metrics labels.
 
 /** Where a key hash points: the account and key id. */

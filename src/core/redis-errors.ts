@@ -6,7 +6,7 @@
 /**
  * Replies that mean "not now" (loading, failing over, busy, a master cut off from its replicas with
  * min-replicas-to-write) rather than "never"; and a slot that moved, which ioredis follows by itself except for
- * a command sent to a Cluster's node directly (store/replica-acks.ts).
+ * a command sent to a Cluster's node directly (store/connection/replica-acks.ts).
  */
 const RETRYABLE_REPLY = /^(LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONLY|NOREPLICAS|MOVED|ASK)\b/;
 

@@ -3,7 +3,7 @@
 // the exchange how it went (proxy/exchange.ts), the charging policy what it cost (billing/settlement.ts), and
 // the observer reads it for the log line and the metrics (observability/). What is written elsewhere is
 // derived from it by one small pure function each: the settlement (billing/settlement.ts), the key's
-// recent-requests entry (store/request-log-store.ts), the log line (observability/log-line.ts). A request the
+// recent-requests entry (store/usage/request-log-store.ts), the log line (observability/log-line.ts). A request the
 // gateway refuses itself, or that Node's HTTP parser refuses, is one too, with most fields left empty.
 //
 // Every field is set in the constructor, so that all requests share one shape (V8 keeps one hidden class, and

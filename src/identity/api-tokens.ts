@@ -10,8 +10,8 @@ import { GatewayError } from "../core/errors.js";
 import { IdentityEvents } from "../core/identity-events.js";
 import { atLeast, isAccountRole, isOperatorRole, OPERATOR_ROLES } from "../core/roles.js";
 import { validateAccountId, validateName } from "../core/validate.js";
-import type { ApiTokenRecord, ApiTokenStore } from "../store/api-token-store.js";
-import { type Actor, auditEntry, userAuditEntry } from "../store/audit-store.js";
+import { type Actor, auditEntry, userAuditEntry } from "../store/audit/audit-store.js";
+import type { ApiTokenRecord, ApiTokenStore } from "../store/people/api-token-store.js";
 import { holdsInAccount, type Principal } from "./principal.js";
 
 export const API_TOKEN_PREFIX = "sk-tunnel-admin-";

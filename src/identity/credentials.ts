@@ -5,9 +5,9 @@
 import { hashApiKey } from "../auth/api-key.js";
 import { bearerToken } from "../auth/authenticator.js";
 import { GatewayError } from "../core/errors.js";
-import type { AccountStore } from "../store/account-store.js";
-import type { ApiTokenStore } from "../store/api-token-store.js";
-import type { UserRecord, UserStore } from "../store/user-store.js";
+import type { AccountStore } from "../store/accounts/account-store.js";
+import type { ApiTokenStore } from "../store/people/api-token-store.js";
+import type { UserRecord, UserStore } from "../store/people/user-store.js";
 import { API_TOKEN_PREFIX } from "./api-tokens.js";
 import { legacyAccount, legacyAdmin, type Principal, sessionPrincipal, tokenPrincipal } from "./principal.js";
 import { sameSecret } from "./secrets.js";

@@ -4,7 +4,7 @@
 // GETDEL: of two uses racing, exactly one wins. Expiry is judged on the gateway's clock.
 
 import { GatewayError } from "../core/errors.js";
-import type { OneTimeStore } from "../store/one-time-store.js";
+import type { OneTimeStore } from "../store/people/one-time-store.js";
 import { newSecret, sha256 } from "./secrets.js";
 
 export type LinkPayload =

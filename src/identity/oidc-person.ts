@@ -10,14 +10,23 @@ import type { Logger } from "pino";
 import { GatewayError } from "../core/errors.js";
 import type { IdentityEvents, OutcomeOf } from "../core/identity-events.js";
 import { oidcSource } from "../core/roles.js";
-import type { Actor } from "../store/audit-store.js";
-import type { ProviderLinkStore } from "../store/provider-link-store.js";
-import type { UserRecord, UserStore } from "../store/user-store.js";
+import type { Actor } from "../store/audit/audit-store.js";
+import type { ProviderLinkStore } from "../store/people/provider-link-store.js";
+import type { UserRecord, UserStore } from "../store/people/user-store.js";
 import { groupsOf, mapIdentity } from "./group-mapping.js";
-import type { ProviderTokens, VerifiedIdentity } from "./oidc.js";
+import type { ProviderTokens } from "./oidc-recheck.js";
 import type { ProviderSettings } from "./settings.js";
 import type { TokenCipher } from "./token-cipher.js";
 import type { Users } from "./users.js";
+
+/** What a provider says of a person it has just vouched for (oidc.ts builds it at the callback). */
+export interface VerifiedIdentity {
+  provider: ProviderSettings;
+  subject: string;
+  /** The ID token's claims, filled in from userinfo where they lack the e-mail or the groups. */
+  profile: Record<string, unknown>;
+  tokens: ProviderTokens;
+}
 
 export interface ProviderPeopleDeps {
   users: Users;

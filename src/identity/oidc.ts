@@ -10,9 +10,9 @@ import * as client from "openid-client";
 import type { Logger } from "pino";
 import { GatewayError } from "../core/errors.js";
 import type { IdentityEvents, OutcomeOf } from "../core/identity-events.js";
-import type { OneTimeStore } from "../store/one-time-store.js";
-import type { UserRecord } from "../store/user-store.js";
-import type { ProviderPeople } from "./oidc-person.js";
+import type { OneTimeStore } from "../store/people/one-time-store.js";
+import type { UserRecord } from "../store/people/user-store.js";
+import type { ProviderPeople, VerifiedIdentity } from "./oidc-person.js";
 import { type ProviderTokens, type Recheck, recheck, tokensOf } from "./oidc-recheck.js";
 import { ProviderConfigs } from "./provider-configs.js";
 import { sameSecret, sha256 } from "./secrets.js";
@@ -34,15 +34,6 @@ interface PendingSignIn {
   binding: string;
   /** Linking this provider to a signed-in person: who, and the hash of the session that asked. */
   link?: { userId: string; session: string };
-}
-
-/** What a provider says of a person it has just vouched for. */
-export interface VerifiedIdentity {
-  provider: ProviderSettings;
-  subject: string;
-  /** The ID token's claims, filled in from userinfo where they lack the e-mail or the groups. */
-  profile: Record<string, unknown>;
-  tokens: ProviderTokens;
 }
 
 export interface OidcDeps {

@@ -19,9 +19,9 @@ import {
   type OperatorRole,
   type Role,
 } from "../core/roles.js";
-import type { ApiTokenRecord } from "../store/api-token-store.js";
-import type { Actor } from "../store/audit-store.js";
-import type { UserRecord, UserStore } from "../store/user-store.js";
+import type { Actor } from "../store/audit/audit-store.js";
+import type { ApiTokenRecord } from "../store/people/api-token-store.js";
+import type { UserRecord, UserStore } from "../store/people/user-store.js";
 import { type Action, allows, PERMISSIONS } from "./permissions.js";
 import type { LiveSession } from "./sessions.js";
 

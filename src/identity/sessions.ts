@@ -5,8 +5,8 @@
 
 import { createHash } from "node:crypto";
 import { GatewayError } from "../core/errors.js";
-import type { SignInMethod } from "../store/audit-store.js";
-import type { SessionRecord, SessionStore } from "../store/session-store.js";
+import type { SignInMethod } from "../store/audit/audit-store.js";
+import type { SessionRecord, SessionStore } from "../store/people/session-store.js";
 import { newSecret, sha256 } from "./secrets.js";
 
 export interface SessionClient {

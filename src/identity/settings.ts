@@ -2,7 +2,7 @@
 // it works in, derived once.
 
 import type { Config } from "../config/schema.js";
-import type { AttemptLimits } from "../store/sign-in-attempts-store.js";
+import type { AttemptLimits } from "../store/people/sign-in-attempts-store.js";
 
 export type ProviderSettings = Config["signIn"]["providers"][number];
 

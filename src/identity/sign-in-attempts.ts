@@ -4,7 +4,7 @@
 // doubles the next. An unknown e-mail is counted exactly like a known one, so the limit tells nothing.
 
 import { GatewayError } from "../core/errors.js";
-import type { AttemptLimits, SignInAttemptsStore } from "../store/sign-in-attempts-store.js";
+import type { AttemptLimits, SignInAttemptsStore } from "../store/people/sign-in-attempts-store.js";
 import { sha256 } from "./secrets.js";
 
 export class SignInAttempts {

@@ -6,7 +6,7 @@
 import type { Logger } from "pino";
 import type { DriftReport } from "../billing/books-watch.js";
 import type { GatewayRequest } from "../core/request.js";
-import type { Settled, Settlement } from "../store/settle-script.js";
+import type { Settled, Settlement } from "../store/billing/settle-script.js";
 import type { GatewayMetrics } from "./gateway-metrics.js";
 import { logFields } from "./log-line.js";
 import { NO_TELEMETRY, type RequestTelemetry } from "./telemetry.js";

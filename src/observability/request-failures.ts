@@ -3,7 +3,7 @@
 //     first request it refuses writes one warning line; the rest of the outage writes nothing, however many
 //     requests it refuses; once a request's own Redis call is answered again (with no refusal for a second,
 //     so that a Cluster with some slots down is one outage, not one per request), one info line says how
-//     many were refused. Redis' own connection lines (store/redis-watch.ts) say why.
+//     many were refused. Redis' own connection lines (store/connection/redis-watch.ts) say why.
 //   - A script Redis refused: nothing here — script-errors.ts logged it, once per kind, where the script ran.
 //   - Anything else is a bug of ours: an error line with its stack, for each request.
 // One instance per replica, shared by the forwarder, the local routes and the admin API.

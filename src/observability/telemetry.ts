@@ -1,12 +1,10 @@
-// OpenTelemetry for the gateway, or nothing. The OTEL_* variables decide (telemetry-settings.ts); with neither
-// traces nor metrics configured the gateway runs with NO_TELEMETRY and no @opentelemetry module is ever loaded:
-// the SDK is imported here, dynamically, and only when a signal is on. What the request path and the observer
-// see is this file's interfaces, which import nothing of OpenTelemetry.
+// OpenTelemetry for the gateway, or nothing, as the request path and the observer see it: this file's
+// interfaces, which import nothing of OpenTelemetry. telemetry-start.ts starts what the OTEL_* variables
+// configure (the SDK in otel/, which implements these interfaces) or hands out NO_TELEMETRY.
 
 import type { IncomingHttpHeaders } from "node:http";
 import type { Logger } from "pino";
 import type { GatewayRequest, RequestTrace } from "../core/request.js";
-import { type Env, telemetrySettings } from "./telemetry-settings.js";
 
 /** Starts the trace of a forwarded request (the forwarder calls it once per request, while tracing is on). */
 export interface Tracing {
@@ -45,15 +43,4 @@ export interface TelemetryOptions {
   provider: string;
   /** Most distinct models with series of their own (metrics.maxModelSeries), as on the Prometheus side. */
   maxModelSeries: number;
-}
-
-/**
- * Reads the OTEL_* variables and starts what they configure; NO_TELEMETRY when they configure nothing. Throws a
- * ConfigError naming the variable whose value the gateway cannot honour.
- */
-export async function startTelemetry(env: Env, options: TelemetryOptions): Promise<Telemetry> {
-  const settings = telemetrySettings(env);
-  if (settings.traces === null && settings.metrics === null) return NO_TELEMETRY;
-  const { startOpenTelemetry } = await import("./otel/sdk.js");
-  return startOpenTelemetry(settings, options);
 }

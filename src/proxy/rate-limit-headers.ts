@@ -4,7 +4,7 @@
 // durations in the form OpenAI sends them, Go's: "20ms", "1s", "6m0s".
 
 import type { OutgoingHttpHeaders } from "node:http";
-import type { LimitState } from "../store/billing-store.js";
+import type { LimitState } from "../store/billing/billing-store.js";
 
 export function rateLimitHeaders(rpm: LimitState | null, tpm: LimitState | null): OutgoingHttpHeaders | null {
   if (rpm === null && tpm === null) return null;

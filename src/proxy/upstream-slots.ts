@@ -9,7 +9,7 @@
 // SLOT_TTL_MS expires — so a replica that dies gives its places back within SLOT_TTL_MS, and the shared count
 // never overstates what runs by more than the places of replicas that died in the last SLOT_TTL_MS.
 
-import type { SlotCount, SlotSync } from "../store/upstream-slots-store.js";
+import type { SlotCount, SlotSync } from "../store/sharing/upstream-slots-store.js";
 
 /** How long a replica's count lives in Redis unless sent again. */
 export const SLOT_TTL_MS = 15_000;

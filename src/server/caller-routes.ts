@@ -12,7 +12,7 @@ import { rublesForJson } from "../core/money.js";
 import { sendJson } from "../http/respond.js";
 import { UsageService } from "../services/usage.js";
 import { CURRENCY, dailyUsageView } from "../services/views.js";
-import type { RequestLogEntry } from "../store/request-log-schema.js";
+import type { RequestLogEntry } from "../store/usage/request-log-schema.js";
 import { type LocalRoute, type LocalRouteDeps, usableKey } from "./local-routes.js";
 
 const REQUESTS = "/v1/requests/";

@@ -8,7 +8,7 @@
 // says so (docs/redis.md, "Readiness").
 
 import { Cluster } from "ioredis";
-import type { RedisClient } from "../store/redis.js";
+import type { RedisClient } from "../store/connection/redis.js";
 
 const READINESS_TIMEOUT_MS = 1000;
 const CLUSTER_SLOTS = 16_384;

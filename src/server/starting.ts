@@ -1,5 +1,5 @@
 // What the public and admin listeners answer while the gateway starts, until its Redis is connected and has
-// passed the start-up checks (store/redis-checks.ts): nothing that reads or writes money runs against a
+// passed the start-up checks (store/connection/redis-checks.ts): nothing that reads or writes money runs against a
 // Redis that may yet be refused for persisting nothing or evicting keys. /healthz still answers (the
 // process is alive: a restart would not help) and /readyz says why the gateway is not ready.
 

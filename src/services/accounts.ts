@@ -5,8 +5,8 @@ import { generateAccountToken, hashApiKey, keyHint } from "../auth/api-key.js";
 import { GatewayError } from "../core/errors.js";
 import { formatRubles, type Micros, parsePositiveRubles, parseRubles } from "../core/money.js";
 import { validateAccountId, validateName } from "../core/validate.js";
-import type { AuditEntry, UserAuditEntry } from "../store/audit-schema.js";
-import { type Actor, auditEntry } from "../store/audit-store.js";
+import type { AuditEntry, UserAuditEntry } from "../store/audit/audit-schema.js";
+import { type Actor, auditEntry } from "../store/audit/audit-store.js";
 import type { AccountRecord } from "../store/records.js";
 import type { Stores } from "../store/stores.js";
 

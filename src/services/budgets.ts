@@ -16,9 +16,8 @@ import { GatewayError } from "../core/errors.js";
 import { formatRubles, parsePositiveRubles } from "../core/money.js";
 import { type CurrentPeriods, dayStamp, isPeriod } from "../core/periods.js";
 import { readThresholds, THRESHOLDS_RULE } from "../core/thresholds.js";
-import { type Actor, auditEntry } from "../store/audit-store.js";
-import type { WindowWrite } from "../store/key-changes.js";
-import type { AccountRecord } from "../store/records.js";
+import { type Actor, auditEntry } from "../store/audit/audit-store.js";
+import type { AccountRecord, WindowWrite } from "../store/records.js";
 import type { Stores } from "../store/stores.js";
 import { amountText } from "./accounts.js";
 

@@ -8,7 +8,7 @@ import { formatRubles, parsePositiveRubles } from "../core/money.js";
 import { isPeriod, type Period } from "../core/periods.js";
 import { readThresholds, THRESHOLDS_RULE } from "../core/thresholds.js";
 import { validateLimit, validateModels, validateName } from "../core/validate.js";
-import type { KeyChanges } from "../store/key-changes.js";
+import type { KeyChanges } from "../store/keys/key-changes.js";
 import type { KeyLimits } from "../store/records.js";
 import { amountText } from "./accounts.js";
 import { windowDetails, windowsInput } from "./budgets.js";

@@ -14,11 +14,11 @@ import {
   validateModels,
   validateName,
 } from "../core/validate.js";
-import { type Actor, auditEntry } from "../store/audit-store.js";
+import { type Actor, auditEntry } from "../store/audit/audit-store.js";
 import type { KeyLimits, KeyRecord } from "../store/records.js";
-import type { RequestLogEntry } from "../store/request-log-schema.js";
 import type { Stores } from "../store/stores.js";
-import { monthDays, windowDetails, windowWrites } from "./budgets.js";
+import type { RequestLogEntry } from "../store/usage/request-log-schema.js";
+import { windowDetails, windowWrites } from "./budgets.js";
 import {
   booleanInput,
   graceInput,
@@ -30,6 +30,7 @@ import {
   thresholdsInput,
   type UpdateKeyInput,
 } from "./key-input.js";
+import { changeKeyPeriod } from "./key-period-change.js";
 import { checkFilter, pageOf, type RequestFilter, type RequestPage } from "./request-log-query.js";
 import { UsageService } from "./usage.js";
 import type { DailyUsage } from "./usage-schema.js";
@@ -65,8 +66,6 @@ export interface CreatedKey {
 }
 
 export const MAX_REQUESTS_READ = 1000;
-/** Reads and writes of a period change before giving up on a key that is charged all the while. */
-const PERIOD_CHANGE_ATTEMPTS = 5;
 
 /** The stores KeyService reads and writes. */
 export type KeyStores = Pick<Stores, "accounts" | "keys" | "usage" | "requestLog" | "calendar" | "now">;
@@ -185,39 +184,8 @@ export class KeyService {
       await this.stores.keys.update(ref, changes, audit);
       return this.show(key.id);
     }
-    // The spent amount of the new period is what the key was charged since it began. A settlement landing
-    // between reading that and writing it would be lost, so the script refuses a key that was charged in
-    // between, and the sum is read again.
-    // New windows get theirs the same way (budgets.ts), under the same check.
-    const zone = this.stores.calendar.zone;
-    for (let attempt = 1; ; attempt++) {
-      const now = this.stores.now();
-      const periods = this.stores.calendar.at(now);
-      const days = monthDays(periods, now, zone);
-      const { read, dayCosts } = await this.stores.keys.periodSpending(ref, days);
-      if (windows !== undefined) changes.windows = windowWrites(windows, periods, zone, days, dayCosts);
-      else {
-        const [spending] = windowWrites(
-          [{ period: newPeriod as Period, budget: 0 }],
-          periods,
-          zone,
-          days,
-          dayCosts,
-        );
-        Object.assign(changes, {
-          period: newPeriod,
-          period_start: spending?.period_start,
-          spent: spending?.spent,
-        });
-      }
-      if ((await this.stores.keys.update(ref, changes, audit, read)) === "ok") return this.show(key.id);
-      if (attempt === PERIOD_CHANGE_ATTEMPTS) {
-        throw new GatewayError(
-          "service_unavailable",
-          `key ${key.id} was charged during each of ${PERIOD_CHANGE_ATTEMPTS} attempts to change its period; try again`,
-        );
-      }
-    }
+    await changeKeyPeriod(this.stores, { ref, changes, audit, windows, period: newPeriod });
+    return this.show(key.id);
   }
 
   async revoke(keyId: unknown, actor: Actor): Promise<{ record: KeyRecord; alreadyRevoked: boolean }> {

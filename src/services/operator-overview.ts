@@ -9,7 +9,7 @@ import { rublesForJson } from "../core/money.js";
 import { dayStamp } from "../core/periods.js";
 import type { AccountRecord } from "../store/records.js";
 import type { Stores } from "../store/stores.js";
-import type { MonthCounters } from "../store/usage-store.js";
+import type { MonthCounters } from "../store/usage/usage-store.js";
 
 export const OVERVIEW_SORTS = ["id", "balance", "spend"] as const;
 export type OverviewSort = (typeof OVERVIEW_SORTS)[number];

@@ -5,7 +5,7 @@
 
 import { GatewayError } from "../core/errors.js";
 import { dayStamp } from "../core/periods.js";
-import type { RequestLogEntry } from "../store/request-log-schema.js";
+import type { RequestLogEntry } from "../store/usage/request-log-schema.js";
 
 /** Status classes a request can be filtered by; a three-digit code filters by that code. */
 export const STATUS_FILTERS = ["ok", "error", "2xx", "4xx", "5xx"] as const;

@@ -7,9 +7,9 @@
 import { GatewayError } from "../core/errors.js";
 import { MAX_PRIORITY, validateMaxWaitMs, validatePriority, validateWeight } from "../core/sharing.js";
 import { validateAccountId, validateKeyId } from "../core/validate.js";
-import { type Actor, auditEntry } from "../store/audit-store.js";
+import { type Actor, auditEntry } from "../store/audit/audit-store.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
-import type { SharingChanges } from "../store/sharing-store.js";
+import type { SharingChanges } from "../store/sharing/sharing-store.js";
 import type { Stores } from "../store/stores.js";
 
 /** What to change: undefined keeps a setting, null removes it (the default applies). */

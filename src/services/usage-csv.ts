@@ -5,7 +5,7 @@
 
 import { formatRubles, microsFromJson } from "../core/money.js";
 import type { KeyRecord } from "../store/records.js";
-import type { RequestLogEntry } from "../store/request-log-schema.js";
+import type { RequestLogEntry } from "../store/usage/request-log-schema.js";
 import { modelShares, type UsageTable } from "./account-usage.js";
 
 export const USAGE_CSV_COLUMNS = [

@@ -6,7 +6,7 @@ import { GatewayError } from "../core/errors.js";
 import { dayStamp } from "../core/periods.js";
 import { validateAccountId, validateKeyId } from "../core/validate.js";
 import type { Stores } from "../store/stores.js";
-import type { UsageCounters } from "../store/usage-store.js";
+import type { UsageCounters } from "../store/usage/usage-store.js";
 
 /** Longest range of days one call returns. */
 export const MAX_USAGE_DAYS = 366;

@@ -6,9 +6,9 @@ import { type BudgetWindowView, budgetWindowView } from "../core/budget-window-s
 import { currentWindowSpent, type StoredWindow } from "../core/budget-windows.js";
 import { rublesForJson } from "../core/money.js";
 import type { PeriodCalendar } from "../core/periods.js";
+import { LATENCY_BUCKETS_MS } from "../store/billing/settle-script.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
-import { LATENCY_BUCKETS_MS } from "../store/settle-script.js";
-import type { UsageCounters } from "../store/usage-store.js";
+import type { UsageCounters } from "../store/usage/usage-store.js";
 import type { AccountView } from "./account-schema.js";
 import {
   type Budget,

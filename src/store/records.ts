@@ -5,6 +5,15 @@ import { type BillingMode, isBillingMode, type StoredWindow } from "../core/budg
 import type { Micros } from "../core/money.js";
 import { isPeriod, type Period } from "../core/periods.js";
 
+/** A budget window as the scripts write it (setWindows.lua), an account's
+ * (AccountStore.setBudgets) as a key's (KeyChanges.windows): every value a string. */
+export interface WindowWrite {
+  period: string;
+  budget: string;
+  spent: string;
+  period_start: string;
+}
+
 export interface AccountRecord {
   id: string;
   name: string;

@@ -156,7 +156,7 @@ export class RedisKeys {
     return `${this.prefix}{u:${userId}}`;
   }
 
-  /** hash: the user record (see store/user-store.ts) */
+  /** hash: the user record (see store/people/user-store.ts) */
   user(userId: string): string {
     return `${this.userTag(userId)}:user`;
   }

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { isScriptError } from "../core/redis-errors.js";
-import type { RedisClient } from "./redis.js";
+import type { RedisClient } from "./connection/redis.js";
 
 const LUA_DIR = fileURLToPath(new URL("./lua/", import.meta.url));
 const SCRIPT_FILE = /^([A-Za-z]+)-(\d+|n)\.lua$/;

@@ -4,30 +4,30 @@
 // handed to whoever needs it (each part takes the stores it uses).
 
 import { PeriodCalendar } from "../core/periods.js";
-import { AccountStore } from "./account-store.js";
-import { AlertSettingsStore } from "./alert-settings-store.js";
-import { ApiTokenStore } from "./api-token-store.js";
-import { AuditStore } from "./audit-store.js";
-import type { BillingSettings } from "./billing-connection.js";
-import { BillingStore } from "./billing-store.js";
-import { DEFAULT_EVENT_SETTINGS, type EventSettings, EventStore } from "./event-store.js";
-import { InvitationStore } from "./invitation-store.js";
-import { KeyStore } from "./key-store.js";
-import { OneTimeStore } from "./one-time-store.js";
-import { ProviderLinkStore } from "./provider-link-store.js";
-import type { RedisClient } from "./redis.js";
+import { AccountStore } from "./accounts/account-store.js";
+import { AlertSettingsStore } from "./accounts/alert-settings-store.js";
+import { DEFAULT_EVENT_SETTINGS, type EventSettings, EventStore } from "./accounts/event-store.js";
+import { AuditStore } from "./audit/audit-store.js";
+import type { BillingSettings } from "./billing/billing-connection.js";
+import { BillingStore } from "./billing/billing-store.js";
+import type { RedisClient } from "./connection/redis.js";
+import type { ReplicaAcks } from "./connection/replica-acks.js";
+import type { RedisObserver } from "./connection/timing.js";
+import { KeyStore } from "./keys/key-store.js";
+import { ApiTokenStore } from "./people/api-token-store.js";
+import { InvitationStore } from "./people/invitation-store.js";
+import { OneTimeStore } from "./people/one-time-store.js";
+import { ProviderLinkStore } from "./people/provider-link-store.js";
+import { ScimStore } from "./people/scim-store.js";
+import { ScimTokenStore } from "./people/scim-token-store.js";
+import { SessionStore } from "./people/session-store.js";
+import { SignInAttemptsStore } from "./people/sign-in-attempts-store.js";
+import { UserStore } from "./people/user-store.js";
 import { RedisKeys } from "./redis-keys.js";
-import type { ReplicaAcks } from "./replica-acks.js";
-import { RequestLogStore } from "./request-log-store.js";
-import { ScimStore } from "./scim-store.js";
-import { ScimTokenStore } from "./scim-token-store.js";
-import { SessionStore } from "./session-store.js";
-import { SharingStore } from "./sharing-store.js";
-import { SignInAttemptsStore } from "./sign-in-attempts-store.js";
-import type { RedisObserver } from "./timing.js";
-import { UpstreamSlotStore } from "./upstream-slots-store.js";
-import { UsageStore } from "./usage-store.js";
-import { UserStore } from "./user-store.js";
+import { SharingStore } from "./sharing/sharing-store.js";
+import { UpstreamSlotStore } from "./sharing/upstream-slots-store.js";
+import { RequestLogStore } from "./usage/request-log-store.js";
+import { UsageStore } from "./usage/usage-store.js";
 
 export interface Stores {
   redisKeys: RedisKeys;

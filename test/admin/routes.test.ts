@@ -14,7 +14,7 @@ import { BudgetService } from "../../src/services/budgets.js";
 import { KeyService } from "../../src/services/keys.js";
 import { OperatorOverviewService } from "../../src/services/operator-overview.js";
 import { SharingService } from "../../src/services/sharing.js";
-import { recentRequest } from "../../src/store/request-log-store.js";
+import { recentRequest } from "../../src/store/usage/request-log-store.js";
 import { ACTOR } from "../helpers/actor.js";
 import { testIdentity } from "../helpers/identity.js";
 import { requestWith } from "../helpers/requests.js";

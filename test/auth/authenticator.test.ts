@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/auth/api-key.js";
 import { Authenticator, bearerToken } from "../../src/auth/authenticator.js";
-import type { KeyStore } from "../../src/store/key-store.js";
+import type { KeyStore } from "../../src/store/keys/key-store.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 

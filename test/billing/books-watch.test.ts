@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BooksWatch, type DriftReport } from "../../src/billing/books-watch.js";
 import { PendingSettlements } from "../../src/billing/pending-settlements.js";
-import { LEDGER_FIELD, type Settlement } from "../../src/store/settle-script.js";
+import { LEDGER_FIELD, type Settlement } from "../../src/store/billing/settle-script.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 

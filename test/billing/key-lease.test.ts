@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { KeyLease, usable } from "../../src/billing/key-lease.js";
-import type { LeaseGrant } from "../../src/store/lease-script.js";
+import type { LeaseGrant } from "../../src/store/billing/lease-script.js";
 
 const facts: LeaseGrant = {
   state: "ok",

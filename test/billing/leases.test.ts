@@ -8,7 +8,7 @@ import { FACTS_MAX_AGE_MS, IDLE_MS, type LeaseAdmission, LeaseBook } from "../..
 import type { KeyRef } from "../../src/core/key-ref.js";
 import type { ModelCheck } from "../../src/core/model-check.js";
 import { parseRubles } from "../../src/core/money.js";
-import type { LeaseGrant } from "../../src/store/lease-script.js";
+import type { LeaseGrant } from "../../src/store/billing/lease-script.js";
 import { ACTOR } from "../helpers/actor.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import { type Entry, overdue, unacknowledgedAgain } from "../../src/billing/settlement-entry.js";
-import type { Settled, Settlement } from "../../src/store/settle-script.js";
+import type { Settled, Settlement } from "../../src/store/billing/settle-script.js";
 
 const entry: Entry = {
   settlement: { reservationId: "r1" } as Settlement,

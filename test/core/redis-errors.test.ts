@@ -5,7 +5,7 @@ import { ReplyError } from "ioredis";
 import { describe, expect, inject, it } from "vitest";
 import { isConnectionError, isRedisError } from "../../src/core/redis-errors.js";
 import { freePort, startRedisServer } from "../../src/demo/redis-server.js";
-import { closeRedis, connectRedis, createRedis } from "../../src/store/redis.js";
+import { closeRedis, connectRedis, createRedis } from "../../src/store/connection/redis.js";
 import { runScript } from "../../src/store/scripts.js";
 
 async function failureOf(promise: Promise<unknown>): Promise<Error> {

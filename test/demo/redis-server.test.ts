@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { assertRedisServerInstalled, freePort, startRedisServer } from "../../src/demo/redis-server.js";
-import { closeRedis, connectRedis, createRedis, type RedisClient } from "../../src/store/redis.js";
+import { closeRedis, connectRedis, createRedis, type RedisClient } from "../../src/store/connection/redis.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -1,6 +1,6 @@
-// The layers of src/ are enforced by dependency-cruiser (.dependency-cruiser.cjs, run by npm run lint) and
-// drawn in docs/development.md#layers: the table there must be the rows the rules enforce, and every folder
-// and file directly in src/ must be in one of them.
+// The layers of src/, and the rooms inside src/store/, are enforced by dependency-cruiser (.dependency-cruiser.cjs,
+// run by npm run lint) and drawn in docs/development.md#layers and #inside-store: each table there must be the
+// rows the rules enforce, and every folder and file directly in src/ (in src/store/) must be in one of them.
 
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -12,22 +12,22 @@ const config = createRequire(import.meta.url)(new URL(".dependency-cruiser.cjs",
 };
 
 /** A rule's path pattern back to its room: "^src/store/" → "store", "^src/gateway\\.ts$" → "gateway.ts". */
-const roomOf = (pattern: string) =>
+const roomOf = (pattern: string, under: string) =>
   pattern
-    .replace(/^\^src\//, "")
+    .replace(new RegExp(`^\\^${under}`), "")
     .replace(/\/$/, "")
     .replace(/\\\./g, ".")
     .replace(/\$$/, "");
 
-/** The rows the rules enforce, lowest first: rooms that may import the same rooms share a row. */
-function enforcedRows(): string[][] {
+/** The rows the rules named "<prefix>: <room>" enforce, lowest first: rooms that may import the same rooms share a row. */
+function enforcedRows(prefix: string, under: string): string[][] {
   const allowed = new Map<string, string[]>();
   for (const rule of config.forbidden) {
-    const room = /^layers: (\S+)$/.exec(rule.name)?.[1];
+    const room = new RegExp(`^${prefix}: (\\S+)$`).exec(rule.name)?.[1];
     if (room === undefined) continue;
     const below = [rule.to.pathNot ?? []]
       .flat()
-      .map(roomOf)
+      .map((pattern) => roomOf(pattern, under))
       .filter((other) => other !== room);
     allowed.set(room, below.sort());
   }
@@ -40,10 +40,12 @@ function enforcedRows(): string[][] {
   return [...rows.values()].sort((a, b) => a.below - b.below).map(({ rooms }) => rooms.sort());
 }
 
-/** The rows of the table in docs/development.md#layers, lowest first. */
-function documentedRows(): string[][] {
+/** The rows of the table in the section of docs/development.md that opens with `heading`, lowest first. */
+function documentedRows(heading: string): string[][] {
   const page = readFileSync(new URL("docs/development.md", ROOT), "utf8");
-  const section = page.slice(page.indexOf("## Layers"), page.indexOf("### The request's path"));
+  const start = page.indexOf(heading);
+  const end = page.indexOf("\n#", start + heading.length);
+  const section = page.slice(start, end === -1 ? undefined : end);
   return [...section.matchAll(/^\| (\d+) \| ([^|]+) \|/gm)]
     .map(([, level, rooms]) => ({
       level: Number(level),
@@ -55,14 +57,28 @@ function documentedRows(): string[][] {
 
 describe("the layers", () => {
   it("are documented in docs/development.md exactly as .dependency-cruiser.cjs enforces them", () => {
-    const enforced = enforcedRows();
+    const enforced = enforcedRows("layers", "src/");
     expect(enforced.length).toBeGreaterThan(5);
-    expect(documentedRows()).toEqual(enforced);
+    expect(documentedRows("## Layers")).toEqual(enforced);
   });
 
   it("hold every folder and file directly in src/", () => {
-    const rooms = enforcedRows().flat();
+    const rooms = enforcedRows("layers", "src/").flat();
     const entries = readdirSync(new URL("src/", ROOT)).filter((name) => !name.endsWith(".d.ts"));
+    expect(entries.filter((name) => !rooms.includes(name))).toEqual([]);
+  });
+});
+
+describe("the rooms of src/store/", () => {
+  it("are documented in docs/development.md exactly as .dependency-cruiser.cjs enforces them", () => {
+    const enforced = enforcedRows("store", "src/store/");
+    expect(enforced.length).toBeGreaterThan(3);
+    expect(documentedRows("### Inside `store/`")).toEqual(enforced);
+  });
+
+  it("hold every folder and file directly in src/store/ but its Lua scripts", () => {
+    const rooms = enforcedRows("store", "src/store/").flat();
+    const entries = readdirSync(new URL("src/store/", ROOT)).filter((name) => name !== "lua");
     expect(entries.filter((name) => !rooms.includes(name))).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Identity } from "../../src/identity/identity.js";
-import type { RedisClient } from "../../src/store/redis.js";
+import type { RedisClient } from "../../src/store/connection/redis.js";
 import { ACTOR } from "../helpers/actor.js";
 import { parseSetCookie } from "../helpers/browser.js";
 import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { overallStatus, parseState } from "../../src/alerts/delivery-plan.js";
 import type { EventType } from "../../src/core/event-types.js";
-import type { StoredEvent } from "../../src/store/event-store.js";
+import type { StoredEvent } from "../../src/store/accounts/event-store.js";
 import type { TestStore } from "./store.js";
 import { temporaryDirectories } from "./temp-dir.js";
 import { waitUntil } from "./wait.js";

@@ -16,7 +16,7 @@ import type { ExchangeDeps } from "../../src/proxy/exchange.js";
 import { exchangeDeps, type ForwarderDeps } from "../../src/proxy/forwarder.js";
 import { RequestTracker } from "../../src/proxy/request-tracker.js";
 import type { PublicDeps } from "../../src/server/public-server.js";
-import type { Settlement } from "../../src/store/settle-script.js";
+import type { Settlement } from "../../src/store/billing/settle-script.js";
 import type { TestStore } from "./store.js";
 
 export type TestContext = ForwarderDeps &

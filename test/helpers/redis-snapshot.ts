@@ -3,7 +3,7 @@
 // checked for every key — a lookup, an index, an audit entry — not only for the ones a test thought of.
 
 import type { Redis } from "ioredis";
-import type { RedisClient } from "../../src/store/redis.js";
+import type { RedisClient } from "../../src/store/connection/redis.js";
 
 export type RedisSnapshot = Record<string, { type: string; value: unknown; expires: boolean }>;
 

@@ -7,7 +7,7 @@ import { PeriodCalendar } from "../../src/core/periods.js";
 import type { GatewayRequest } from "../../src/core/request.js";
 import type { GatewayMetrics } from "../../src/observability/gateway-metrics.js";
 import { createObserver } from "../../src/observability/observer.js";
-import type { Settlement } from "../../src/store/settle-script.js";
+import type { Settlement } from "../../src/store/billing/settle-script.js";
 import { captureLogs } from "../helpers/logs.js";
 import { requestWith } from "../helpers/requests.js";
 

@@ -9,7 +9,7 @@ import { configSchema } from "../../src/config/schema.js";
 import { GatewayRequest } from "../../src/core/request.js";
 import { BodyCapture } from "../../src/proxy/body-capture.js";
 import { endRequest } from "../../src/proxy/request-end.js";
-import type { Settlement } from "../../src/store/settle-script.js";
+import type { Settlement } from "../../src/store/billing/settle-script.js";
 import { testContext } from "../helpers/context.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 

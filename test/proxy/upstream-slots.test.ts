@@ -10,7 +10,7 @@ import {
   SLOT_TTL_MS,
   SYNC_EVERY_MS,
 } from "../../src/proxy/upstream-slots.js";
-import type { SlotCount, SlotSync } from "../../src/store/upstream-slots-store.js";
+import type { SlotCount, SlotSync } from "../../src/store/sharing/upstream-slots-store.js";
 import { ManualTimers } from "../helpers/timers.js";
 
 describe("LocalSlots", () => {

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { startRedisServer } from "../../src/demo/redis-server.js";
 import { readinessOf } from "../../src/server/readiness.js";
-import { closeRedis, connectRedis, createRedis, type RedisClient } from "../../src/store/redis.js";
+import { closeRedis, connectRedis, createRedis, type RedisClient } from "../../src/store/connection/redis.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { checkFilter, matcher, pageOf } from "../../src/services/request-log-query.js";
-import type { RequestLogEntry } from "../../src/store/request-log-schema.js";
+import type { RequestLogEntry } from "../../src/store/usage/request-log-schema.js";
 
 function entry(id: string, fields: Partial<RequestLogEntry> = {}): RequestLogEntry {
   return {

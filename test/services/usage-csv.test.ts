@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { cell, OTHER_MODELS, requestsCsv, usageCsv } from "../../src/services/usage-csv.js";
 import type { KeyRecord } from "../../src/store/records.js";
-import type { RequestLogEntry } from "../../src/store/request-log-schema.js";
+import type { RequestLogEntry } from "../../src/store/usage/request-log-schema.js";
 
 const key = (id: string, name: string) => ({ id, name }) as KeyRecord;
 

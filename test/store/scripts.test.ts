@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { closeRedis, connectRedis, createRedis, type RedisClient } from "../../src/store/redis.js";
+import { closeRedis, connectRedis, createRedis, type RedisClient } from "../../src/store/connection/redis.js";
 import {
   expandIncludes,
   loadScripts,

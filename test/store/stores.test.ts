@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { hashApiKey } from "../../src/auth/api-key.js";
 import { AccountService } from "../../src/services/accounts.js";
 import { KeyService } from "../../src/services/keys.js";
-import { closeRedis, connectRedis, createRedis, type RedisClient } from "../../src/store/redis.js";
+import { closeRedis, connectRedis, createRedis, type RedisClient } from "../../src/store/connection/redis.js";
 import { openStores } from "../../src/store/stores.js";
 import { ACTOR } from "../helpers/actor.js";
 import { testPrefix } from "../helpers/store.js";

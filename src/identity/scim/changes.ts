@@ -7,11 +7,11 @@
 import type { Logger } from "pino";
 import type { IdentityEvents } from "../../core/identity-events.js";
 import { SCIM } from "../../core/roles.js";
-import type { ApiTokenStore } from "../../store/api-token-store.js";
-import { type Actor, scimAuditEntry, userAuditEntry } from "../../store/audit-store.js";
-import type { ScimGroupRecord, ScimStore, ScimUserAttributes } from "../../store/scim-store.js";
-import type { ScimTokenRecord, ScimTokenStore } from "../../store/scim-token-store.js";
-import type { UserRecord, UserStore } from "../../store/user-store.js";
+import { type Actor, scimAuditEntry, userAuditEntry } from "../../store/audit/audit-store.js";
+import type { ApiTokenStore } from "../../store/people/api-token-store.js";
+import type { ScimGroupRecord, ScimStore, ScimUserAttributes } from "../../store/people/scim-store.js";
+import type { ScimTokenRecord, ScimTokenStore } from "../../store/people/scim-token-store.js";
+import type { UserRecord, UserStore } from "../../store/people/user-store.js";
 import type { ApiTokens } from "../api-tokens.js";
 import { type MappingRule, mapIdentity } from "../group-mapping.js";
 import type { Users } from "../users.js";

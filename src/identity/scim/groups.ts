@@ -6,9 +6,9 @@
 
 import { randomToken } from "../../auth/api-key.js";
 import { GatewayError } from "../../core/errors.js";
-import type { Actor } from "../../store/audit-store.js";
-import type { ScimGroupRecord, ScimStore } from "../../store/scim-store.js";
-import type { UserStore } from "../../store/user-store.js";
+import type { Actor } from "../../store/audit/audit-store.js";
+import type { ScimGroupRecord, ScimStore } from "../../store/people/scim-store.js";
+import type { UserStore } from "../../store/people/user-store.js";
 import type { ScimChanges } from "./changes.js";
 import { listResponse, type Page, pageItems, parseFilter } from "./query.js";
 import { applyPatch, type GroupInput, groupInput, groupResource, scimInvalid } from "./resources.js";

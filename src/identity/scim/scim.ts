@@ -4,7 +4,7 @@
 
 import type { Logger } from "pino";
 import type { IdentityEvents } from "../../core/identity-events.js";
-import type { ScimAuditEntry } from "../../store/audit-schema.js";
+import type { ScimAuditEntry } from "../../store/audit/audit-schema.js";
 import type { Stores } from "../../store/stores.js";
 import type { ApiTokens } from "../api-tokens.js";
 import type { ProviderSettings } from "../settings.js";

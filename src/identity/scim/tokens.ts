@@ -8,8 +8,8 @@ import { hashApiKey, keyHint, randomToken } from "../../auth/api-key.js";
 import { bearerToken } from "../../auth/authenticator.js";
 import { GatewayError } from "../../core/errors.js";
 import { validateName } from "../../core/validate.js";
-import { type Actor, actorName } from "../../store/audit-store.js";
-import type { ScimTokenRecord, ScimTokenStore } from "../../store/scim-token-store.js";
+import { type Actor, actorName } from "../../store/audit/audit-store.js";
+import type { ScimTokenRecord, ScimTokenStore } from "../../store/people/scim-token-store.js";
 import type { ScimChanges } from "./changes.js";
 
 export const SCIM_TOKEN_PREFIX = "sk-tunnel-scim-";

@@ -4,9 +4,9 @@
 // (schema, e-mail, uniqueness) before ScimChanges writes anything, so that a refused request writes nothing.
 
 import { GatewayError } from "../../core/errors.js";
-import type { Actor } from "../../store/audit-store.js";
-import type { ScimStore } from "../../store/scim-store.js";
-import type { UserRecord, UserStore } from "../../store/user-store.js";
+import type { Actor } from "../../store/audit/audit-store.js";
+import type { ScimStore } from "../../store/people/scim-store.js";
+import type { UserRecord, UserStore } from "../../store/people/user-store.js";
 import { validateUserId } from "../users.js";
 import type { ScimChanges } from "./changes.js";
 import { listResponse, type Page, pageItems, parseFilter } from "./query.js";

@@ -2,7 +2,7 @@
 // Redis keeps beside it (the daily usage counters, the month's counters), for the invariants.
 
 import type { Redis } from "ioredis";
-import type { RedisClient } from "../../../src/store/redis.js";
+import type { RedisClient } from "../../../src/store/connection/redis.js";
 import type { RedisKeys } from "../../../src/store/redis-keys.js";
 import type { Snapshot } from "./system.js";
 

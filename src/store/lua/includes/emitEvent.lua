@@ -8,7 +8,7 @@
   delivery attempt (24 h at most), never before.
 
   readEventContext(json) decodes the one argument every emitting script takes for its events, a JSON object
-  the gateway builds (src/store/event-store.ts):
+  the gateway builds (src/store/accounts/event-store.ts):
     now         the event's time (ms, the gateway's clock)
     keep_ms     how long events are kept
     thresholds  the default budget thresholds, percent, comma-separated ("80,95,100")

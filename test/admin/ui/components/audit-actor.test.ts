@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { auditHeadline, whoText } from "../../../../src/admin/ui/components/audit-actor.js";
 import { MESSAGES } from "../../../../src/admin/ui/i18n/lookup.js";
-import { ACCOUNT_AUDIT_ACTIONS, USER_AUDIT_ACTIONS } from "../../../../src/store/audit-schema.js";
+import { ACCOUNT_AUDIT_ACTIONS, USER_AUDIT_ACTIONS } from "../../../../src/store/audit/audit-schema.js";
 
 const providers = new Map([["keycloak", "Keycloak"]]);
 const anna = { user_id: "usr_a", name: "Anna Petrova" };

@@ -42,7 +42,7 @@ describe("messages", () => {
   });
 
   it("have a label for every audit action the API reports", async () => {
-    const { AuditEntry } = await import("../../../../src/store/audit-schema.js");
+    const { AuditEntry } = await import("../../../../src/store/audit/audit-schema.js");
     const actions = (AuditEntry.shape.action as unknown as { options: string[] }).options;
     for (const action of actions) {
       for (const lang of LANGS) expect(MESSAGES[lang]).toHaveProperty([`audit.action.${action}`]);

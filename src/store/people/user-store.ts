@@ -1,0 +1,304 @@
+// People in Redis: the user record under the person's own tag, the e-mail and provider-subject lookups, and
+// the grants — a person's roles in an account live in that account's members hash (the truth about access,
+// read at every request), their operator role in their own record. Creating a user and every change of a
+// record or a grant go through a script that records it in the matching audit log. Grants are kept as the
+// scripts write them (source -> role, as text); what the roles mean is src/identity's business.
+
+import { createHash } from "node:crypto";
+import { GatewayError } from "../../core/errors.js";
+import { AUDIT_CAP } from "../audit/audit-store.js";
+import type { RedisClient } from "../connection/redis.js";
+import type { RedisKeys } from "../redis-keys.js";
+import { runScript } from "../scripts.js";
+
+export type UserStatus = "active" | "disabled";
+
+/** Grants as stored: source ("direct", "oidc:<provider>") -> role name. */
+export type StoredGrants = Readonly<Record<string, string>>;
+
+/** Grants from their JSON; anything malformed reads as no grant at all. */
+export function parseGrants(json: string | null | undefined): StoredGrants {
+  if (!json) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return {};
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return {};
+  return Object.fromEntries(Object.entries(parsed).filter(([, role]) => typeof role === "string"));
+}
+
+export interface UserRecord {
+  id: string;
+  name: string;
+  /** Case-folded; unique among users. */
+  email: string;
+  status: UserStatus;
+  operatorGrants: StoredGrants;
+  /** PHC string of the local password (argon2id), or null for a person who signs in only with a provider. */
+  passwordHash: string | null;
+  /** The providers the person has signed in with. */
+  providers: string[];
+  createdAt: number;
+  lastSignInAt: number | null;
+}
+
+/** Fields of the user record that updateUser changes. */
+export interface UserChanges {
+  name?: string;
+  status?: UserStatus;
+  passwordHash?: string | null;
+  providers?: string[];
+  lastSignInAt?: number;
+}
+
+export function parseUser(hash: Record<string, string>): UserRecord | null {
+  if (hash.id === undefined || hash.email === undefined) return null;
+  return {
+    id: hash.id,
+    name: hash.name ?? hash.email,
+    email: hash.email,
+    status: hash.status === "disabled" ? "disabled" : "active",
+    operatorGrants: parseGrants(hash.operator),
+    passwordHash: hash.password || null,
+    providers: hash.providers ? hash.providers.split(",") : [],
+    createdAt: Number(hash.created_at ?? 0),
+    lastSignInAt: hash.last_sign_in_at ? Number(hash.last_sign_in_at) : null,
+  };
+}
+
+export function subjectHash(subject: string): string {
+  return createHash("sha256").update(subject).digest("hex");
+}
+
+export class UserStore {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  /**
+   * Creates a user — with their local password's hash and operator grants, if any — and audits it; refuses
+   * an e-mail another user has. The e-mail is claimed first (SET NX), so that two creations racing for one
+   * e-mail cannot both succeed; the record and its audit entry are then one script. The claim lives in
+   * another slot than the record, so a script that fails after it gives the claim back: a refused creation
+   * leaves nothing behind, and a retry is not told the e-mail is taken.
+   */
+  async create(
+    user: {
+      id: string;
+      name: string;
+      email: string;
+      createdAt: number;
+      operatorGrants: StoredGrants;
+      passwordHash?: string | null;
+    },
+    audit: string,
+  ): Promise<void> {
+    const emailKey = this.keys.userEmail(user.email);
+    const claimed = await this.redis.set(emailKey, user.id, "NX");
+    if (claimed === null) throw emailTaken(user.email);
+    const grants = Object.keys(user.operatorGrants).length > 0 ? JSON.stringify(user.operatorGrants) : "";
+    try {
+      const [code] = await runScript(
+        this.redis,
+        "createUser",
+        [this.keys.user(user.id), this.keys.userAudit(user.id)],
+        [user.id, user.name, user.email, user.createdAt, grants, audit, AUDIT_CAP, user.passwordHash ?? ""],
+      );
+      if (code === "user_exists") throw new GatewayError("user_exists", `user ${user.id} already exists`);
+    } catch (error) {
+      await this.releaseEmail(user.email, user.id);
+      throw error;
+    }
+    // Listed last: a crash before leaves a user list() does not show but whose e-mail is taken, which
+    // `users find` still reaches by e-mail.
+    await this.redis.zadd(this.keys.users(), "NX", user.createdAt, user.id);
+  }
+
+  /**
+   * Undoes a creation that could not be completed (a first membership or an invitation that failed after
+   * the user was written): the record, its audit log, its listing and its e-mail's claim. Only for a user
+   * nothing else has referred to yet.
+   */
+  async discardNew(userId: string, email: string): Promise<void> {
+    await this.redis.zrem(this.keys.users(), userId);
+    await this.redis.del(this.keys.user(userId), this.keys.userAudit(userId), this.keys.userAccounts(userId));
+    await this.releaseEmail(email, userId);
+  }
+
+  /** Gives back an e-mail's claim, if it is still this user's. */
+  private async releaseEmail(email: string, userId: string): Promise<void> {
+    const key = this.keys.userEmail(email);
+    if ((await this.redis.get(key)) === userId) await this.redis.del(key);
+  }
+
+  /** Whether an account exists: a user's first membership is checked before the user is written. */
+  async accountExists(accountId: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys.account(accountId))) === 1;
+  }
+
+  async get(userId: string): Promise<UserRecord | null> {
+    return parseUser(await this.redis.hgetall(this.keys.user(userId)));
+  }
+
+  async require(userId: string): Promise<UserRecord> {
+    const user = await this.get(userId);
+    if (!user) throw userNotFound(userId);
+    return user;
+  }
+
+  /** The user with this (case-folded) e-mail, or null. */
+  async byEmail(email: string): Promise<UserRecord | null> {
+    const id = await this.redis.get(this.keys.userEmail(email));
+    if (id === null) return null;
+    const user = await this.get(id);
+    return user?.email === email ? user : null;
+  }
+
+  /** The user a provider's subject is linked to, or null. */
+  async bySubject(providerId: string, subject: string): Promise<UserRecord | null> {
+    const id = await this.redis.get(this.keys.oidcSubject(providerId, subjectHash(subject)));
+    return id === null ? null : this.get(id);
+  }
+
+  /** Links a provider's subject to a user, for the sign-ins to come. */
+  async linkSubject(providerId: string, subject: string, userId: string): Promise<void> {
+    await this.redis.set(this.keys.oidcSubject(providerId, subjectHash(subject)), userId);
+  }
+
+  /** Every user's id, oldest first. */
+  async ids(): Promise<string[]> {
+    return this.redis.zrange(this.keys.users(), "0", "-1");
+  }
+
+  async list(): Promise<UserRecord[]> {
+    const ids = await this.redis.zrange(this.keys.users(), "0", "-1");
+    const users = await Promise.all(ids.map((id) => this.get(id)));
+    return users.filter((user): user is UserRecord => user !== null);
+  }
+
+  /** Changes fields of the record; `audit` ('' for none) is recorded in the person's log in the same step. */
+  async update(userId: string, changes: UserChanges, audit: string): Promise<void> {
+    const fields: string[] = [];
+    if (changes.name !== undefined) fields.push("name", changes.name);
+    if (changes.status !== undefined) fields.push("status", changes.status);
+    if (changes.passwordHash !== undefined) fields.push("password", changes.passwordHash ?? "");
+    if (changes.providers !== undefined) fields.push("providers", changes.providers.join(","));
+    if (changes.lastSignInAt !== undefined) fields.push("last_sign_in_at", String(changes.lastSignInAt));
+    const [code] = await runScript(
+      this.redis,
+      "updateUser",
+      [this.keys.user(userId), this.keys.userAudit(userId)],
+      [audit, AUDIT_CAP, ...fields],
+    );
+    if (code === "user_not_found") throw userNotFound(userId);
+  }
+
+  /**
+   * Changes a person's e-mail, recorded by `audit` in their log: the new e-mail is claimed first (SET NX), so
+   * that one another user has is refused and nothing changes; the old lookup goes once the record has moved.
+   */
+  async changeEmail(userId: string, from: string, to: string, audit: string): Promise<void> {
+    const claimed = await this.redis.set(this.keys.userEmail(to), userId, "NX");
+    if (claimed === null) throw emailTaken(to);
+    try {
+      const [code] = await runScript(
+        this.redis,
+        "updateUser",
+        [this.keys.user(userId), this.keys.userAudit(userId)],
+        [audit, AUDIT_CAP, "email", to],
+      );
+      if (code === "user_not_found") throw userNotFound(userId);
+    } catch (error) {
+      await this.redis.del(this.keys.userEmail(to));
+      throw error;
+    }
+    if ((await this.redis.get(this.keys.userEmail(from))) === userId)
+      await this.redis.del(this.keys.userEmail(from));
+  }
+
+  /**
+   * Sets (role) or removes (null) one source's operator grant; returns the grants after the change and
+   * whether anything changed (only a change is audited).
+   */
+  async setOperatorGrant(
+    userId: string,
+    source: string,
+    role: string | null,
+    audit: string,
+  ): Promise<{ grants: StoredGrants; changed: boolean }> {
+    const [code, grants] = await runScript<[string, string?]>(
+      this.redis,
+      "setGrant",
+      [this.keys.user(userId), this.keys.userAudit(userId), this.keys.user(userId)],
+      ["operator", source, role ?? "", audit, AUDIT_CAP],
+    );
+    if (code === "not_found") throw userNotFound(userId);
+    return { grants: parseGrants(grants), changed: code === "ok" };
+  }
+
+  /**
+   * Sets (role) or removes (null; source "*" with null removes every grant) one source's grant in an account,
+   * recorded in the account's audit log; keeps the person's index of accounts in step. Returns the grants
+   * after the change and whether anything changed.
+   */
+  async setAccountGrant(
+    accountId: string,
+    userId: string,
+    source: string,
+    role: string | null,
+    audit: string,
+  ): Promise<{ grants: StoredGrants; changed: boolean }> {
+    const [code, json] = await runScript<[string, string?]>(
+      this.redis,
+      "setGrant",
+      [this.keys.members(accountId), this.keys.audit(accountId), this.keys.account(accountId)],
+      [userId, source, role ?? "", audit, AUDIT_CAP],
+    );
+    if (code === "not_found") throw new GatewayError("account_not_found", `no account with id ${accountId}`);
+    const grants = parseGrants(json);
+    // The index follows the members hash: added after a grant exists, removed once none is left. A crash
+    // between the two leaves an index entry the members hash contradicts, which readers ignore.
+    if (Object.keys(grants).length > 0) await this.redis.sadd(this.keys.userAccounts(userId), accountId);
+    else await this.redis.srem(this.keys.userAccounts(userId), accountId);
+    return { grants, changed: code === "ok" };
+  }
+
+  /** A person's grants in one account (empty when they have none): what access is decided on. */
+  async accountGrants(accountId: string, userId: string): Promise<StoredGrants> {
+    return parseGrants(await this.redis.hget(this.keys.members(accountId), userId));
+  }
+
+  /** Every member of an account with their grants. */
+  async members(accountId: string): Promise<Map<string, StoredGrants>> {
+    const hash = await this.redis.hgetall(this.keys.members(accountId));
+    const members = new Map<string, StoredGrants>();
+    for (const [userId, json] of Object.entries(hash)) {
+      const grants = parseGrants(json);
+      if (Object.keys(grants).length > 0) members.set(userId, grants);
+    }
+    return members;
+  }
+
+  /** The accounts a person has grants in, each checked against the account's members hash. */
+  async memberships(userId: string): Promise<Map<string, StoredGrants>> {
+    const accountIds = (await this.redis.smembers(this.keys.userAccounts(userId))).sort();
+    const grants = await Promise.all(accountIds.map((id) => this.accountGrants(id, userId)));
+    const found = new Map<string, StoredGrants>();
+    accountIds.forEach((id, i) => {
+      const granted = grants[i] as StoredGrants;
+      if (Object.keys(granted).length > 0) found.set(id, granted);
+    });
+    return found;
+  }
+}
+
+export function userNotFound(userId: string): GatewayError {
+  return new GatewayError("user_not_found", `no user with id ${userId}`);
+}
+
+function emailTaken(email: string): GatewayError {
+  return new GatewayError("user_exists", `a user with the e-mail ${email} already exists`);
+}

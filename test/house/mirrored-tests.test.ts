@@ -1,0 +1,183 @@
+// Every file of src/ with logic has its mirrored test, test/<same path>.test.ts (docs/development.md#tests).
+// A file without logic needs none: one whose statements are all imports, re-exports, types and constant data
+// is recognised as such here. The others without a mirror are listed below, each with its reason: covered
+// elsewhere (the covering test must exist and name the file), or waiting for the request path's restructuring.
+// NOT_YET is the rest: files still owed a test, a list that may only shrink — a new file comes with its test.
+
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Files (or folders, ending in /) with logic but no mirrored test, and why: covered by the tests named. */
+const COVERED_ELSEWHERE: Record<string, { by: string[]; why: string }> = {
+  "src/config/": {
+    by: ["test/config/schema.test.ts", "test/config/load.test.ts"],
+    why: "the sections (*-settings.ts, fields.ts) are tested through the one schema they make up",
+  },
+  "src/admin/ui/": {
+    by: [
+      "test/e2e/dashboard.test.ts",
+      "test/e2e/dashboard-people.test.ts",
+      "test/e2e/dashboard-usage.test.ts",
+    ],
+    why:
+      "the dashboard runs in the browser: its pages, their parts, forms and hooks are rendered and driven in " +
+      "Chromium by the test/e2e/dashboard-*.test.ts scenarios (its pure modules have mirrors in test/admin/ui/)",
+  },
+  "src/store/audit/audit-schema.ts": {
+    by: ["test/store/audit/audit-store.test.ts"],
+    why: "the audit entry's schema, which parses every entry the audit store's tests write",
+  },
+  "src/store/usage/request-log-schema.ts": {
+    by: ["test/store/usage/request-log-store.test.ts"],
+    why: "the recent-requests entry's schema, which parses every entry the request-log store's tests derive",
+  },
+  "src/services/usage-schema.ts": {
+    by: ["test/services/views.test.ts", "test/services/account-usage.test.ts"],
+    why: "the daily usage figures' schema, which the views' and the usage report's tests parse their output with",
+  },
+  "src/cli.ts": { by: ["test/e2e/cli.test.ts"], why: "the program, run as a process by the CLI's scenarios" },
+  "src/cli/management-commands.ts": {
+    by: ["test/cli/program.test.ts"],
+    why: "the management commands' lazy registration, checked on the built CLI (serve must not load them)",
+  },
+};
+
+/** Waiting for issue 32's pipeline: the request path is being restructured into stages. */
+const RESTRUCTURED = ["src/proxy/", "src/gateway.ts"];
+
+/** Files with logic still owed a mirrored test. Remove a file when its test is written; never add one. */
+const NOT_YET = new Set<string>([
+  "src/admin/account-routes.ts",
+  "src/admin/alert-routes.ts",
+  "src/admin/alert-schemas.ts",
+  "src/admin/auth-routes.ts",
+  "src/admin/key-routes.ts",
+  "src/admin/link-schemas.ts",
+  "src/admin/me-routes.ts",
+  "src/admin/member-routes.ts",
+  "src/admin/oidc-routes.ts",
+  "src/admin/people-schemas.ts",
+  "src/admin/people-views.ts",
+  "src/admin/route.ts",
+  "src/admin/scim-handler.ts",
+  "src/admin/scim-http.ts",
+  "src/admin/scim-schemas.ts",
+  "src/admin/scim-token-routes.ts",
+  "src/admin/sharing-routes.ts",
+  "src/admin/sign-in-session.ts",
+  "src/admin/usage-routes.ts",
+  "src/admin/usage-schemas.ts",
+  "src/admin/user-routes.ts",
+  "src/alerts/delivery-worker.ts",
+  "src/billing/settlement.ts",
+  "src/cli/alert-commands.ts",
+  "src/identity/identity.ts",
+  "src/identity/invitations.ts",
+  "src/identity/oidc-person.ts",
+  "src/identity/oidc-recheck.ts",
+  "src/identity/password-sign-in.ts",
+  "src/identity/principal.ts",
+  "src/identity/provider-check.ts",
+  "src/identity/provider-configs.ts",
+  "src/identity/scim/changes.ts",
+  "src/identity/scim/groups.ts",
+  "src/identity/scim/scim.ts",
+  "src/identity/scim/tokens.ts",
+  "src/identity/scim/users.ts",
+  "src/identity/users.ts",
+  "src/observability/otel/gen-ai-metrics.ts",
+  "src/observability/otel/request-spans.ts",
+  "src/observability/otel/sdk.ts",
+  "src/observability/queue-metrics.ts",
+  "src/observability/telemetry.ts",
+  "src/server/caller-routes.ts",
+  "src/services/account-schema.ts",
+  "src/services/alerts.ts",
+  "src/services/books-check.ts",
+  "src/services/budgets.ts",
+  "src/services/logged-charges.ts",
+  "src/store/people/scim-store.ts",
+]);
+
+/** The project's files under `dir`, relative to the root. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(join(ROOT, dir)).flatMap((name) => {
+    const path = `${dir}/${name}`;
+    return statSync(join(ROOT, path)).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+/** Constant data: literals, and arrays and objects of them (`as const` and `satisfies` allowed). */
+function isData(node: ts.Expression): boolean {
+  if (ts.isAsExpression(node) || ts.isSatisfiesExpression(node) || ts.isParenthesizedExpression(node))
+    return isData(node.expression);
+  if (ts.isStringLiteral(node) || ts.isNumericLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node))
+    return true;
+  if (node.kind === ts.SyntaxKind.TrueKeyword || node.kind === ts.SyntaxKind.FalseKeyword) return true;
+  if (node.kind === ts.SyntaxKind.NullKeyword) return true;
+  if (ts.isPrefixUnaryExpression(node)) return ts.isNumericLiteral(node.operand);
+  if (ts.isArrayLiteralExpression(node)) return node.elements.every(isData);
+  if (ts.isObjectLiteralExpression(node))
+    return node.properties.every((p) => ts.isPropertyAssignment(p) && isData(p.initializer));
+  return false;
+}
+
+/** Whether a file does something when run: a statement beyond imports, re-exports, types and constant data. */
+function hasLogic(path: string): boolean {
+  const source = ts.createSourceFile(path, readFileSync(join(ROOT, path), "utf8"), ts.ScriptTarget.Latest);
+  return source.statements.some((statement) => {
+    if (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) return false;
+    if (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement)) return false;
+    if (ts.isVariableStatement(statement))
+      return !statement.declarationList.declarations.every((d) => d.initializer && isData(d.initializer));
+    return true;
+  });
+}
+
+const mirrorOf = (path: string) => path.replace(/^src\//, "test/").replace(/\.tsx?$/, ".test.ts");
+const listed = (entries: Iterable<string>, path: string) =>
+  [...entries].some((entry) => (entry.endsWith("/") ? path.startsWith(entry) : path === entry));
+
+const sources = filesUnder("src").filter((path) => /\.tsx?$/.test(path) && !path.endsWith(".d.ts"));
+const withLogic = sources.filter(hasLogic);
+const unmirrored = withLogic.filter((path) => !existsSync(join(ROOT, mirrorOf(path))));
+
+describe("mirrored tests", () => {
+  it("exist for every file of src/ with logic, but those listed with their reason", () => {
+    const unexplained = unmirrored.filter(
+      (path) =>
+        !listed(Object.keys(COVERED_ELSEWHERE), path) && !listed(RESTRUCTURED, path) && !NOT_YET.has(path),
+    );
+    expect(unexplained).toEqual([]);
+  });
+
+  it("are owed only by files that still lack one (NOT_YET only shrinks)", () => {
+    const written = [...NOT_YET].filter((path) => !unmirrored.includes(path));
+    expect(written, "these have their test now, or are gone: remove them from NOT_YET").toEqual([]);
+  });
+
+  it("are replaced only by tests that exist, and that name the file they cover", () => {
+    for (const [entry, { by }] of Object.entries(COVERED_ELSEWHERE)) {
+      expect(
+        sources.filter((path) => listed([entry], path)).length,
+        `${entry} is no file of src/`,
+      ).toBeGreaterThan(0);
+      for (const test of by) expect(existsSync(join(ROOT, test)), `${test}, covering ${entry}`).toBe(true);
+      if (entry.endsWith("/")) continue;
+      const name = relative("src", entry).replace(/\.tsx?$/, "");
+      const named = by.some((test) => readFileSync(join(ROOT, test), "utf8").includes(name));
+      expect(named, `none of ${by.join(", ")} names ${entry}`).toBe(true);
+    }
+  });
+
+  it("tell constant data and types from logic", () => {
+    expect(hasLogic("src/core/key-ref.ts")).toBe(false); // types only
+    expect(hasLogic("src/core/money.ts")).toBe(true);
+    expect(withLogic.length).toBeGreaterThan(sources.length / 2);
+  });
+});
