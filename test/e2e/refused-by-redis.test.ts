@@ -3,10 +3,11 @@
 // created twice at once. Redis is compared whole before and after (every key under the test's prefix,
 // value for value), and the error names what went wrong rather than an outage that is not there.
 
-import { afterEach, beforeEach, describe, expect, inject, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from "vitest";
 import { usersCommands } from "../../src/cli/users-commands.js";
 import { ACTOR } from "../helpers/actor.js";
 import { runCli, stubCliEnvironment } from "../helpers/cli.js";
+import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { testIdentity } from "../helpers/identity.js";
 import { redisSnapshot } from "../helpers/redis-snapshot.js";
 import { openStore, type TestStore } from "../helpers/store.js";
@@ -177,5 +178,67 @@ describe("the same e-mail created twice at once", () => {
     } finally {
       alone.close();
     }
+  });
+});
+
+describe("the admin API's creations refused by Redis", () => {
+  let t: TestGateway;
+  let admin: string;
+  beforeAll(async () => {
+    t = await startTestGateway({ config: { signIn: { local: { enabled: true } } } as never });
+    admin = t.gateway.adminUrl as string;
+    await t.store.accountService.create({ id: "acme", name: "Acme" }, ACTOR);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${admin}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: admin },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: await json(res) };
+  };
+
+  /** Puts a string where `key` belongs, runs `refused`, and checks Redis is as before; then clears the way. */
+  async function inTheWay(key: string, refused: () => Promise<{ status: number; body: any }>) {
+    const original = await t.store.redis.dumpBuffer(key);
+    await t.store.redis.del(key);
+    await t.store.redis.set(key, "in the way");
+    const before = await redisSnapshot(t.store.redis, t.store.prefix);
+    const answer = await refused();
+    expect(answer.status).toBe(500);
+    expect(answer.body.error).toMatchObject({ code: "redis_refused" });
+    expect(answer.body.error.message).toContain(`WRONGTYPE ${key} holds a string`);
+    expect(await redisSnapshot(t.store.redis, t.store.prefix)).toEqual(before);
+    await t.store.redis.del(key);
+    if (original !== null) await t.store.redis.restore(key, 0, original);
+  }
+
+  it("an invitation accepted by someone new whose grant Redis refuses makes no user, and its link works again", async () => {
+    const identity = testIdentity(t.store);
+    const { url } = await identity.invitations.create(
+      "acme",
+      { email: "newcomer@corp.example", role: "member" },
+      ACTOR,
+      admin,
+    );
+    const token = url.split("/#/invite/")[1] as string;
+    const accept = () => post("/auth/invitations/accept", { token, password: "a-password-long-enough-1" });
+    await inTheWay(t.store.redisKeys.members("acme"), accept);
+    const accepted = await accept();
+    expect(accepted).toMatchObject({ status: 200, body: { created: true, role: "member" } });
+  });
+
+  it("a password set by link that Redis refuses changes nothing, and the link works again", async () => {
+    const identity = testIdentity(t.store);
+    const user = await identity.users.create({ email: "pia@corp.example" }, ACTOR);
+    const link = await identity.passwords.passwordLink(user.id, admin);
+    const token = link.split("/#/set-password/")[1] as string;
+    const set = () => post("/auth/password/set", { token, password: "a-password-long-enough-1" });
+    await inTheWay(t.store.redisKeys.userAudit(user.id), set);
+    expect((await set()).status).toBe(200);
   });
 });
