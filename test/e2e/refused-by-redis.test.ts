@@ -150,6 +150,8 @@ describe("the same e-mail created twice at once", () => {
       name: "Twice",
       account: { accountId: "acme", role: "owner" },
     };
+    // A second later than the person made before, so that the listing's order does not hang on random ids.
+    store.clock.advance(1000);
     const outcomes = await Promise.allSettled(
       Array.from({ length: 8 }, () => identity.users.create(input, ACTOR)),
     );
@@ -167,6 +169,7 @@ describe("the same e-mail created twice at once", () => {
       await alone.accountService.create({ id: "acme" }, ACTOR);
       const aloneIdentity = testIdentity(alone);
       const someone = await aloneIdentity.users.create({ email: "someone@corp.example" }, ACTOR);
+      alone.clock.advance(1000);
       const single = await aloneIdentity.users.create(input, ACTOR);
       const raced = (await identity.users.find("twice@corp.example")).id;
       const racedSomeone = (await identity.users.find("someone@corp.example")).id;
@@ -193,10 +196,14 @@ describe("the admin API's creations refused by Redis", () => {
     await t?.close();
   });
 
-  const post = async (path: string, body: unknown) => {
+  const post = async (path: string, body: unknown, session?: { cookie: string; csrf: string }) => {
     const res = await fetch(`${admin}${path}`, {
       method: "POST",
-      headers: { "content-type": "application/json", origin: admin },
+      headers: {
+        "content-type": "application/json",
+        origin: admin,
+        ...(session && { cookie: session.cookie, "x-csrf-token": session.csrf }),
+      },
       body: JSON.stringify(body),
     });
     return { status: res.status, body: await json(res) };
@@ -240,5 +247,27 @@ describe("the admin API's creations refused by Redis", () => {
     const set = () => post("/auth/password/set", { token, password: "a-password-long-enough-1" });
     await inTheWay(t.store.redisKeys.userAudit(user.id), set);
     expect((await set()).status).toBe(200);
+  });
+
+  it("an API token whose account's audit log Redis refuses is neither usable, listed nor audited", async () => {
+    const identity = testIdentity(t.store);
+    const password = "a-password-long-enough-1";
+    await identity.users.create(
+      { email: "olga@corp.example", password, account: { accountId: "acme", role: "owner" } },
+      ACTOR,
+    );
+    const signIn = await fetch(`${admin}/auth/password`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: admin },
+      body: JSON.stringify({ email: "olga@corp.example", password }),
+    });
+    const session = {
+      cookie: (signIn.headers.getSetCookie()[0] ?? "").split(";")[0] as string,
+      csrf: (await json(signIn)).csrf_token as string,
+    };
+    const make = () =>
+      post("/admin/v1/me/tokens", { name: "ci", role: "viewer", account_id: "acme" }, session);
+    await inTheWay(t.store.redisKeys.audit("acme"), make);
+    expect((await make()).status).toBe(201);
   });
 });
