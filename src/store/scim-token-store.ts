@@ -4,6 +4,7 @@
 // MULTI on that one slot: all or nothing.
 
 import { AUDIT_CAP } from "./audit-store.js";
+import { requireKeyTypes } from "./key-types.js";
 import type { RedisClient } from "./redis.js";
 import type { RedisKeys } from "./redis-keys.js";
 
@@ -39,6 +40,11 @@ export class ScimTokenStore {
   async create(token: ScimTokenRecord, audit: string): Promise<void> {
     const { tokens, tokenHash } = this.keys.scim();
     const { lastUsedAt: _, ...stored } = token;
+    await requireKeyTypes(this.redis, {
+      [tokens]: "hash",
+      [tokenHash]: "hash",
+      [this.keys.scimAudit()]: "list",
+    });
     const results = await this.redis
       .multi()
       .hset(tokens, token.id, JSON.stringify(stored))

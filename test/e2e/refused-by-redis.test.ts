@@ -288,4 +288,28 @@ describe("the admin API's creations refused by Redis", () => {
     await inTheWay(t.store.redisKeys.scimAudit(), make);
     expect((await make()).status).toBe(201);
   });
+
+  it("a SCIM group whose audit entry Redis refuses is not made, and the directory is told", async () => {
+    const made = await fetch(`${admin}/admin/v1/scim/tokens`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "entra" }),
+    });
+    const scimToken = (await json(made)).token as string;
+    // A request with the token records its last use (on the test's clock): made once before, it is the same.
+    await fetch(`${admin}/scim/v2/Groups`, { headers: { authorization: `Bearer ${scimToken}` } });
+    const key = t.store.redisKeys.scimAudit();
+    await t.store.redis.del(key);
+    await t.store.redis.set(key, "in the way");
+    const before = await redisSnapshot(t.store.redis, t.store.prefix);
+    const res = await fetch(`${admin}/scim/v2/Groups`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${scimToken}`, "content-type": "application/scim+json" },
+      body: JSON.stringify({ schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Ops" }),
+    });
+    expect(res.status).toBeGreaterThanOrEqual(500);
+    expect(JSON.stringify(await json(res))).not.toContain(scimToken);
+    expect(await redisSnapshot(t.store.redis, t.store.prefix)).toEqual(before);
+    await t.store.redis.del(key);
+  });
 });
