@@ -81,6 +81,12 @@ const identityProvider = z
      */
     requireForDomains: z.boolean().default(true),
     /**
+     * A first sign-in of a person no rule gives a role creates their user (with no role, until someone gives
+     * them one); false refuses them (sign_in.oidc no_rule), for a provider that vouches for more people than
+     * should have a user here.
+     */
+    createUnmatched: z.boolean().default(true),
+    /**
      * Extra parameters of the authorization request, such as Google's access_type: offline (a refresh token
      * for the re-checks); never those the flow sets itself.
      */

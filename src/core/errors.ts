@@ -2,7 +2,7 @@
 // error `type` clients already switch on, and a default message a person can act on. This table is the only
 // place a status or a code is spelled; a test checks the table in docs/endpoints-and-errors.md against it.
 
-import { isRedisError } from "./redis-errors.js";
+import { isRedisError, isScriptError } from "./redis-errors.js";
 
 export const ERRORS = {
   // Authentication (public port)
@@ -275,6 +275,11 @@ export const ERRORS = {
     type: "service_unavailable",
     message: "The gateway cannot reach its database right now. Retry shortly.",
   },
+  redis_refused: {
+    status: 500,
+    type: "api_error",
+    message: "Redis refused a write the change needs; nothing of the change was kept.",
+  },
   internal_error: {
     status: 500,
     type: "api_error",
@@ -323,6 +328,21 @@ export function asGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
   if (isRedisError(error)) return new GatewayError("service_unavailable", undefined, { cause: error });
   return new GatewayError("internal_error", undefined, { cause: error });
+}
+
+/**
+ * A creation's refusal by Redis itself — an ACL that may not write one of its keys (NOPERM), a key of the
+ * wrong type in the way (WRONGTYPE), out of memory — as `redis_refused` naming what was being written and
+ * Redis' reply, once the creation has been undone; anything else (our own errors, Redis out of reach) as it
+ * is. A 503 "cannot reach its database" would send an operator looking for an outage that is not there.
+ */
+export function redisRefusal(error: unknown, what: string): unknown {
+  if (!isScriptError(error)) return error;
+  return new GatewayError(
+    "redis_refused",
+    `Redis refused ${what}: ${(error as Error).message.split(" script: ")[0]}. Nothing of it was kept.`,
+    { cause: error },
+  );
 }
 
 export function isGatewayError(error: unknown): error is GatewayError {

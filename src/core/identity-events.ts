@@ -40,6 +40,7 @@ export const IDENTITY_EVENTS = {
       no_email: "warn",
       unverified_email: "warn",
       link_required: "warn",
+      no_rule: "warn",
       user_disabled: "warn",
     },
   },
@@ -96,7 +97,7 @@ export const IDENTITY_EVENTS = {
   },
   "provider.link": {
     message: "identity provider linked to a person",
-    outcomes: { by_person: "info", by_operator: "info", refused: "warn" },
+    outcomes: { by_person: "info", by_operator: "info", by_directory: "info", refused: "warn" },
   },
   "scim.token": {
     message: "SCIM token",

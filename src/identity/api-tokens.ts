@@ -6,7 +6,7 @@
 
 import { randomBytes } from "node:crypto";
 import { hashApiKey, keyHint, randomToken } from "../auth/api-key.js";
-import { GatewayError } from "../core/errors.js";
+import { GatewayError, redisRefusal } from "../core/errors.js";
 import { IdentityEvents } from "../core/identity-events.js";
 import { atLeast, isAccountRole, isOperatorRole, OPERATOR_ROLES } from "../core/roles.js";
 import { validateAccountId, validateName } from "../core/validate.js";
@@ -112,11 +112,15 @@ export class ApiTokens {
       lastUsedAt: null,
     };
     const details = { token_id: record.id, name, role, ...(accountId && { account_id: accountId }), days };
-    await this.store.create(
-      record,
-      userAuditEntry(creator.actor, now, "token.create", user.id, details),
-      accountId ? auditEntry(creator.actor, now, "token.create", accountId, details) : null,
-    );
+    try {
+      await this.store.create(
+        record,
+        userAuditEntry(creator.actor, now, "token.create", user.id, details),
+        accountId ? auditEntry(creator.actor, now, "token.create", accountId, details) : null,
+      );
+    } catch (error) {
+      throw redisRefusal(error, `to create the API token ${JSON.stringify(name)}`);
+    }
     return { record, value };
   }
 

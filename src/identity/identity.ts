@@ -72,6 +72,8 @@ export function buildIdentity(ctx: Stores, settings: IdentitySettings, options: 
     logger: options.logger,
     cipher: (id) => oidc.cipher(id),
     provider: (id) => oidc.settings(id),
+    scimProvider: settings.scimProvider,
+    madeByScim: async (userId) => (await ctx.scim.userAttributes(userId)) !== null,
     checkIntervalMs: settings.providerCheckMs,
     allowanceMs: settings.passwordLinkMs,
     now,

@@ -4,14 +4,14 @@
 // is a direct grant, which no provider's mapping removes.
 
 import { randomToken } from "../auth/api-key.js";
-import { type ErrorCode, GatewayError } from "../core/errors.js";
+import { type ErrorCode, GatewayError, redisRefusal } from "../core/errors.js";
 import type { IdentityEvents, OutcomeOf } from "../core/identity-events.js";
 import { DIRECT } from "../core/roles.js";
 import type { AccountStore } from "../store/accounts/account-store.js";
 import { type Actor, actorName, auditEntry } from "../store/audit/audit-store.js";
 import type { InvitationRecord, InvitationStore } from "../store/people/invitation-store.js";
 import type { UserRecord } from "../store/people/user-store.js";
-import { type Links, linkUrl } from "./links.js";
+import { type LinkPayload, type Links, linkUrl } from "./links.js";
 import type { Principal } from "./principal.js";
 import { requiredProvider } from "./provider-domains.js";
 import type { ProviderSettings } from "./settings.js";
@@ -127,15 +127,16 @@ export class Invitations {
     signedIn: Principal | null,
   ): Promise<{ user: UserRecord; created: boolean; invitation: InvitationRecord }> {
     let invitation: InvitationRecord;
+    let link: LinkPayload;
     try {
-      ({ invitation } = await this.pending(token));
+      ({ invitation, link } = await this.pending(token));
     } catch (error) {
       this.deps.events.publish("invitation.accept", "invalid_link");
       throw error;
     }
     const about = { invitationId: invitation.id, accountId: invitation.accountId };
     try {
-      const accepted = await this.acceptPending(token as string, invitation, input, signedIn);
+      const accepted = await this.acceptPending(token as string, invitation, link, input, signedIn);
       this.deps.events.publish("invitation.accept", "success", { ...about, userId: accepted.user.id });
       return accepted;
     } catch (error) {
@@ -152,6 +153,7 @@ export class Invitations {
   private async acceptPending(
     token: string,
     invitation: InvitationRecord,
+    link: LinkPayload,
     input: Acceptance,
     signedIn: Principal | null,
   ): Promise<{ user: UserRecord; created: boolean; invitation: InvitationRecord }> {
@@ -198,7 +200,19 @@ export class Invitations {
       actor = { kind: "user", userId: user.id, name: user.name, via: "password" };
       created = true;
     }
-    await users.grant(invitation.accountId, user.id, DIRECT, validateAccountRole(invitation.role), actor);
+    const role = validateAccountRole(invitation.role);
+    try {
+      await users.grant(invitation.accountId, user.id, DIRECT, role, actor);
+    } catch (error) {
+      // Redis refused the grant (an ACL, a key in the way): the acceptance did not happen, so the user it
+      // made goes and the link works again.
+      if (created) await users.discardNew(user);
+      await this.deps.links.giveBack(token, link);
+      throw redisRefusal(
+        error,
+        `to grant ${invitation.email} the role ${role} in account ${invitation.accountId}`,
+      );
+    }
     const audit = auditEntry(actor, this.deps.now(), "invitation.accept", invitation.accountId, {
       invitation_id: invitation.id,
       email: invitation.email,
@@ -213,10 +227,10 @@ export class Invitations {
     return requiredProvider(this.deps.providers, invitation.email);
   }
 
-  private async pending(token: unknown): Promise<{ invitation: InvitationRecord }> {
+  private async pending(token: unknown): Promise<{ invitation: InvitationRecord; link: LinkPayload }> {
     const link = await this.deps.links.peek(token, "invitation");
     const invitation = await this.deps.store.get(link.accountId, link.invitationId);
     if (!invitation) throw new GatewayError("invitation_invalid");
-    return { invitation };
+    return { invitation, link };
   }
 }

@@ -47,6 +47,15 @@ export class Links {
     if ((await this.store.take(sha256(token))) === null) throw invalid(kind);
   }
 
+  /**
+   * Puts back a link taken by a change that was refused after it (Redis refused the grant an invitation
+   * gives): the same token works again until the link's own expiry, as if it had never been used.
+   */
+  async giveBack(token: string, payload: LinkPayload): Promise<void> {
+    const left = payload.expiresAt - this.now();
+    if (left > 0) await this.store.put(sha256(token), JSON.stringify(payload), left);
+  }
+
   async cancel(hash: string): Promise<void> {
     await this.store.delete(hash);
   }

@@ -42,6 +42,10 @@ export interface ProviderPeopleDeps {
   allowanceMs: number;
   /** The configured provider's settings; 404 provider_not_found otherwise. */
   provider(id: string): ProviderSettings;
+  /** signIn.scim.provider: the provider whose sign-ins take the directory's word for the people it made. */
+  scimProvider: string | null;
+  /** Whether a user was made by a SCIM client (it keeps SCIM attributes for them). */
+  madeByScim(userId: string): Promise<boolean>;
   now: () => number;
 }
 
@@ -98,7 +102,12 @@ export class ProviderPeople {
           ),
         );
       const existing = await users.byEmail(email);
-      if (existing && !verified)
+      // A person the directory made, signing in through the provider SCIM speaks for: the identity team
+      // vouched that this e-mail is this person, whatever the provider says of it (Entra ID never sends
+      // email_verified). Through any other provider a directory's user needs proof like anyone's.
+      const scimMade = existing !== null && (await this.deps.madeByScim(existing.id));
+      const directoryVouches = scimMade && this.deps.scimProvider === provider.id;
+      if (existing && !verified && !directoryVouches)
         throw refuse(
           "unverified_email",
           new GatewayError(
@@ -109,7 +118,7 @@ export class ProviderPeople {
         );
       if (existing) {
         const allowed = await this.deps.links.takeAllowance(existing.id, provider.id, this.deps.now());
-        if (!allowed && signsInOtherwise(existing, provider.id))
+        if (!allowed && !directoryVouches && (scimMade || signsInOtherwise(existing, provider.id)))
           throw refuse(
             "link_required",
             new GatewayError(
@@ -119,9 +128,22 @@ export class ProviderPeople {
             ),
             existing.id,
           );
-        await this.link(existing, provider, subject, allowed ? "by_operator" : null);
+        await this.link(
+          existing,
+          provider,
+          subject,
+          allowed ? "by_operator" : directoryVouches ? "by_directory" : null,
+        );
         user = existing;
       } else {
+        if (!provider.createUnmatched && !this.mapsAnything(provider, profile))
+          throw refuse(
+            "no_rule",
+            new GatewayError(
+              "forbidden",
+              `${provider.name} signed you in, but no rule of this gateway gives you a role: ask an operator or an owner to invite you.`,
+            ),
+          );
         user = await users.create({ email, name }, { self: method });
         await userStore.linkSubject(provider.id, subject, user.id);
       }
@@ -148,12 +170,26 @@ export class ProviderPeople {
     return until;
   }
 
-  /** Links the subject to the person; `how`, when the link needed proof, is reported and audited. */
+  /** Whether the provider's rules give a person with this profile any role at all. */
+  private mapsAnything(provider: ProviderSettings, profile: Record<string, unknown>): boolean {
+    const { email, verified } = emailOf(provider, profile);
+    const mapped = mapIdentity(provider.rules, {
+      groups: groupsOf(profile[provider.groupsClaim]),
+      email,
+      emailVerified: verified,
+    });
+    return mapped.operator !== null || mapped.accounts.size > 0;
+  }
+
+  /**
+   * Links the subject to the person; `how`, when the link needed proof (or the directory's word), is
+   * reported and audited.
+   */
   private async link(
     user: UserRecord,
     provider: ProviderSettings,
     subject: string,
-    how: "by_person" | "by_operator" | null,
+    how: "by_person" | "by_operator" | "by_directory" | null,
   ): Promise<void> {
     await this.deps.userStore.linkSubject(provider.id, subject, user.id);
     if (how === null) return;

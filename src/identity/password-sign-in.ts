@@ -6,7 +6,7 @@
 // in. Tries refused while locked are not audited: they are not counted either, and would let anyone flood a
 // person's log.
 
-import { GatewayError } from "../core/errors.js";
+import { GatewayError, redisRefusal } from "../core/errors.js";
 import type { IdentityEvents } from "../core/identity-events.js";
 import type { Actor } from "../store/audit/audit-store.js";
 import type { UserRecord } from "../store/people/user-store.js";
@@ -162,7 +162,13 @@ export class PasswordSignIn {
       this.events.publish("password.link", "invalid_link", { userId: user.id });
       throw error;
     }
-    await this.users.setPassword(user.id, password, actor);
+    try {
+      await this.users.setPassword(user.id, password, actor);
+    } catch (error) {
+      // Redis refused the new password: the link was not used, so it works again.
+      await this.links.giveBack(token as string, link);
+      throw redisRefusal(error, `to set the password of ${user.email}`);
+    }
     this.events.publish("password.link", "success", { userId: user.id });
     return user;
   }

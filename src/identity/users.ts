@@ -3,7 +3,7 @@
 // by its actor and recorded in the audit log by the script that makes it.
 
 import { randomToken } from "../auth/api-key.js";
-import { GatewayError } from "../core/errors.js";
+import { GatewayError, redisRefusal } from "../core/errors.js";
 import { IdentityEvents } from "../core/identity-events.js";
 import {
   type AccountRole,
@@ -90,13 +90,20 @@ export class Users {
       ...(input.operatorRole && { operator: input.operatorRole }),
       ...(passwordHash !== null && { password: true }),
     });
-    await this.store.create({ id, name, email, createdAt: now, operatorGrants, passwordHash }, audit);
+    try {
+      await this.store.create({ id, name, email, createdAt: now, operatorGrants, passwordHash }, audit);
+    } catch (error) {
+      throw redisRefusal(error, `to create the user ${email}`);
+    }
     if (account) {
       try {
         await this.grant(account.accountId, id, DIRECT, account.role, actor);
       } catch (error) {
         await this.store.discardNew(id, email);
-        throw error;
+        throw redisRefusal(
+          error,
+          `to grant ${email} the role ${account.role} in account ${account.accountId}`,
+        );
       }
     }
     return this.store.require(id);

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { hashApiKey, keyHint, randomToken } from "../../auth/api-key.js";
 import { bearerToken } from "../../auth/authenticator.js";
-import { GatewayError } from "../../core/errors.js";
+import { GatewayError, redisRefusal } from "../../core/errors.js";
 import { validateName } from "../../core/validate.js";
 import { type Actor, actorName } from "../../store/audit/audit-store.js";
 import type { ScimTokenRecord, ScimTokenStore } from "../../store/people/scim-token-store.js";
@@ -34,7 +34,11 @@ export class ScimTokens {
       createdBy: actorName(actor),
       lastUsedAt: null,
     };
-    await this.changes.tokenCreated(record, actor);
+    try {
+      await this.changes.tokenCreated(record, actor);
+    } catch (error) {
+      throw redisRefusal(error, `to create the SCIM token ${JSON.stringify(record.name)}`);
+    }
     return { record, value };
   }
 

@@ -9,8 +9,13 @@
   ARGV[2]  most audit entries kept
 
   Returns  {'ok'}
+           (an error reply naming a key of the wrong type in the way, before anything is written)
 ]]
 --- @include "appendAudit"
+--- @include "requireTypes"
+
+local wrongType = requireTypes({ [KEYS[1]] = 'list' })
+if wrongType then return wrongType end
 
 appendAudit(KEYS[1], ARGV[1], ARGV[2])
 return { 'ok' }

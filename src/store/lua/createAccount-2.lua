@@ -13,8 +13,13 @@
   ARGV[6]  most audit entries kept
 
   Returns  {'ok'} | {'account_exists'}
+           (an error reply naming a key of the wrong type in the way, before anything is written)
 ]]
 --- @include "appendAudit"
+--- @include "requireTypes"
+
+local wrongType = requireTypes({ [KEYS[1]] = 'hash', [KEYS[2]] = 'list' })
+if wrongType then return wrongType end
 
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return { 'account_exists' }

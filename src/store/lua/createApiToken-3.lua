@@ -13,8 +13,13 @@
   ARGV[4…] the token's field, value pairs (id, name, user, role, account, hash, hint, created_at, expires_at)
 
   Returns  {'ok'} | {'token_exists'}
+           (an error reply naming a key of the wrong type in the way, before anything is written)
 ]]
 --- @include "appendAudit"
+--- @include "requireTypes"
+
+local wrongType = requireTypes({ [KEYS[1]] = 'hash', [KEYS[2]] = 'zset', [KEYS[3]] = 'list' })
+if wrongType then return wrongType end
 
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return { 'token_exists' }

@@ -38,11 +38,17 @@
 
   Returns  {'ok'} | {'account_not_found'} | {'insufficient_balance', balance} | {'key_exists'}
            | {'budget_exceeded', period}   the account's window of that period is used up
+           (an error reply naming a key of the wrong type in the way, before anything is written)
 ]]
 --- @include "appendAudit"
+--- @include "requireTypes"
 --- @include "emitEvent"
 --- @include "scheduleKeyEvents"
 --- @include "setWindows"
+
+local wrongType = requireTypes({ [KEYS[1]] = 'hash', [KEYS[2]] = 'hash', [KEYS[3]] = 'zset', [KEYS[4]] = 'list', [KEYS[5]] = 'stream',
+  [KEYS[6]] = 'zset' })
+if wrongType then return wrongType end
 
 local balance = redis.call('HGET', KEYS[1], 'balance')
 if not balance then

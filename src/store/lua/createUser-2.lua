@@ -17,8 +17,13 @@
   ARGV[8]  the password's PHC string (argon2id), or '' for none
 
   Returns  {'ok'} | {'user_exists'}
+           (an error reply naming a key of the wrong type in the way, before anything is written)
 ]]
 --- @include "appendAudit"
+--- @include "requireTypes"
+
+local wrongType = requireTypes({ [KEYS[1]] = 'hash', [KEYS[2]] = 'list' })
+if wrongType then return wrongType end
 
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return { 'user_exists' }

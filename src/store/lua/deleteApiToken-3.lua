@@ -11,8 +11,13 @@
   ARGV[3]  most audit entries kept
 
   Returns  {'ok'} | {'token_not_found'}
+           (an error reply naming a key of the wrong type in the way, before anything is written)
 ]]
 --- @include "appendAudit"
+--- @include "requireTypes"
+
+local wrongType = requireTypes({ [KEYS[1]] = 'hash', [KEYS[2]] = 'zset', [KEYS[3]] = 'list' })
+if wrongType then return wrongType end
 
 if redis.call('EXISTS', KEYS[1]) == 0 then
   redis.call('ZREM', KEYS[2], ARGV[1])

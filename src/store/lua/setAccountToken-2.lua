@@ -12,8 +12,13 @@
   ARGV[4]  most audit entries kept
 
   Returns  {'ok', previousHash or ''} | {'account_not_found'}
+           (an error reply naming a key of the wrong type in the way, before anything is written)
 ]]
 --- @include "appendAudit"
+--- @include "requireTypes"
+
+local wrongType = requireTypes({ [KEYS[1]] = 'hash', [KEYS[2]] = 'list' })
+if wrongType then return wrongType end
 
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return { 'account_not_found' }

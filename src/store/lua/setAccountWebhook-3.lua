@@ -15,8 +15,13 @@
   ARGV[7]  most audit entries kept
 
   Returns  {'ok', 1 if there was a webhook before else 0} | {'account_not_found'}
+           (an error reply naming a key of the wrong type in the way, before anything is written)
 ]]
 --- @include "appendAudit"
+--- @include "requireTypes"
+
+local wrongType = requireTypes({ [KEYS[1]] = 'hash', [KEYS[2]] = 'hash', [KEYS[3]] = 'list' })
+if wrongType then return wrongType end
 
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return { 'account_not_found' }

@@ -16,8 +16,13 @@
   ARGV[5]  most audit entries kept
 
   Returns  {'ok', grants JSON or ''} | {'unchanged', grants JSON or ''} | {'not_found'}
+           (an error reply naming a key of the wrong type in the way, before anything is written)
 ]]
 --- @include "appendAudit"
+--- @include "requireTypes"
+
+local wrongType = requireTypes({ [KEYS[1]] = 'hash', [KEYS[2]] = 'list' })
+if wrongType then return wrongType end
 
 if redis.call('EXISTS', KEYS[3]) == 0 then
   return { 'not_found' }

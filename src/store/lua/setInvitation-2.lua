@@ -12,8 +12,13 @@
   ARGV[4]  most audit entries kept
 
   Returns  {'ok', previous JSON or ''}
+           (an error reply naming a key of the wrong type in the way, before anything is written)
 ]]
 --- @include "appendAudit"
+--- @include "requireTypes"
+
+local wrongType = requireTypes({ [KEYS[1]] = 'hash', [KEYS[2]] = 'list' })
+if wrongType then return wrongType end
 
 local previous = redis.call('HGET', KEYS[1], ARGV[1]) or ''
 if ARGV[2] == '' then

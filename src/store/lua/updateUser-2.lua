@@ -11,8 +11,13 @@
   ARGV[3…] field, value pairs; an empty value removes the field
 
   Returns  {'ok'} | {'user_not_found'}
+           (an error reply naming a key of the wrong type in the way, before anything is written)
 ]]
 --- @include "appendAudit"
+--- @include "requireTypes"
+
+local wrongType = requireTypes({ [KEYS[1]] = 'hash', [KEYS[2]] = 'list' })
+if wrongType then return wrongType end
 
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return { 'user_not_found' }

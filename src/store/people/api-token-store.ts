@@ -59,26 +59,48 @@ export class ApiTokenStore {
       ["created_at", String(token.createdAt)],
       ["expires_at", String(token.expiresAt)],
     ].flat();
-    const [code] = await runScript(
-      this.redis,
-      "createApiToken",
-      [
-        this.keys.apiToken(token.userId, token.id),
-        this.keys.userTokens(token.userId),
-        this.keys.userAudit(token.userId),
-      ],
-      [token.createdAt, audit, AUDIT_CAP, ...fields],
-    );
-    if (code === "token_exists") throw new Error(`API token id ${token.id} is taken`);
-    if (accountAudit !== null && token.accountId !== null) {
-      await runScript(
+    // Three slots: the value's lookup, the token with the person's audit entry, the account's audit entry.
+    // The lookup goes first (one naming a token that does not exist lets nobody in), and a step Redis
+    // refuses undoes the ones before it, so that a refused token is neither usable, listed nor audited.
+    const lookup = this.keys.apiTokenHash(token.hash);
+    await this.redis.set(lookup, `${token.userId}:${token.id}`);
+    let code: unknown;
+    try {
+      [code] = await runScript<[string]>(
         this.redis,
-        "appendAudit",
-        [this.keys.audit(token.accountId)],
-        [accountAudit, AUDIT_CAP],
+        "createApiToken",
+        [
+          this.keys.apiToken(token.userId, token.id),
+          this.keys.userTokens(token.userId),
+          this.keys.userAudit(token.userId),
+        ],
+        [token.createdAt, audit, AUDIT_CAP, ...fields],
       );
+    } catch (error) {
+      await this.redis.del(lookup);
+      throw error;
     }
-    await this.redis.set(this.keys.apiTokenHash(token.hash), `${token.userId}:${token.id}`);
+    if (code === "token_exists") {
+      await this.redis.del(lookup);
+      throw new Error(`API token id ${token.id} is taken`);
+    }
+    if (accountAudit !== null && token.accountId !== null) {
+      try {
+        await runScript(
+          this.redis,
+          "appendAudit",
+          [this.keys.audit(token.accountId)],
+          [accountAudit, AUDIT_CAP],
+        );
+      } catch (error) {
+        await Promise.allSettled([
+          this.redis.del(lookup, this.keys.apiToken(token.userId, token.id)),
+          this.redis.zrem(this.keys.userTokens(token.userId), token.id),
+          this.redis.lrem(this.keys.userAudit(token.userId), 1, audit),
+        ]);
+        throw error;
+      }
+    }
   }
 
   async get(userId: string, tokenId: string): Promise<ApiTokenRecord | null> {

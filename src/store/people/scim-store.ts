@@ -5,6 +5,7 @@
 // from the groups' sets, never kept twice.
 
 import { AUDIT_CAP } from "../audit/audit-store.js";
+import { execOrThrow, requireKeyTypes } from "../connection/key-types.js";
 import type { RedisClient } from "../connection/redis.js";
 import type { RedisKeys } from "../redis-keys.js";
 
@@ -96,6 +97,7 @@ export class ScimStore {
   ): Promise<void> {
     const { userExternal, deleted } = this.keys.scim();
     const key = this.keys.scimUser(userId);
+    await requireKeyTypes(this.redis, { [userExternal]: "hash", [deleted]: "set" });
     const multi = this.redis.multi().del(key);
     multi.hset(key, {
       external_id: attributes.externalId ?? "",
@@ -108,15 +110,16 @@ export class ScimStore {
     if (previousExternalId !== null && previousExternalId !== attributes.externalId)
       multi.hdel(userExternal, previousExternalId);
     if (attributes.externalId !== null) multi.hset(userExternal, attributes.externalId, userId);
-    await multi.srem(deleted, userId).exec();
+    await execOrThrow(multi.srem(deleted, userId));
   }
 
   /** A user the SCIM client deleted: their SCIM attributes and externalId go, and SCIM sees them no more. */
   async markDeleted(userId: string, externalId: string | null): Promise<void> {
     const { userExternal, deleted } = this.keys.scim();
+    await requireKeyTypes(this.redis, { [userExternal]: "hash", [deleted]: "set" });
     const multi = this.redis.multi().del(this.keys.scimUser(userId)).sadd(deleted, userId);
     if (externalId !== null) multi.hdel(userExternal, externalId);
-    await multi.exec();
+    await execOrThrow(multi);
   }
 
   async group(groupId: string): Promise<ScimGroupRecord | null> {
@@ -162,6 +165,14 @@ export class ScimStore {
   ): Promise<void> {
     const { groups, groupName, groupExternal } = this.keys.scim();
     const keys = this.keys.scimGroup(group.id);
+    await requireKeyTypes(this.redis, {
+      [keys.group]: "hash",
+      [keys.members]: "set",
+      [groups]: "zset",
+      [groupName]: "hash",
+      [groupExternal]: "hash",
+      [this.keys.scimAudit()]: "list",
+    });
     const multi = this.redis.multi().hset(keys.group, {
       id: group.id,
       display_name: group.displayName,
@@ -180,21 +191,26 @@ export class ScimStore {
     if (change.remove.length > 0) multi.srem(keys.members, ...change.remove);
     if (audit !== "")
       multi.lpush(this.keys.scimAudit(), audit).ltrim(this.keys.scimAudit(), 0, AUDIT_CAP - 1);
-    await multi.exec();
+    await execOrThrow(multi);
   }
 
   async deleteGroup(group: ScimGroupRecord, audit: string): Promise<void> {
     const { groups, groupName, groupExternal } = this.keys.scim();
     const keys = this.keys.scimGroup(group.id);
+    await requireKeyTypes(this.redis, {
+      [groups]: "zset",
+      [groupName]: "hash",
+      [groupExternal]: "hash",
+      [this.keys.scimAudit()]: "list",
+    });
     const multi = this.redis
       .multi()
       .del(keys.group, keys.members)
       .zrem(groups, group.id)
       .hdel(groupName, groupNameKey(group.displayName));
     if (group.externalId !== null) multi.hdel(groupExternal, group.externalId);
-    await multi
-      .lpush(this.keys.scimAudit(), audit)
-      .ltrim(this.keys.scimAudit(), 0, AUDIT_CAP - 1)
-      .exec();
+    await execOrThrow(
+      multi.lpush(this.keys.scimAudit(), audit).ltrim(this.keys.scimAudit(), 0, AUDIT_CAP - 1),
+    );
   }
 }

@@ -4,6 +4,7 @@
 // MULTI on that one slot: all or nothing.
 
 import { AUDIT_CAP } from "../audit/audit-store.js";
+import { requireKeyTypes } from "../connection/key-types.js";
 import type { RedisClient } from "../connection/redis.js";
 import type { RedisKeys } from "../redis-keys.js";
 
@@ -39,13 +40,32 @@ export class ScimTokenStore {
   async create(token: ScimTokenRecord, audit: string): Promise<void> {
     const { tokens, tokenHash } = this.keys.scim();
     const { lastUsedAt: _, ...stored } = token;
-    await this.redis
+    await requireKeyTypes(this.redis, {
+      [tokens]: "hash",
+      [tokenHash]: "hash",
+      [this.keys.scimAudit()]: "list",
+    });
+    const results = await this.redis
       .multi()
       .hset(tokens, token.id, JSON.stringify(stored))
       .hset(tokenHash, token.hash, token.id)
       .lpush(this.keys.scimAudit(), audit)
       .ltrim(this.keys.scimAudit(), 0, AUDIT_CAP - 1)
       .exec();
+    // EXEC runs every command even when one is refused (a key of the wrong type in the way) and reports each
+    // one's error in its answer instead of failing: a token without its audit entry, or its lookup, would be
+    // a change made silently. Whatever was written is taken back and the refusal thrown.
+    const at = results?.findIndex(([error]) => error !== null) ?? -1;
+    const refused = at >= 0 ? results?.[at]?.[0] : null;
+    if (refused) {
+      refused.message = `${refused.message} (${[tokens, tokenHash, this.keys.scimAudit()][Math.min(at, 2)]})`;
+      await Promise.allSettled([
+        this.redis.hdel(tokens, token.id),
+        this.redis.hdel(tokenHash, token.hash),
+        this.redis.lrem(this.keys.scimAudit(), 1, audit),
+      ]);
+      throw refused;
+    }
   }
 
   async list(): Promise<ScimTokenRecord[]> {

@@ -6,6 +6,7 @@
 
 import { createHash } from "node:crypto";
 import { GatewayError } from "../../core/errors.js";
+import { isScriptError } from "../../core/redis-errors.js";
 import { AUDIT_CAP } from "../audit/audit-store.js";
 import type { RedisClient } from "../connection/redis.js";
 import type { RedisKeys } from "../redis-keys.js";
@@ -68,6 +69,14 @@ export function parseUser(hash: Record<string, string>): UserRecord | null {
   };
 }
 
+/**
+ * Whether an undo step's failure leaves nothing to undo: Redis refused it for good (the key was one this
+ * user may not write, or holds another type, so the creation never wrote it).
+ */
+function undoneAnyway(error: unknown): boolean {
+  return isScriptError(error);
+}
+
 export function subjectHash(subject: string): string {
   return createHash("sha256").update(subject).digest("hex");
 }
@@ -81,9 +90,10 @@ export class UserStore {
   /**
    * Creates a user — with their local password's hash and operator grants, if any — and audits it; refuses
    * an e-mail another user has. The e-mail is claimed first (SET NX), so that two creations racing for one
-   * e-mail cannot both succeed; the record and its audit entry are then one script. The claim lives in
-   * another slot than the record, so a script that fails after it gives the claim back: a refused creation
-   * leaves nothing behind, and a retry is not told the e-mail is taken.
+   * e-mail cannot both succeed; the record and its audit entry are then one script, which refuses a key of
+   * the wrong type before it writes anything; the listing comes last. These live in different slots, so a
+   * step Redis refuses (an ACL, a key in the way) undoes the ones before it: a refused creation leaves
+   * nothing behind, and a retry is not told the e-mail is taken.
    */
   async create(
     user: {
@@ -100,32 +110,43 @@ export class UserStore {
     const claimed = await this.redis.set(emailKey, user.id, "NX");
     if (claimed === null) throw emailTaken(user.email);
     const grants = Object.keys(user.operatorGrants).length > 0 ? JSON.stringify(user.operatorGrants) : "";
+    let code: string | undefined;
     try {
-      const [code] = await runScript(
+      [code] = await runScript<[string]>(
         this.redis,
         "createUser",
         [this.keys.user(user.id), this.keys.userAudit(user.id)],
         [user.id, user.name, user.email, user.createdAt, grants, audit, AUDIT_CAP, user.passwordHash ?? ""],
       );
-      if (code === "user_exists") throw new GatewayError("user_exists", `user ${user.id} already exists`);
+      if (code === "ok") await this.redis.zadd(this.keys.users(), "NX", user.createdAt, user.id);
     } catch (error) {
-      await this.releaseEmail(user.email, user.id);
+      await this.discardNew(user.id, user.email);
       throw error;
     }
-    // Listed last: a crash before leaves a user list() does not show but whose e-mail is taken, which
-    // `users find` still reaches by e-mail.
-    await this.redis.zadd(this.keys.users(), "NX", user.createdAt, user.id);
+    if (code === "user_exists") {
+      // Another user's record under this id (a collision of 160 random bits): theirs stays untouched.
+      await this.releaseEmail(user.email, user.id);
+      throw new GatewayError("user_exists", `user ${user.id} already exists`);
+    }
   }
 
   /**
-   * Undoes a creation that could not be completed (a first membership or an invitation that failed after
-   * the user was written): the record, its audit log, its listing and its e-mail's claim. Only for a user
-   * nothing else has referred to yet.
+   * Undoes a creation that could not be completed (a step Redis refused, a first membership or an
+   * invitation that failed after the user was written): the record, its audit log, its listing and its
+   * e-mail's claim. Only for a user nothing else has referred to yet. Every step is tried even when one
+   * fails (the step Redis refused may be one of these: its key was not written, so there is nothing to
+   * undo there); the first failure is thrown once all were tried.
    */
   async discardNew(userId: string, email: string): Promise<void> {
-    await this.redis.zrem(this.keys.users(), userId);
-    await this.redis.del(this.keys.user(userId), this.keys.userAudit(userId), this.keys.userAccounts(userId));
-    await this.releaseEmail(email, userId);
+    const undone = await Promise.allSettled([
+      this.redis.zrem(this.keys.users(), userId),
+      this.redis.del(this.keys.user(userId)),
+      this.redis.del(this.keys.userAudit(userId)),
+      this.redis.del(this.keys.userAccounts(userId)),
+      this.releaseEmail(email, userId),
+    ]);
+    const failed = undone.find((step): step is PromiseRejectedResult => step.status === "rejected");
+    if (failed && !undoneAnyway(failed.reason)) throw failed.reason;
   }
 
   /** Gives back an e-mail's claim, if it is still this user's. */
@@ -251,18 +272,31 @@ export class UserStore {
     role: string | null,
     audit: string,
   ): Promise<{ grants: StoredGrants; changed: boolean }> {
-    const [code, json] = await runScript<[string, string?]>(
-      this.redis,
-      "setGrant",
-      [this.keys.members(accountId), this.keys.audit(accountId), this.keys.account(accountId)],
-      [userId, source, role ?? "", audit, AUDIT_CAP],
-    );
-    if (code === "not_found") throw new GatewayError("account_not_found", `no account with id ${accountId}`);
+    // The index is added to before a grant is written and taken from once none is left: an index entry the
+    // members hash contradicts (a crash, or a grant Redis refused) is ignored by readers, while a grant
+    // written with its index refused would be a member no listing of the person shows. An entry this call
+    // added is taken back when the grant is refused, so that a refusal leaves nothing behind.
+    const indexKey = this.keys.userAccounts(userId);
+    const indexed = role === null ? 0 : await this.redis.sadd(indexKey, accountId);
+    let code: string;
+    let json: string | undefined;
+    try {
+      [code, json] = await runScript<[string, string?]>(
+        this.redis,
+        "setGrant",
+        [this.keys.members(accountId), this.keys.audit(accountId), this.keys.account(accountId)],
+        [userId, source, role ?? "", audit, AUDIT_CAP],
+      );
+    } catch (error) {
+      if (indexed === 1) await this.redis.srem(indexKey, accountId);
+      throw error;
+    }
     const grants = parseGrants(json);
-    // The index follows the members hash: added after a grant exists, removed once none is left. A crash
-    // between the two leaves an index entry the members hash contradicts, which readers ignore.
-    if (Object.keys(grants).length > 0) await this.redis.sadd(this.keys.userAccounts(userId), accountId);
-    else await this.redis.srem(this.keys.userAccounts(userId), accountId);
+    if (code === "not_found") {
+      if (indexed === 1) await this.redis.srem(indexKey, accountId);
+      throw new GatewayError("account_not_found", `no account with id ${accountId}`);
+    }
+    if (Object.keys(grants).length === 0) await this.redis.srem(indexKey, accountId);
     return { grants, changed: code === "ok" };
   }
 

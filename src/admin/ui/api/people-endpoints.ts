@@ -13,6 +13,7 @@ import type {
   CreatedInvitation,
   Invitation,
   InvitationPreview,
+  LinkAllowed,
   Member,
   Providers,
   Session,
@@ -67,6 +68,8 @@ export const peopleCalls = {
   enableUser: (userId: string) => call<User>("POST", `/admin/v1/users/${enc(userId)}/enable`),
   unlockUser: (userId: string) =>
     call<{ unlocked: boolean }>("POST", `/admin/v1/users/${enc(userId)}/unlock`),
+  allowLink: (userId: string, provider: string) =>
+    call<LinkAllowed>("POST", `/admin/v1/users/${enc(userId)}/allow-link`, { body: { provider } }),
   usersAudit: (limit = 100) =>
     call<{ entries: UserAuditEntry[] }>("GET", `/admin/v1/users/audit${queryOf({ limit })}`),
 };

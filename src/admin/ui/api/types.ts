@@ -8,11 +8,13 @@ import type * as G from "../../../services/usage-schema.js";
 import type * as D from "../../../store/audit/audit-schema.js";
 import type * as R from "../../../store/usage/request-log-schema.js";
 import type * as A from "../../alert-schemas.js";
+import type * as L from "../../link-schemas.js";
 import type * as P from "../../people-schemas.js";
 import type * as S from "../../schemas.js";
 import type * as U from "../../usage-schemas.js";
 
 export type Me = z.infer<typeof S.Me>;
+export type LinkAllowed = z.infer<typeof L.LinkAllowed>;
 export type Account = z.infer<typeof S.Account>;
 export type AccountQueue = z.infer<typeof S.AccountQueue>;
 export type AccountSharingBody = z.input<typeof S.AccountSharingBody>;

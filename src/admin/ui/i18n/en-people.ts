@@ -222,6 +222,10 @@ export const enPeople = {
   "users.unlockOne": "Unlock {name}",
   "users.unlocked": "{name} can sign in again: their failed attempts are forgotten.",
   "users.notLocked": "{name} was not locked out.",
+  "users.allowLink": "Allow {provider} link",
+  "users.allowLinkOne": "Allow {provider} link for {name}",
+  "users.linkAllowed":
+    "{name}'s next sign-in with {provider} links it to them, once, until {until}: their e-mail must be the one {provider} vouches for.",
   "users.audit": "Audit log of the people",
 
   "audit.actor.user": "a person ({id})",

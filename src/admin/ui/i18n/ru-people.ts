@@ -223,6 +223,10 @@ export const ruPeople: Record<keyof typeof enPeople, string> = {
   "users.unlockOne": "Разблокировать {name}",
   "users.unlocked": "{name} снова может войти: неудачные попытки забыты.",
   "users.notLocked": "Вход {name} не был заблокирован.",
+  "users.allowLink": "Разрешить привязку {provider}",
+  "users.allowLinkOne": "Разрешить привязку {provider} для {name}",
+  "users.linkAllowed":
+    "{name}: следующий вход через {provider} привяжет его к этому человеку, один раз, до {until}; e-mail должен быть тем, за который ручается {provider}.",
   "users.audit": "Журнал изменений по людям",
 
   "audit.actor.user": "человек ({id})",

@@ -1,6 +1,6 @@
 // Every person, for operators: name and e-mail, status, operator role, how they sign in, last sign-in;
-// disabling (their sessions end at once, their tokens stop), enabling and lifting a sign-in lock for operators
-// (not operator-viewers); and the people's audit log (users created, disabled, enabled, passwords, operator
+// disabling (their sessions end at once, their tokens stop), enabling, lifting a sign-in lock and allowing a
+// provider's link for operators (not operator-viewers); and the people's audit log (users created, disabled, enabled, passwords, operator
 // roles, API tokens, sign-ins and their failures, lockouts, re-checks with the providers) as sentences naming
 // who did what.
 
@@ -18,6 +18,7 @@ import { useProviderNames } from "../../hooks/use-provider-names.js";
 import { useSession } from "../../hooks/use-session.js";
 import { useUi } from "../../hooks/use-ui.js";
 import type { MessageKey } from "../../i18n/lookup.js";
+import { AllowLinkButtons } from "./allow-link-buttons.js";
 
 function loadPeople() {
   return Promise.all([api.users(), api.usersAudit(100)]).then(([users, audit]) => ({
@@ -50,6 +51,16 @@ export function PeopleView() {
       setDone(null);
       const { unlocked } = await api.unlockUser(user.id);
       setDone(t(unlocked ? "users.unlocked" : "users.notLocked", { name: user.name }));
+      loaded.reload();
+    });
+
+  const allowLink = (user: User, providerId: string) =>
+    switching.run(async () => {
+      setDone(null);
+      const { until } = await api.allowLink(user.id, providerId);
+      const provider = providers.get(providerId) ?? providerId;
+      const when = new Date(until).toLocaleString(lang, { dateStyle: "medium", timeStyle: "short" });
+      setDone(t("users.linkAllowed", { name: user.name, provider, until: when }));
       loaded.reload();
     });
 
@@ -137,7 +148,13 @@ export function PeopleView() {
                               >
                                 {t("users.unlock")}
                               </button>
-                            )}
+                            )}{" "}
+                            <AllowLinkButtons
+                              user={user}
+                              providers={providers}
+                              busy={switching.busy}
+                              onAllow={allowLink}
+                            />
                           </td>
                         )}
                       </tr>
