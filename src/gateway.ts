@@ -37,7 +37,7 @@ import { ScriptErrors } from "./observability/script-errors.js";
 import { startTelemetry } from "./observability/telemetry.js";
 import { EndpointTable } from "./proxy/endpoints.js";
 import { createFairSharing } from "./proxy/fair-sharing.js";
-import { createForwarder } from "./proxy/forwarder.js";
+import { createPipeline } from "./proxy/pipeline.js";
 import { RequestTracker } from "./proxy/request-tracker.js";
 import { probeUpstream } from "./proxy/upstream-probe.js";
 import { answerClientErrors } from "./server/client-errors.js";
@@ -226,6 +226,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   gate = fairSharing.gate;
   const authenticator = new Authenticator(stores.keys, { acceptXApiKey: config.auth.acceptXApiKey });
   const billing = new RequestBilling({
+    pricing: new Pricing(config.pricing),
+    maxPromptTokens: config.billing.maxPromptTokens,
     store: stores.billing,
     leases,
     settlements,
@@ -240,11 +242,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     expiredReservations: (count) => observer.expiredReservations(count),
     logger,
   });
-  const proxy = createForwarder({
+  const proxy = createPipeline({
     config,
     authenticator,
     endpoints: new EndpointTable(config.endpoints),
-    pricing: new Pricing(config.pricing),
     billing,
     tracker,
     observer,

@@ -1,19 +1,24 @@
-// The request path's money, in the order a request meets it: admission — on the replica's admission lease when
-// it covers the request's worst case (admitOnLease), else by a reservation of its own in Redis (reserve: the
-// one round trip before forwarding) —, then exactly one of settlement (the request ran: charged by the policy) or release (it ended
-// before it could be metered: charged nothing, and what it held freed now rather than at its expiry).
-// Everything is read from and written on the request itself (core/request.ts).
+// The request path's money, in the order a request meets it. The path asks twice: admit (its price, cap, worst
+// case and estimates worked out at once — admission-terms.ts —, then admitted on the replica's admission lease
+// when it covers the worst case, else by a reservation of its own in Redis: the one round trip before
+// forwarding), then settle (the request ran: charged by the policy). Release ends an admitted request that
+// ended before it could be metered: charged nothing, and what it held freed now rather than at its expiry.
+// How it was admitted is written on the request itself (core/request.ts).
 
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Logger } from "pino";
+import type { KeyRef } from "../core/key-ref.js";
 import type { ModelCheck } from "../core/model-check.js";
 import type { RecordOutcome } from "../core/outcome.js";
+import type { ModelPrice } from "../core/price.js";
 import { isConnectionError } from "../core/redis-errors.js";
 import type { GatewayRequest } from "../core/request.js";
 import type { BillingStore, LimitState, Refusal, Reservation, ReserveInput } from "../store/billing-store.js";
+import { type AdmissionAsk, type AdmissionTerms, admissionTerms } from "./admission-terms.js";
 import type { WorstCase } from "./estimate.js";
 import type { LeaseService } from "./lease-service.js";
+import type { Pricing } from "./pricing.js";
 import { refusalError } from "./refusals.js";
 import { type SettlementRules, settlementOf } from "./settlement.js";
 import type { SettlementQueue } from "./settlement-queue.js";
@@ -26,7 +31,21 @@ export interface Admitted {
   readonly tpm: LimitState | null;
 }
 
+/** Admitted, with what admission committed to: the request's price and terms, and what its key allows. */
+export interface Admission extends AdmissionTerms, Admitted {
+  readonly price: ModelPrice;
+}
+
+/** Who asks to be admitted: the credential's key and its hash (the reserve script checks it). */
+export interface Admittee {
+  readonly ref: KeyRef;
+  readonly hash: string;
+}
+
 export interface RequestBillingDeps {
+  pricing: Pick<Pricing, "priceFor">;
+  /** billing.maxPromptTokens: the most prompt tokens a credible report may claim without a context length. */
+  maxPromptTokens: number;
   store: Pick<BillingStore, "reserve">;
   /** Admission leases; null where they are off (docs/leases.md). */
   leases: Pick<LeaseService, "admit" | "reclaim"> | null;
@@ -45,24 +64,54 @@ export class RequestBilling {
   constructor(private readonly deps: RequestBillingDeps) {}
 
   /**
-   * Admits the request's worst case (`worst`) for its key (`request.ref`, which must be set) on the replica's
-   * admission lease, when the lease covers it: local arithmetic, no Redis round trip, no promise. Writes how it
-   * was admitted on the request; null sends it to reserve().
+   * Admits the request `ask` describes for `who`: prices it (written on the request before anything can refuse
+   * it), works out its terms, then admits its worst case on the lease or by a reservation (admitWorst). A
+   * promise only when Redis is asked. Throws the refusal's error of the table.
    */
-  admitOnLease(
+  admit(
     request: GatewayRequest,
-    keyHash: string,
+    who: Admittee,
+    check: ModelCheck,
+    ask: AdmissionAsk,
+  ): Admission | Promise<Admission> {
+    const price = this.deps.pricing.priceFor(ask.model);
+    request.price = price;
+    const terms = admissionTerms(ask, price, this.deps.rules.estimate, this.deps.maxPromptTokens);
+    request.promptEstimate = terms.promptEstimate;
+    request.maxCompletionTokens = terms.maxCompletionTokens;
+    request.maxPromptTokens = terms.maxPromptTokens;
+    request.admittingAt = performance.now();
+    const admitted = this.admitWorst(request, who, check, terms.worst, price);
+    return admitted instanceof Promise
+      ? admitted.then((granted) => admissionOf(request, terms, price, granted))
+      : admissionOf(request, terms, price, admitted);
+  }
+
+  /** Admits `worst` on the replica's admission lease when it covers it, else by a reservation of its own. */
+  admitWorst(
+    request: GatewayRequest,
+    who: Admittee,
+    check: ModelCheck,
+    worst: WorstCase,
+    price: ModelPrice,
+  ): Admitted | Promise<Admitted> {
+    return this.admitOnLease(request, who, check, worst) ?? this.reserve(request, who, check, worst, price);
+  }
+
+  /**
+   * Admits the request's worst case (`worst`) for its key on the replica's admission lease, when the lease
+   * covers it: local arithmetic, no Redis round trip, no promise. Writes how it was admitted on the request;
+   * null sends it to reserve().
+   */
+  private admitOnLease(
+    request: GatewayRequest,
+    who: Admittee,
     model: ModelCheck,
     worst: WorstCase,
   ): Admitted | null {
     const leases = this.deps.leases;
     if (leases === null) return null;
-    const leased = leases.admit(
-      request.ref as NonNullable<GatewayRequest["ref"]>,
-      keyHash,
-      model,
-      worst.amount,
-    );
+    const leased = leases.admit(who.ref, who.hash, model, worst.amount);
     if (leased === null) return null;
     request.reservationId = randomUUID();
     request.admission = "lease";
@@ -79,14 +128,15 @@ export class RequestBilling {
    * forwarding. Writes how it was admitted on the request; throws the refusal's error of the table, or the
    * failure to reach Redis (having released whatever the lost reply may have reserved).
    */
-  async reserve(
+  private async reserve(
     request: GatewayRequest,
-    keyHash: string,
+    who: Admittee,
     model: ModelCheck,
     worst: WorstCase,
+    price: ModelPrice,
   ): Promise<Admitted> {
     const { deps } = this;
-    const ref = request.ref as NonNullable<GatewayRequest["ref"]>;
+    const { ref, hash: keyHash } = who;
     const now = deps.now();
     const periods = deps.rules.calendar.at(now);
     const reservationId = randomUUID();
@@ -101,22 +151,16 @@ export class RequestBilling {
       expiresAt: now + deps.reservationTtlMs,
       model,
     };
-    let reservation = await this.reserveOnce(request, input);
+    let reservation = await this.reserveOnce(request, ref, input);
     const reclaim = reclaimable(reservation);
     if (reclaim !== null && (await deps.leases?.reclaim(ref, reclaim === "balance"))) {
       // Other replicas' leases held part of what this request needs: they were asked to give back what they
       // do not use, and the request is reserved once more.
-      reservation = await this.reserveOnce(request, input);
+      reservation = await this.reserveOnce(request, ref, input);
     }
     if (reservation.expired > 0) deps.expiredReservations(reservation.expired);
     if (!reservation.ok) {
-      throw refusalError(
-        reservation,
-        worst,
-        request.price as NonNullable<GatewayRequest["price"]>,
-        model,
-        periods,
-      );
+      throw refusalError(reservation, worst, price, model, periods);
     }
     request.admission = "reserve";
     request.reserved = worst.amount;
@@ -179,9 +223,13 @@ export class RequestBilling {
    * Reserves the request's worst case. When the reply is lost (Redis stalled, the connection dropped) the
    * script may have run all the same: what it may hold is released now, not after its expiry.
    */
-  private async reserveOnce(request: GatewayRequest, input: ReserveInput): Promise<Reservation | Refusal> {
+  private async reserveOnce(
+    request: GatewayRequest,
+    ref: KeyRef,
+    input: ReserveInput,
+  ): Promise<Reservation | Refusal> {
     try {
-      return await this.deps.store.reserve(request.ref as NonNullable<GatewayRequest["ref"]>, input);
+      return await this.deps.store.reserve(ref, input);
     } catch (error) {
       if (isConnectionError(error)) this.release(request, "redis_unavailable", 503);
       throw error;
@@ -198,4 +246,20 @@ function reclaimable(reservation: Reservation | Refusal): "key" | "balance" | nu
   }
   if (reservation.code === "insufficient_balance" && (reservation.accountReserved ?? 0) > 0) return "balance";
   return null;
+}
+
+function admissionOf(
+  request: GatewayRequest,
+  terms: AdmissionTerms,
+  price: ModelPrice,
+  admitted: Admitted,
+): Admission {
+  request.admittedAt = performance.now();
+  return {
+    ...terms,
+    price,
+    allowedModels: admitted.allowedModels,
+    rpm: admitted.rpm,
+    tpm: admitted.tpm,
+  };
 }

@@ -34,7 +34,13 @@ import { HeldModelList } from "./model-list.js";
 import { type MeterLimits, ResponseMeter } from "./response-meter.js";
 import type { UpstreamGate, Wait, Waiter } from "./upstream-gate.js";
 
-/** What every exchange is given: built once by the forwarder, shared by all of them. */
+/** The exchange's place on the path (pipeline.ts's PATH): between `send` and the ending's stages. */
+export const RELAY = {
+  name: "relay",
+  does: "streams the answer back (backpressure, timeouts, 502/504) through the meter, which reads its usage",
+} as const;
+
+/** What every exchange is given: built once by the pipeline, shared by all of them. */
 export interface ExchangeDeps {
   /** upstream.timeoutMs: how long the upstream has to begin its answer. */
   timeoutMs: number;

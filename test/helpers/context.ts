@@ -1,4 +1,4 @@
-// The request path's parts — the forwarder, the exchange, the request's end, the public listener — wired for
+// The request path's parts — the pipeline, the exchange, the request's end, the public listener — wired for
 // tests of one of them on the suite's Redis, as gateway.ts wires them: one object that gives each the
 // dependencies it asks for, with the observer and, unless a real queue is given, the settlement queue
 // replaced by recorders. Tests may swap `ctx.observer` or `ctx.settlements`: the parts read them per call.
@@ -13,17 +13,18 @@ import { createLogger } from "../../src/observability/logger.js";
 import type { RequestObserver } from "../../src/observability/observer.js";
 import { EndpointTable } from "../../src/proxy/endpoints.js";
 import type { ExchangeDeps } from "../../src/proxy/exchange.js";
-import { exchangeDeps, type ForwarderDeps } from "../../src/proxy/forwarder.js";
+import { exchangeDeps, type PipelineDeps } from "../../src/proxy/pipeline.js";
 import { RequestTracker } from "../../src/proxy/request-tracker.js";
 import type { PublicDeps } from "../../src/server/public-server.js";
 import type { Settlement } from "../../src/store/settle-script.js";
 import type { TestStore } from "./store.js";
 
-export type TestContext = ForwarderDeps &
+export type TestContext = PipelineDeps &
   PublicDeps & {
     config: Config;
     tracker: RequestTracker;
     billing: RequestBilling;
+    pricing: Pricing;
     observer: RequestObserver;
     settlements: Pick<SettlementQueue, "submit">;
     /** What each exchange is given, ending its request through this context (request-end.ts). */
@@ -69,6 +70,8 @@ export function testContext(
     readiness: async () => ({ ready: true }),
   } as unknown as TestContext;
   ctx.billing = new RequestBilling({
+    pricing: ctx.pricing,
+    maxPromptTokens: parsed.billing.maxPromptTokens,
     store: store.billing,
     leases: null,
     settlements: { submit: (settlement) => ctx.settlements.submit(settlement) },

@@ -65,6 +65,13 @@ export async function openReplica(
     errors,
   };
   replica.billing = new RequestBilling({
+    // Requests come priced (requestOf): admitWorst is given their price and worst case.
+    pricing: {
+      priceFor: () => {
+        throw new Error("the money model admits requests it has priced itself");
+      },
+    },
+    maxPromptTokens: 2_000_000,
     store: {
       reserve: async (ref, input) => {
         const reply = await stores.billing.reserve(ref, input);
@@ -113,7 +120,7 @@ export function ended(request: GatewayRequest, spec: RequestSpec, usage: Usage, 
   request.end(now, performance.now());
 }
 
-function modelPrice(price: Price): ModelPrice {
+export function modelPrice(price: Price): ModelPrice {
   return {
     input: price.input,
     output: price.output,

@@ -7,7 +7,7 @@ import type { GatewayRequest } from "../../../src/core/request.js";
 import type { TestClock } from "../clock.js";
 import { testPrefix } from "../store.js";
 import { waitUntil } from "../wait.js";
-import { type BillingReplica, ended, openReplica, requestOf } from "./billing-replica.js";
+import { type BillingReplica, ended, modelPrice, openReplica, requestOf } from "./billing-replica.js";
 import type { Mode, Usage, WindowSpec } from "./model.js";
 import { MoneyOperator, type StoreSettings } from "./operator.js";
 import type { Admission, MoneySystem, RequestSpec, Snapshot } from "./system.js";
@@ -83,8 +83,13 @@ export class BillingSystem implements MoneySystem {
     };
     replica.lastReply = null;
     try {
-      replica.billing.admitOnLease(request, hash, { kind: "none" }, worst) ??
-        (await replica.billing.reserve(request, hash, { kind: "none" }, worst));
+      await replica.billing.admitWorst(
+        request,
+        { ref: spec.key, hash },
+        { kind: "none" },
+        worst,
+        modelPrice(spec.price),
+      );
     } catch (error) {
       const reply = replica.lastReply as BillingReplica["lastReply"];
       if (reply === null || reply.ok) throw error;

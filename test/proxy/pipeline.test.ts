@@ -1,4 +1,4 @@
-// The forwarder on the suite's Redis, with a bug planted after the reservation: whatever throws between
+// The request path (pipeline.ts) on the suite's Redis, with a bug planted after the reservation: whatever throws between
 // the reservation and the exchange taking the request over, the reservation is released at once, the
 // client gets 500, and nothing is left held.
 
@@ -7,7 +7,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { SettlementQueue } from "../../src/billing/settlement-queue.js";
-import { createForwarder, type ForwardingProxy } from "../../src/proxy/forwarder.js";
+import { createPipeline, type ForwardingProxy } from "../../src/proxy/pipeline.js";
 import { ACTOR } from "../helpers/actor.js";
 import { testContext } from "../helpers/context.js";
 import { openStore, type TestStore } from "../helpers/store.js";
@@ -26,7 +26,7 @@ afterEach(async () => {
   store?.close();
 });
 
-describe("the forwarder", () => {
+describe("the pipeline", () => {
   it("releases the reservation when something fails after it is made, and answers 500", async () => {
     store = await openStore();
     upstream = await startStubUpstream();
@@ -46,7 +46,7 @@ describe("the forwarder", () => {
         },
       });
     };
-    forwarder = createForwarder(ctx);
+    forwarder = createPipeline(ctx);
     server = createServer((req, res) =>
       forwarder.forward(req, res, "req-1", performance.now(), "/v1/chat/completions", false),
     );
