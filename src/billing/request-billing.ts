@@ -11,16 +11,16 @@ import type { Logger } from "pino";
 import type { KeyRef } from "../core/key-ref.js";
 import type { ModelCheck } from "../core/model-check.js";
 import type { RecordOutcome } from "../core/outcome.js";
-import type { ModelPrice } from "../core/price.js";
 import { isConnectionError } from "../core/redis-errors.js";
-import type { GatewayRequest } from "../core/request.js";
+import type { AdmittedRequest, GatewayRequest, ReservedRequest } from "../core/request.js";
 import type { BillingStore, LimitState, Refusal, Reservation, ReserveInput } from "../store/billing-store.js";
+import type { Settlement } from "../store/settle-script.js";
 import { type AdmissionAsk, type AdmissionTerms, admissionTerms } from "./admission-terms.js";
 import type { WorstCase } from "./estimate.js";
 import type { LeaseService } from "./lease-service.js";
 import type { Pricing } from "./pricing.js";
 import { refusalError } from "./refusals.js";
-import { type SettlementRules, settlementOf } from "./settlement.js";
+import { releaseOf, type SettlementRules, settlementOf } from "./settlement.js";
 import type { SettlementQueue } from "./settlement-queue.js";
 
 /** What an admitted request's key allows, as the forwarder applies it: its model list and per-minute limits. */
@@ -31,9 +31,9 @@ export interface Admitted {
   readonly tpm: LimitState | null;
 }
 
-/** Admitted, with what admission committed to: the request's price and terms, and what its key allows. */
+/** Admitted, with what admission committed to: the request (priced, named), its terms, what its key allows. */
 export interface Admission extends AdmissionTerms, Admitted {
-  readonly price: ModelPrice;
+  readonly request: AdmittedRequest;
 }
 
 /** Who asks to be admitted: the credential's key and its hash (the reserve script checks it). */
@@ -75,27 +75,30 @@ export class RequestBilling {
     ask: AdmissionAsk,
   ): Admission | Promise<Admission> {
     const price = this.deps.pricing.priceFor(ask.model);
-    request.price = price;
+    // Priced and named from here: a refusal is reported with its price, a lost reply released by its id.
+    const priced = Object.assign(request, { price, ref: who.ref, reservationId: randomUUID() });
     const terms = admissionTerms(ask, price, this.deps.rules.estimate, this.deps.maxPromptTokens);
-    request.promptEstimate = terms.promptEstimate;
-    request.maxCompletionTokens = terms.maxCompletionTokens;
-    request.maxPromptTokens = terms.maxPromptTokens;
-    request.admittingAt = performance.now();
-    const admitted = this.admitWorst(request, who, check, terms.worst, price);
+    priced.promptEstimate = terms.promptEstimate;
+    priced.maxCompletionTokens = terms.maxCompletionTokens;
+    priced.maxPromptTokens = terms.maxPromptTokens;
+    priced.admittingAt = performance.now();
+    const admitted = this.admitWorst(priced, who.hash, check, terms.worst);
     return admitted instanceof Promise
-      ? admitted.then((granted) => admissionOf(request, terms, price, granted))
-      : admissionOf(request, terms, price, admitted);
+      ? admitted.then((granted) => admissionOf(priced, terms, granted))
+      : admissionOf(priced, terms, admitted);
   }
 
-  /** Admits `worst` on the replica's admission lease when it covers it, else by a reservation of its own. */
+  /**
+   * Admits `worst` for the priced and named request on the replica's admission lease when it covers it, else
+   * by a reservation of its own. `keyHash` is the credential's hash (the reserve script checks it).
+   */
   admitWorst(
-    request: GatewayRequest,
-    who: Admittee,
+    request: AdmittedRequest,
+    keyHash: string,
     check: ModelCheck,
     worst: WorstCase,
-    price: ModelPrice,
   ): Admitted | Promise<Admitted> {
-    return this.admitOnLease(request, who, check, worst) ?? this.reserve(request, who, check, worst, price);
+    return this.admitOnLease(request, keyHash, check, worst) ?? this.reserve(request, keyHash, check, worst);
   }
 
   /**
@@ -104,16 +107,15 @@ export class RequestBilling {
    * null sends it to reserve().
    */
   private admitOnLease(
-    request: GatewayRequest,
-    who: Admittee,
+    request: AdmittedRequest,
+    keyHash: string,
     model: ModelCheck,
     worst: WorstCase,
   ): Admitted | null {
     const leases = this.deps.leases;
     if (leases === null) return null;
-    const leased = leases.admit(who.ref, who.hash, model, worst.amount);
+    const leased = leases.admit(request.ref, keyHash, model, worst.amount);
     if (leased === null) return null;
-    request.reservationId = randomUUID();
     request.admission = "lease";
     request.reserved = worst.amount;
     request.leaseHold = leased;
@@ -129,18 +131,15 @@ export class RequestBilling {
    * failure to reach Redis (having released whatever the lost reply may have reserved).
    */
   private async reserve(
-    request: GatewayRequest,
-    who: Admittee,
+    request: AdmittedRequest,
+    keyHash: string,
     model: ModelCheck,
     worst: WorstCase,
-    price: ModelPrice,
   ): Promise<Admitted> {
     const { deps } = this;
-    const { ref, hash: keyHash } = who;
+    const { ref, price, reservationId } = request;
     const now = deps.now();
     const periods = deps.rules.calendar.at(now);
-    const reservationId = randomUUID();
-    request.reservationId = reservationId;
     const input: ReserveInput = {
       reservationId,
       amount: worst.amount,
@@ -151,12 +150,12 @@ export class RequestBilling {
       expiresAt: now + deps.reservationTtlMs,
       model,
     };
-    let reservation = await this.reserveOnce(request, ref, input);
+    let reservation = await this.reserveOnce(request, input);
     const reclaim = reclaimable(reservation);
     if (reclaim !== null && (await deps.leases?.reclaim(ref, reclaim === "balance"))) {
       // Other replicas' leases held part of what this request needs: they were asked to give back what they
       // do not use, and the request is reserved once more.
-      reservation = await this.reserveOnce(request, ref, input);
+      reservation = await this.reserveOnce(request, input);
     }
     if (reservation.expired > 0) deps.expiredReservations(reservation.expired);
     if (!reservation.ok) {
@@ -176,9 +175,9 @@ export class RequestBilling {
    * worked out, or a settlement that cannot be handed over, is a bug of ours, logged, and the reservation is
    * released rather than charged on a guess.
    */
-  settle(request: GatewayRequest): void {
+  settle(request: AdmittedRequest): void {
     const { deps } = this;
-    let settlement: ReturnType<typeof settlementOf>;
+    let settlement: Settlement;
     try {
       settlement = settlementOf(request, deps.rules);
     } catch (error) {
@@ -186,7 +185,7 @@ export class RequestBilling {
         { request_id: request.requestId, err: error },
         "could not work out the charge; the reservation is released",
       );
-      settlement = settlementOf(request, deps.rules, true);
+      settlement = releaseOf(request, deps.rules);
     }
     try {
       deps.settlements.submit(settlement);
@@ -212,24 +211,20 @@ export class RequestBilling {
    * its lease hold) holds now, and lists the request among the key's recent ones as failed. If the reservation
    * was never made, it changes nothing.
    */
-  release(request: GatewayRequest, outcome: RecordOutcome, status: number): void {
+  release(request: ReservedRequest, outcome: RecordOutcome, status: number): void {
     request.outcome = outcome;
     request.status = status;
     request.end(this.deps.now(), performance.now());
-    this.deps.settlements.submit(settlementOf(request, this.deps.rules, true));
+    this.deps.settlements.submit(releaseOf(request, this.deps.rules));
   }
 
   /**
    * Reserves the request's worst case. When the reply is lost (Redis stalled, the connection dropped) the
    * script may have run all the same: what it may hold is released now, not after its expiry.
    */
-  private async reserveOnce(
-    request: GatewayRequest,
-    ref: KeyRef,
-    input: ReserveInput,
-  ): Promise<Reservation | Refusal> {
+  private async reserveOnce(request: AdmittedRequest, input: ReserveInput): Promise<Reservation | Refusal> {
     try {
-      return await this.deps.store.reserve(ref, input);
+      return await this.deps.store.reserve(request.ref, input);
     } catch (error) {
       if (isConnectionError(error)) this.release(request, "redis_unavailable", 503);
       throw error;
@@ -248,16 +243,11 @@ function reclaimable(reservation: Reservation | Refusal): "key" | "balance" | nu
   return null;
 }
 
-function admissionOf(
-  request: GatewayRequest,
-  terms: AdmissionTerms,
-  price: ModelPrice,
-  admitted: Admitted,
-): Admission {
+function admissionOf(request: AdmittedRequest, terms: AdmissionTerms, admitted: Admitted): Admission {
   request.admittedAt = performance.now();
   return {
     ...terms,
-    price,
+    request,
     allowedModels: admitted.allowedModels,
     rpm: admitted.rpm,
     tpm: admitted.tpm,

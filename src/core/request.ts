@@ -1,5 +1,6 @@
 // One request on the public port, from its arrival to its settlement, as one object with one lifecycle: the
-// forwarder creates it (proxy/forwarder.ts), admission fills in how it was let in (billing/request-billing.ts),
+// request path creates it (proxy/pipeline.ts) and its stages fill it in (proxy/stages/), admission how it was
+// let in (billing/request-billing.ts: from then on it is an AdmittedRequest, the type saying what is known),
 // the exchange how it went (proxy/exchange.ts), the charging policy what it cost (billing/settlement.ts), and
 // the observer reads it for the log line and the metrics (observability/). What is written elsewhere is
 // derived from it by one small pure function each: the settlement (billing/settlement.ts), the key's
@@ -88,7 +89,7 @@ export class GatewayRequest {
   /** Its trace, while tracing is on (observability/otel/); null otherwise. */
   trace: RequestTrace | null = null;
 
-  // The forwarder: the key, what the request asks for, and how it is forwarded.
+  // The path's stages (proxy/stages/): the key, what the request asks for, and how it is forwarded.
 
   /** The key of the credential, once authenticated. */
   ref: KeyRef | null = null;
@@ -245,4 +246,18 @@ export class GatewayRequest {
     this.gatewayMs = at - this.arrivedAt;
     this.latencyMs = this.gatewayMs;
   }
+}
+
+/**
+ * A request billing has reserved for, or tried to (a reservation whose reply was lost may hold something): its
+ * key and its reservation are named, so that a settlement — a release at least — can be sent for it.
+ */
+export interface ReservedRequest extends GatewayRequest {
+  readonly ref: KeyRef;
+  readonly reservationId: string;
+}
+
+/** A request billing has admitted (billing/request-billing.ts): priced, and its worst case held. */
+export interface AdmittedRequest extends ReservedRequest {
+  readonly price: ModelPrice;
 }

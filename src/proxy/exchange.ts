@@ -13,7 +13,7 @@ import type { ProxyServer } from "http-proxy-3";
 import type { Logger } from "pino";
 import { GatewayError } from "../core/errors.js";
 import type { Outcome, RecordOutcome } from "../core/outcome.js";
-import type { GatewayRequest } from "../core/request.js";
+import type { AdmittedRequest } from "../core/request.js";
 import type { RequestSharing } from "../core/sharing.js";
 import { sendError } from "../http/respond.js";
 import { BodyCapture } from "./body-capture.js";
@@ -49,7 +49,7 @@ export interface ExchangeDeps {
   captureBytes: number;
   logger: Logger;
   /** The request is over, whatever way: settle it and report it (request-end.ts). */
-  end(request: GatewayRequest): void;
+  end(request: AdmittedRequest): void;
 }
 
 export class Exchange implements ExchangeEvents, Waiter {
@@ -69,7 +69,7 @@ export class Exchange implements ExchangeEvents, Waiter {
   constructor(
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
-    readonly request: GatewayRequest,
+    readonly request: AdmittedRequest,
     private readonly deps: ExchangeDeps,
   ) {
     this.capture = request.logBodies ? new BodyCapture(deps.captureBytes) : null;

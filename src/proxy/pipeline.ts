@@ -122,7 +122,7 @@ export function createPipeline(deps: PipelineDeps): ForwardingProxy {
       // Admitted, but not handed over to its exchange: released now, not at its reservation's expiry.
       if (passage.admission !== null && passage.forwarded === null) {
         try {
-          deps.billing.release(request, "internal_error", 500);
+          deps.billing.release(passage.admission.request, "internal_error", 500);
         } catch (releaseFailed) {
           failure = releaseFailed;
         }

@@ -6,7 +6,7 @@
 import { performance } from "node:perf_hooks";
 import type { Logger } from "pino";
 import type { RequestBilling } from "../billing/request-billing.js";
-import type { GatewayRequest } from "../core/request.js";
+import type { AdmittedRequest } from "../core/request.js";
 import type { RequestObserver } from "../observability/observer.js";
 import type { RequestTracker } from "./request-tracker.js";
 import type { UpstreamGate } from "./upstream-gate.js";
@@ -26,7 +26,7 @@ export interface RequestEndDeps {
 interface EndingStage {
   readonly name: string;
   readonly does: string;
-  run(deps: RequestEndDeps, request: GatewayRequest): void;
+  run(deps: RequestEndDeps, request: AdmittedRequest): void;
 }
 
 const settle: EndingStage = {
@@ -55,6 +55,6 @@ const record: EndingStage = {
 /** What runs once the exchange has ended the request, in order. */
 export const ENDING: readonly EndingStage[] = [settle, record];
 
-export function endRequest(deps: RequestEndDeps, request: GatewayRequest): void {
+export function endRequest(deps: RequestEndDeps, request: AdmittedRequest): void {
   for (const stage of ENDING) stage.run(deps, request);
 }

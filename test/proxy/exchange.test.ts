@@ -62,7 +62,7 @@ async function exchangeServer(upstream: Handler, over: Partial<GatewayRequest> =
       protocol: "http",
     });
     const request = new GatewayRequest(`r${++n}`, req.method ?? "GET", req.url ?? "/", performance.now());
-    Object.assign(
+    const admitted = Object.assign(
       request,
       {
         ref: { accountId: "acme", keyId: "key_a" },
@@ -85,8 +85,8 @@ async function exchangeServer(upstream: Handler, over: Partial<GatewayRequest> =
       },
       over,
     );
-    ctx.tracker.begin(request);
-    new Exchange(req, res, request, ctx.exchange).start(proxy);
+    ctx.tracker.begin(admitted);
+    new Exchange(req, res, admitted, ctx.exchange).start(proxy);
   });
   return { url, ...recorded, tracker: ctx.tracker };
 }

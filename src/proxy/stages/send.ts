@@ -70,7 +70,7 @@ export const send: Stage<SendDeps, Admitted, Sent> = {
       request.strip = askUsage ? (facts.continuousUsage ? STRIP_EVERY_CHUNK : STRIP_LAST) : null;
       request.filterModels = filterModels;
       request.rateLimitHeaders = rateLimitHeaders(admission.rpm, admission.tpm);
-      new Exchange(req, res, request, deps.exchange).start(
+      new Exchange(req, res, admission.request, deps.exchange).start(
         deps.proxy,
         request.usageClass === null ? null : gate,
         sharing,

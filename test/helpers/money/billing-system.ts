@@ -3,11 +3,11 @@
 // clock the test moves; the operator (operator.ts) on a connection of its own. No HTTP, no upstream: the most
 // runs per second while every line of money code that runs is the gateway's.
 
-import type { GatewayRequest } from "../../../src/core/request.js";
+import type { AdmittedRequest } from "../../../src/core/request.js";
 import type { TestClock } from "../clock.js";
 import { testPrefix } from "../store.js";
 import { waitUntil } from "../wait.js";
-import { type BillingReplica, ended, modelPrice, openReplica, requestOf } from "./billing-replica.js";
+import { type BillingReplica, ended, openReplica, requestOf } from "./billing-replica.js";
 import type { Mode, Usage, WindowSpec } from "./model.js";
 import { MoneyOperator, type StoreSettings } from "./operator.js";
 import type { Admission, MoneySystem, RequestSpec, Snapshot } from "./system.js";
@@ -23,7 +23,7 @@ export interface BillingSystemOptions {
 }
 
 interface Running {
-  request: GatewayRequest;
+  request: AdmittedRequest;
   slot: number;
   spec: RequestSpec;
 }
@@ -83,13 +83,7 @@ export class BillingSystem implements MoneySystem {
     };
     replica.lastReply = null;
     try {
-      await replica.billing.admitWorst(
-        request,
-        { ref: spec.key, hash },
-        { kind: "none" },
-        worst,
-        modelPrice(spec.price),
-      );
+      await replica.billing.admitWorst(request, hash, { kind: "none" }, worst);
     } catch (error) {
       const reply = replica.lastReply as BillingReplica["lastReply"];
       if (reply === null || reply.ok) throw error;
