@@ -21,12 +21,15 @@ import { createLeases, type LeaseService } from "./billing/lease-service.js";
 import { Pricing } from "./billing/pricing.js";
 import { RequestBilling } from "./billing/request-billing.js";
 import { ReservationKeeper } from "./billing/reservation-keeper.js";
+import { settlementChannels } from "./billing/settlement-channels.js";
 import { SettlementQueue } from "./billing/settlement-queue.js";
 import type { Config } from "./config/schema.js";
+import { GatewayEvents } from "./core/channels.js";
 import type { GatewayError } from "./core/errors.js";
 import { version } from "./core/version.js";
 import { providerSecrets as oidcSecrets } from "./identity/provider-secrets.js";
 import { identitySettings, signInConfigured } from "./identity/settings.js";
+import { observeGatewayEvents } from "./observability/gateway-channels.js";
 import { type GatewayMetrics, NO_METRICS } from "./observability/gateway-metrics.js";
 import { createLogger } from "./observability/logger.js";
 import { Metrics } from "./observability/metrics.js";
@@ -163,12 +166,19 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const scriptErrors = new ScriptErrors(logger, metrics, () => performance.now());
   observeScriptErrors(redis, (script, error) => scriptErrors.report(script, error));
   const failures = new RequestFailures(logger);
+  // What the lower layers tell (core/channels.ts), heard by the metrics and the observer until close.
   const observer = createObserver(
     logger,
     metrics,
     { logBodies: config.logging.bodies ? config.logging.maxBodyBytes : null },
     telemetry,
   );
+  const events = new GatewayEvents();
+  const unobserveEvents = observeGatewayEvents(events, {
+    metrics: config.metrics.enabled ? metrics : null,
+    observer,
+    logger,
+  });
   const replicaAcks =
     config.redis.settlementReplicas === 0
       ? null
@@ -185,9 +195,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       requestLogMaxPerKey: config.requestLog.maxPerKey,
       requestLogRetentionDays: config.requestLog.retentionDays,
     },
-    observe: config.metrics.enabled
-      ? (operation, seconds) => metrics.redisOperation(operation, seconds)
-      : undefined,
+    observe: events,
     events: {
       keepMs: config.alerts.eventRetentionDays * 86_400_000,
       thresholds: config.alerts.thresholds,
@@ -203,12 +211,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     drift: (report) => observer.drift(report),
     onError: (error) => logger.debug({ err: (error as Error).message }, "the books could not be checked"),
   });
-  const hooks = leases ? leases.settlementHooks(observer) : observer;
+  // The lease book's mirror first, then what is told of the settlement (settlement.* channels).
+  const hooks = settlementChannels(events);
+  const chained = leases ? leases.settlementHooks(hooks) : hooks;
   const queue = new SettlementQueue(stores.billing, {
-    ...hooks,
+    ...chained,
     settled: (settlement, result) => {
       booksWatch.settled(settlement, result);
-      hooks.settled?.(settlement, result);
+      chained.settled?.(settlement, result);
     },
   });
   settlements = queue;
@@ -239,7 +249,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     },
     reservationTtlMs: config.billing.reservationTtlSeconds * 1000,
     now,
-    expiredReservations: (count) => observer.expiredReservations(count),
+    events,
     logger,
   });
   const proxy = createPipeline({
@@ -309,6 +319,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     proxy.close();
     replicaAcks?.close();
     closeRedis(redis);
+    unobserveEvents();
     void telemetry.shutdown();
     throw error;
   }
@@ -435,6 +446,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       startup.stop();
       replicaAcks?.close();
       closeRedis(redis);
+      unobserveEvents();
       // Last: the spans and metrics of the requests drained above go out before the process ends.
       await telemetry.shutdown();
     },

@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Logger } from "pino";
+import type { GatewayEvents } from "../core/channels.js";
 import type { KeyRef } from "../core/key-ref.js";
 import type { ModelCheck } from "../core/model-check.js";
 import type { RecordOutcome } from "../core/outcome.js";
@@ -55,8 +56,8 @@ export interface RequestBillingDeps {
   reservationTtlMs: number;
   /** Wall clock (ms). */
   now(): number;
-  /** Reservations of an account were found expired (never settled) while reserving (the observer). */
-  expiredReservations(count: number): void;
+  /** Where it tells that reservations of an account were found expired (reservations.expired). */
+  events: Pick<GatewayEvents, "publish">;
   logger: Logger;
 }
 
@@ -157,7 +158,7 @@ export class RequestBilling {
       // do not use, and the request is reserved once more.
       reservation = await this.reserveOnce(request, input);
     }
-    if (reservation.expired > 0) deps.expiredReservations(reservation.expired);
+    if (reservation.expired > 0) deps.events.publish("reservations.expired", { count: reservation.expired });
     if (!reservation.ok) {
       throw refusalError(reservation, worst, price, model, periods);
     }

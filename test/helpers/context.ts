@@ -8,6 +8,7 @@ import { Pricing } from "../../src/billing/pricing.js";
 import { RequestBilling } from "../../src/billing/request-billing.js";
 import type { SettlementQueue } from "../../src/billing/settlement-queue.js";
 import { type Config, type ConfigInput, configSchema } from "../../src/config/schema.js";
+import { GatewayEvents } from "../../src/core/channels.js";
 import type { GatewayRequest } from "../../src/core/request.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { RequestObserver } from "../../src/observability/observer.js";
@@ -83,7 +84,7 @@ export function testContext(
     },
     reservationTtlMs: parsed.billing.reservationTtlSeconds * 1000,
     now: store.stores.now,
-    expiredReservations: (count) => ctx.observer.expiredReservations(count),
+    events: new GatewayEvents(),
     logger,
   });
   ctx.exchange = exchangeDeps(ctx);

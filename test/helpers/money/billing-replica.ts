@@ -10,6 +10,7 @@ import pino from "pino";
 import { LeaseService } from "../../../src/billing/lease-service.js";
 import { RequestBilling } from "../../../src/billing/request-billing.js";
 import { SettlementQueue } from "../../../src/billing/settlement-queue.js";
+import { GatewayEvents } from "../../../src/core/channels.js";
 import type { ModelPrice } from "../../../src/core/price.js";
 import { type AdmittedRequest, GatewayRequest } from "../../../src/core/request.js";
 import type { Refusal, Reservation } from "../../../src/store/billing-store.js";
@@ -90,7 +91,7 @@ export async function openReplica(
     },
     reservationTtlMs: options.ttlMs,
     now: settings.clock.now,
-    expiredReservations: () => {},
+    events: new GatewayEvents(),
     logger,
   });
   return replica;
