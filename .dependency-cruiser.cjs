@@ -16,6 +16,7 @@ const LAYERS = [
   ["observability"], // logger, metrics, the observer
   ["proxy", "services", "identity"], // forwarding a request | account, key, usage and alert management | people, sign-in, roles
   ["server", "admin"], // the public listener and its local routes | the admin API and the dashboard
+  ["gateway"], // the composition root's parts: the request path's, the money side's, the admin side's assembly
   ["gateway.ts"], // the composition root: builds the gateway from its configuration, decides nothing
   ["run-gateway.ts"], // `serve`: runs the gateway until a signal, then drains it
   ["cli", "demo"], // the commands; the demo (a gateway, a model server and a Redis of its own)

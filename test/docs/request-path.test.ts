@@ -30,7 +30,10 @@ describe("docs/development.md's request path", () => {
   });
 
   it("lists every declared event, with what it tells", () => {
-    const rows = [...section.matchAll(/^\| `(tunnel-gateway:[\w.]+)` \| (.+) \|$/gm)].map((m) => [m[1], m[2]]);
+    const rows = [...section.matchAll(/^\| `(tunnel-gateway:[\w.]+)` \| (.+) \|$/gm)].map((m) => [
+      m[1],
+      m[2],
+    ]);
     expect(rows).toEqual(CHANNEL_NAMES.map((name) => [channelName(name), CHANNELS[name]]));
   });
 });
