@@ -39,9 +39,39 @@ const layerRules = LAYERS.flatMap((layer, level) => {
   }));
 });
 
+/**
+ * The parts of proxy/ (the request path), lowest first: reading the request; metering the answer; fair sharing
+ * of the model server; relaying the exchange; the stages. A part may import only the parts below its own; the
+ * files directly in proxy/ (the runner, the ending, the tracker) sit on top of them all.
+ */
+const PROXY_PARTS = ["request", "meters", "sharing", "relay", "stages"];
+
+const proxyPartRules = PROXY_PARTS.map((part, level) => {
+  const below = PROXY_PARTS.slice(0, level);
+  return {
+    name: `proxy parts: ${part}`,
+    severity: "error",
+    comment:
+      `src/proxy/${part}/ may import only ${below.length === 0 ? "nothing else of proxy/" : below.map((b) => `proxy/${b}/`).join(", ")} ` +
+      "(the parts below its own): see PROXY_PARTS in .dependency-cruiser.cjs and docs/development.md#layers.",
+    from: { path: `^src/proxy/${part}/` },
+    to: { path: "^src/proxy/", pathNot: [part, ...below].map((room) => `^src/proxy/${room}/`) },
+  };
+});
+
 module.exports = {
   forbidden: [
     ...layerRules,
+    ...proxyPartRules,
+    {
+      name: "no-circular: proxy and core",
+      severity: "error",
+      comment:
+        "The request path and the shared values import no file that imports them back, however far round: " +
+        "a cycle of files hides which one a change should start from.",
+      from: { path: "^src/(proxy|core)/" },
+      to: { circular: true },
+    },
     {
       name: "layers: folder without a layer",
       severity: "error",

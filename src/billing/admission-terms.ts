@@ -9,7 +9,7 @@ import { GatewayError } from "../core/errors.js";
 import type { ModelPrice } from "../core/price.js";
 import { estimatedPromptTokens, NOTHING, type PromptSize, type WorstCase, worstCase } from "./estimate.js";
 
-/** What the request asks for, as its body says (proxy/request-facts.ts reads it). */
+/** What the request asks for, as its body says (proxy/request/request-facts.ts reads it). */
 export interface AdmissionAsk {
   /** The model it names; null for the default one. */
   model: string | null;

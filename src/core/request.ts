@@ -1,7 +1,7 @@
 // One request on the public port, from its arrival to its settlement, as one object with one lifecycle: the
 // request path creates it (proxy/pipeline.ts) and its stages fill it in (proxy/stages/), admission how it was
 // let in (billing/request-billing.ts: from then on it is an AdmittedRequest, the type saying what is known),
-// the exchange how it went (proxy/exchange.ts), the charging policy what it cost (billing/settlement.ts), and
+// the exchange how it went (proxy/relay/exchange.ts), the charging policy what it cost (billing/settlement.ts), and
 // the observer reads it for the log line and the metrics (observability/). What is written elsewhere is
 // derived from it by one small pure function each: the settlement (billing/settlement.ts), the key's
 // recent-requests entry (store/request-log-store.ts), the log line (observability/log-line.ts). A request the
@@ -28,7 +28,7 @@ export interface RequestBodies {
   response: BodyText;
 }
 
-/** What a shutdown drain's end aborts: a forwarded request's exchange (proxy/exchange.ts). */
+/** What a shutdown drain's end aborts: a forwarded request's exchange (proxy/relay/exchange.ts). */
 export interface Abortable {
   abortForShutdown(): void;
 }
@@ -47,7 +47,7 @@ export interface LeaseHold {
   readonly share: number;
 }
 
-/** What to take out of a stream the gateway asked for usage (see proxy/sse-meter.ts). */
+/** What to take out of a stream the gateway asked for usage (see proxy/meters/sse-meter.ts). */
 export interface StripMode {
   /** The upstream reports usage on every chunk (continuous_usage_stats), not only on the last. */
   everyChunk: boolean;
@@ -139,7 +139,7 @@ export class GatewayRequest {
   /** The key's max_parallel, for the per-key in-flight gauge (null without one). */
   maxParallel: number | null = null;
 
-  // The wait for a place at the model server (proxy/upstream-gate.ts), only where upstream.maxInFlight is set.
+  // The wait for a place at the model server (proxy/sharing/upstream-gate.ts), only where upstream.maxInFlight is set.
 
   /** When it asked for a place at the model server (performance.now(), ms); 0 where there is no limit. */
   queuedAt = 0;
@@ -151,7 +151,7 @@ export class GatewayRequest {
   /** It holds one of the model server's places (upstream.maxInFlight), given back when it ends. */
   holdsSlot = false;
 
-  // The exchange (proxy/exchange.ts).
+  // The exchange (proxy/relay/exchange.ts).
 
   /**
    * The exchange while it runs, from the moment the request is admitted (its wait in the fair queue included):

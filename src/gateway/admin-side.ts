@@ -11,7 +11,7 @@ import type { providerSecrets } from "../identity/provider-secrets.js";
 import type { IdentitySettings } from "../identity/settings.js";
 import type { GatewayMetrics } from "../observability/gateway-metrics.js";
 import type { RequestFailures } from "../observability/request-failures.js";
-import type { FairSharing } from "../proxy/fair-sharing.js";
+import type { FairSharing } from "../proxy/sharing/fair-sharing.js";
 import { serveWhileStarting, startingAdminHandler } from "../server/starting.js";
 import type { TransportSecurity } from "../server/transport-security.js";
 import type { Stores } from "../store/stores.js";

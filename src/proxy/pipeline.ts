@@ -17,7 +17,8 @@ import { errorFormatOf, sendError } from "../http/respond.js";
 import type { RequestObserver } from "../observability/observer.js";
 import { RequestFailures } from "../observability/request-failures.js";
 import type { Tracing } from "../observability/telemetry.js";
-import { type ExchangeDeps, RELAY } from "./exchange.js";
+import { type ExchangeDeps, RELAY } from "./relay/exchange.js";
+import { createUpstreamProxy } from "./relay/upstream-proxy.js";
 import { ENDING, endRequest, type RequestEndDeps } from "./request-end.js";
 import type { RequestTracker } from "./request-tracker.js";
 import { type AdmitDeps, admit } from "./stages/admit.js";
@@ -27,7 +28,6 @@ import { type InspectDeps, inspect } from "./stages/inspect.js";
 import { type Arrived, Passage, type Sent } from "./stages/phases.js";
 import { type SendDeps, send } from "./stages/send.js";
 import type { PathOutput } from "./stages/stage.js";
-import { createUpstreamProxy } from "./upstream-proxy.js";
 
 /** The path to the model server, in order. Adding a stage is adding a line (and a file under stages/). */
 export const STAGES = [authenticate, classify, inspect, admit, send] as const;

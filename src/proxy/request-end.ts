@@ -9,7 +9,7 @@ import type { RequestBilling } from "../billing/request-billing.js";
 import type { AdmittedRequest } from "../core/request.js";
 import type { RequestObserver } from "../observability/observer.js";
 import type { RequestTracker } from "./request-tracker.js";
-import type { UpstreamGate } from "./upstream-gate.js";
+import type { UpstreamGate } from "./sharing/upstream-gate.js";
 
 export interface RequestEndDeps {
   /** The gate to the model server (upstream.maxInFlight): the request's place goes to the next. */

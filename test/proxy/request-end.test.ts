@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Pricing } from "../../src/billing/pricing.js";
 import { configSchema } from "../../src/config/schema.js";
 import { type AdmittedRequest, GatewayRequest } from "../../src/core/request.js";
-import { BodyCapture } from "../../src/proxy/body-capture.js";
+import { BodyCapture } from "../../src/proxy/relay/body-capture.js";
 import { endRequest } from "../../src/proxy/request-end.js";
 import type { Settlement } from "../../src/store/settle-script.js";
 import { testContext } from "../helpers/context.js";

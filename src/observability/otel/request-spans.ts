@@ -150,7 +150,7 @@ export class RequestSpanSink implements Tracing, RequestTelemetry {
       this.step(spans, STEP_SPANS.admission, hrTime(admittingAt), at(admittedAt), endAt, request, attributes);
     }
     // With upstream.maxInFlight set, every admitted request asks the fair queue for a place at the model
-    // server (proxy/upstream-gate.ts): its wait is a step, of no length when a place was free, and where a
+    // server (proxy/sharing/upstream-gate.ts): its wait is a step, of no length when a place was free, and where a
     // request refused with server_busy was refused.
     if (request.queuedAt > 0) {
       const left = hrTime(request.dequeuedAt || request.queuedAt);

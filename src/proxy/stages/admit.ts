@@ -6,7 +6,7 @@
 import type { Admission, RequestBilling } from "../../billing/request-billing.js";
 import type { RequestSharing } from "../../core/sharing.js";
 import type { RequestFailures } from "../../observability/request-failures.js";
-import type { SharingCache } from "../sharing-cache.js";
+import type { SharingCache } from "../sharing/sharing-cache.js";
 import type { Admitted, Inspected } from "./phases.js";
 import type { Stage } from "./stage.js";
 

@@ -1,7 +1,7 @@
 // Stage 2: which endpoint the request is for (endpoints.ts): how its usage is metered and its body read.
 // Refuses the model server's management switches, which no key may reach.
 
-import { type Endpoint, type EndpointTable, pathNotAllowed } from "../endpoints.js";
+import { type Endpoint, type EndpointTable, pathNotAllowed } from "../request/endpoints.js";
 import type { Authenticated, Classified, ForwardedEndpoint } from "./phases.js";
 import type { Stage } from "./stage.js";
 

@@ -5,9 +5,9 @@
 
 import type { Config } from "../../config/schema.js";
 import type { RequestSharing } from "../../core/sharing.js";
-import { bodyEdits, type FieldEdit, withFields } from "../body-rewrite.js";
-import type { Endpoint, FieldPath } from "../endpoints.js";
-import { type RequestFacts, valueAt } from "../request-facts.js";
+import { bodyEdits, type FieldEdit, withFields } from "../request/body-rewrite.js";
+import type { Endpoint, FieldPath } from "../request/endpoints.js";
+import { type RequestFacts, valueAt } from "../request/request-facts.js";
 
 export function forwardedBody(
   body: Buffer,

@@ -5,8 +5,8 @@
 import type { Config } from "../../config/schema.js";
 import type { ModelCheck } from "../../core/model-check.js";
 import { checkDeclaredLength, notWhole, readBody } from "../../http/body.js";
-import { modelOfPath } from "../model-list.js";
-import { inspectRequest } from "../request-facts.js";
+import { modelOfPath } from "../relay/model-list.js";
+import { inspectRequest } from "../request/request-facts.js";
 import type { Classified, Inspected } from "./phases.js";
 import type { Stage } from "./stage.js";
 

@@ -12,8 +12,8 @@ import type { EndpointClass } from "../../core/endpoint-classes.js";
 import type { ModelCheck } from "../../core/model-check.js";
 import type { GatewayRequest } from "../../core/request.js";
 import type { RequestSharing } from "../../core/sharing.js";
-import type { Endpoint } from "../endpoints.js";
-import type { RequestFacts } from "../request-facts.js";
+import type { Endpoint } from "../request/endpoints.js";
+import type { RequestFacts } from "../request/request-facts.js";
 
 /** A request the gateway does not answer itself, as the public listener hands it over. */
 export interface Arrived {

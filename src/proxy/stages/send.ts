@@ -6,10 +6,10 @@
 import type { ProxyServer } from "http-proxy-3";
 import type { Config } from "../../config/schema.js";
 import type { StripMode } from "../../core/request.js";
-import { Exchange, type ExchangeDeps } from "../exchange.js";
-import { prepareUpstreamHeaders } from "../headers.js";
-import { rateLimitHeaders } from "../rate-limit-headers.js";
-import type { UpstreamGate } from "../upstream-gate.js";
+import { Exchange, type ExchangeDeps } from "../relay/exchange.js";
+import { prepareUpstreamHeaders } from "../relay/headers.js";
+import { rateLimitHeaders } from "../relay/rate-limit-headers.js";
+import type { UpstreamGate } from "../sharing/upstream-gate.js";
 import { forwardedBody, priorityWriter } from "./forwarded-body.js";
 import type { Admitted, Sent } from "./phases.js";
 import type { Stage } from "./stage.js";

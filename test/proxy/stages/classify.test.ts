@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { configSchema } from "../../../src/config/schema.js";
 import { GatewayError } from "../../../src/core/errors.js";
 import { GatewayRequest } from "../../../src/core/request.js";
-import { EndpointTable } from "../../../src/proxy/endpoints.js";
+import { EndpointTable } from "../../../src/proxy/request/endpoints.js";
 import { classify } from "../../../src/proxy/stages/classify.js";
 import { Passage } from "../../../src/proxy/stages/phases.js";
 

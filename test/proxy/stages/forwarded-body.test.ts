@@ -5,8 +5,8 @@
 
 import { describe, expect, it } from "vitest";
 import { configSchema } from "../../../src/config/schema.js";
-import { EndpointTable } from "../../../src/proxy/endpoints.js";
-import { inspectRequest } from "../../../src/proxy/request-facts.js";
+import { EndpointTable } from "../../../src/proxy/request/endpoints.js";
+import { inspectRequest } from "../../../src/proxy/request/request-facts.js";
 import { forwardedBody, priorityWriter } from "../../../src/proxy/stages/forwarded-body.js";
 
 const config = configSchema.parse({});
