@@ -10,7 +10,7 @@
 // Every field is set in the constructor, so that all requests share one shape (V8 keeps one hidden class, and
 // the request path stays monomorphic); the groups below are in the order the request meets them.
 
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders } from "node:http";
 import type { EndpointClass, UsageClass } from "./endpoint-classes.js";
 import type { ErrorCode, ErrorFormat } from "./errors.js";
 import type { KeyRef } from "./key-ref.js";
@@ -103,16 +103,6 @@ export class GatewayRequest {
   usageClass: UsageClass | null = null;
   price: ModelPrice | null = null;
   errorFormat: ErrorFormat = "openai";
-  /** The body as the client sent it (for the logs, when the key logs bodies). */
-  received: Buffer | null = null;
-  /** The body as forwarded (with an output cap or stream_options added). */
-  body: Buffer | null = null;
-  /** What to take out of the stream because the gateway asked it for usage; null when it did not. */
-  strip: StripMode | null = null;
-  /** Filter a model list down to these models (GET /v1/models of a key with a model list). */
-  filterModels: readonly string[] | null = null;
-  /** The key's rate-limit headers for the client's response, when it has per-minute limits. */
-  rateLimitHeaders: OutgoingHttpHeaders | null = null;
   /** Prompt tokens implied by the request, should the upstream report none. */
   promptEstimate = 0;
   /** The most completion tokens a credible report may claim (cap × choices; null when unknown). */

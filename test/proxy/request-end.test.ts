@@ -54,8 +54,6 @@ function forwarded(over: Partial<GatewayRequest>, ending: Partial<GatewayRequest
       admission: "reserve",
       reservationId: "resv-1",
       reserved: 100_000,
-      received: BODY,
-      body: BODY,
       promptEstimate: 10,
       maxCompletionTokens: 40,
       maxPromptTokens: 1000,

@@ -13,7 +13,7 @@ import type { ProxyServer } from "http-proxy-3";
 import type { Logger } from "pino";
 import { GatewayError } from "../../core/errors.js";
 import type { Outcome, RecordOutcome } from "../../core/outcome.js";
-import type { AdmittedRequest } from "../../core/request.js";
+import type { AdmittedRequest, StripMode } from "../../core/request.js";
 import type { RequestSharing } from "../../core/sharing.js";
 import { sendError } from "../../http/respond.js";
 import { type MeterLimits, ResponseMeter } from "../meters/response-meter.js";
@@ -39,6 +39,20 @@ export const RELAY = {
   name: "relay",
   does: "streams the answer back (backpressure, timeouts, 502/504) through the meter, which reads its usage",
 } as const;
+
+/** What the send stage decided for one exchange (stages/send.ts). */
+export interface RelayPlan {
+  /** The body as forwarded (with an output cap, stream_options or a priority written in). */
+  readonly forwarded: Buffer;
+  /** The body as the client sent it (for the logs, when the key logs bodies). */
+  readonly received: Buffer;
+  /** What to take out of the stream because the gateway asked it for usage; null when it did not. */
+  readonly strip: StripMode | null;
+  /** Filter a model list down to these models (GET /v1/models of a key with a model list). */
+  readonly filterModels: readonly string[] | null;
+  /** The key's rate-limit headers for the client's response, when it has per-minute limits. */
+  readonly rateLimitHeaders: OutgoingHttpHeaders | null;
+}
 
 /** What every exchange is given: built once by the pipeline, shared by all of them. */
 export interface ExchangeDeps {
@@ -70,6 +84,7 @@ export class Exchange implements ExchangeEvents, Waiter {
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
     readonly request: AdmittedRequest,
+    private readonly plan: RelayPlan,
     private readonly deps: ExchangeDeps,
   ) {
     this.capture = request.logBodies ? new BodyCapture(deps.captureBytes) : null;
@@ -122,7 +137,7 @@ export class Exchange implements ExchangeEvents, Waiter {
     (this.proxy as ProxyServer).web(
       this.req,
       this.res,
-      { buffer: bodySource(request.body as Buffer) },
+      { buffer: bodySource(this.plan.forwarded) },
       onProxyError,
     );
   }
@@ -159,11 +174,12 @@ export class Exchange implements ExchangeEvents, Waiter {
     tag(response, this);
     this.upstreamResponse = response;
     request.upstreamStatus = response.statusCode ?? 502;
-    const meter = new ResponseMeter(response.headers, request.strip, this.deps.metering);
+    const { plan } = this;
+    const meter = new ResponseMeter(response.headers, plan.strip, this.deps.metering);
     this.meter = meter;
     const identity = (response.headers["content-encoding"] ?? "identity") === "identity";
-    if (request.filterModels && request.upstreamStatus === 200 && identity) {
-      this.held = new HeldModelList(request.filterModels);
+    if (plan.filterModels && request.upstreamStatus === 200 && identity) {
+      this.held = new HeldModelList(plan.filterModels);
     } else {
       this.res.writeHead(request.upstreamStatus, this.headers(response, meter.stripping));
     }
@@ -329,7 +345,7 @@ export class Exchange implements ExchangeEvents, Waiter {
   /** The upstream's headers as the client gets them, with the key's rate-limit headers when it has limits. */
   private headers(response: IncomingMessage, rewritten: boolean): OutgoingHttpHeaders {
     const headers = clientResponseHeaders(response.headers, rewritten);
-    const limits = this.request.rateLimitHeaders;
+    const limits = this.plan.rateLimitHeaders;
     if (limits !== null) for (const name in limits) headers[name] = limits[name];
     return headers;
   }
@@ -352,7 +368,7 @@ export class Exchange implements ExchangeEvents, Waiter {
     }
     const { upstreamStatus, outcome } = request;
     request.status = upstreamStatus === 0 ? statusWithoutResponse(outcome, this.res) : upstreamStatus;
-    if (this.capture !== null) request.bodies = this.capture.bodies(request.received as Buffer);
+    if (this.capture !== null) request.bodies = this.capture.bodies(this.plan.received);
     this.deps.end(request);
   }
 }

@@ -6,7 +6,7 @@
 import type { ProxyServer } from "http-proxy-3";
 import type { Config } from "../../config/schema.js";
 import type { StripMode } from "../../core/request.js";
-import { Exchange, type ExchangeDeps } from "../relay/exchange.js";
+import { Exchange, type ExchangeDeps, type RelayPlan } from "../relay/exchange.js";
 import { prepareUpstreamHeaders } from "../relay/headers.js";
 import { rateLimitHeaders } from "../relay/rate-limit-headers.js";
 import type { UpstreamGate } from "../sharing/upstream-gate.js";
@@ -65,12 +65,14 @@ export const send: Stage<SendDeps, Admitted, Sent> = {
         identityEncoding: askUsage || filterModels !== null,
         protocol: admitted.secure ? "https" : "http",
       });
-      request.received = body;
-      request.body = forwarded;
-      request.strip = askUsage ? (facts.continuousUsage ? STRIP_EVERY_CHUNK : STRIP_LAST) : null;
-      request.filterModels = filterModels;
-      request.rateLimitHeaders = rateLimitHeaders(admission.rpm, admission.tpm);
-      new Exchange(req, res, admission.request, deps.exchange).start(
+      const plan: RelayPlan = {
+        forwarded,
+        received: body,
+        strip: askUsage ? (facts.continuousUsage ? STRIP_EVERY_CHUNK : STRIP_LAST) : null,
+        filterModels,
+        rateLimitHeaders: rateLimitHeaders(admission.rpm, admission.tpm),
+      };
+      new Exchange(req, res, admission.request, plan, deps.exchange).start(
         deps.proxy,
         request.usageClass === null ? null : gate,
         sharing,

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { Pricing } from "../../../src/billing/pricing.js";
 import { configSchema } from "../../../src/config/schema.js";
 import { GatewayRequest } from "../../../src/core/request.js";
-import { Exchange } from "../../../src/proxy/relay/exchange.js";
+import { Exchange, type RelayPlan } from "../../../src/proxy/relay/exchange.js";
 import { prepareUpstreamHeaders } from "../../../src/proxy/relay/headers.js";
 import { createUpstreamProxy } from "../../../src/proxy/relay/upstream-proxy.js";
 import { fixtureNamed, replayFixture } from "../../fixtures/upstreams/index.js";
@@ -45,7 +45,12 @@ const PRICE = new Pricing(
 ).priceFor(null);
 
 /** A gateway of one Exchange per request, in front of `upstream`; returns its URL and what it recorded. */
-async function exchangeServer(upstream: Handler, over: Partial<GatewayRequest> = {}, timeoutMs = 5000) {
+async function exchangeServer(
+  upstream: Handler,
+  over: Partial<GatewayRequest> = {},
+  timeoutMs = 5000,
+  planned: Partial<RelayPlan> = {},
+) {
   const upstreamUrl = await listen(upstream);
   const recorded = testContext(store, { upstream: { url: upstreamUrl, timeoutMs } });
   const { ctx } = recorded;
@@ -77,8 +82,6 @@ async function exchangeServer(upstream: Handler, over: Partial<GatewayRequest> =
         reservationId: `resv-${n}`,
         reservedAt: store.clock.now(),
         reserved: 50_000,
-        received: body,
-        body,
         promptEstimate: 10,
         maxCompletionTokens: 10,
         maxPromptTokens: 1000,
@@ -86,7 +89,15 @@ async function exchangeServer(upstream: Handler, over: Partial<GatewayRequest> =
       over,
     );
     ctx.tracker.begin(admitted);
-    new Exchange(req, res, admitted, ctx.exchange).start(proxy);
+    const plan: RelayPlan = {
+      forwarded: body,
+      received: body,
+      strip: null,
+      filterModels: null,
+      rateLimitHeaders: null,
+      ...planned,
+    };
+    new Exchange(req, res, admitted, plan, ctx.exchange).start(proxy);
   });
   return { url, ...recorded, tracker: ctx.tracker };
 }
@@ -222,7 +233,9 @@ describe("Exchange", () => {
         res.writeHead(200, { "content-type": "application/json" });
         res.end(JSON.stringify({ object: "list", data: [{ id: "a" }, { id: "b" }, { id: "c" }] }));
       },
-      { filterModels: ["a", "c"], usageClass: null, reserved: 0 },
+      { usageClass: null, reserved: 0 },
+      5000,
+      { filterModels: ["a", "c"] },
     );
     const res = await get(`${x.url}/v1/models`);
     expect(JSON.parse(res.body).data).toEqual([{ id: "a" }, { id: "c" }]);
@@ -236,7 +249,9 @@ describe("Exchange", () => {
         res.writeHead(200, { "content-type": "application/json" });
         res.end("null");
       },
-      { filterModels: ["a"], usageClass: null, reserved: 0 },
+      { usageClass: null, reserved: 0 },
+      5000,
+      { filterModels: ["a"] },
     );
     expect(await get(`${x.url}/v1/models`)).toEqual({ status: 200, body: "null" });
     await x.tracker.idle();
