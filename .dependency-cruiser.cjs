@@ -16,6 +16,7 @@ const LAYERS = [
   ["observability"], // logger, metrics, the observer
   ["proxy", "services", "identity"], // forwarding a request | account, key, usage and alert management | people, sign-in, roles
   ["server", "admin"], // the public listener and its local routes | the admin API and the dashboard
+  ["gateway"], // the composition root's parts: the request path's, the money side's, the admin side's assembly
   ["gateway.ts"], // the composition root: builds the gateway from its configuration, decides nothing
   ["run-gateway.ts"], // `serve`: runs the gateway until a signal, then drains it
   ["cli", "demo"], // the commands; the demo (a gateway, a model server and a Redis of its own)
@@ -74,10 +75,31 @@ const DASHBOARD_RUNS = ["^src/core/", "^src/services/lifetime\\.ts$", "^src/serv
 /** The schema files: those that define wire shapes as zod schemas (key-schema.ts, usage-schemas.ts, schemas.ts). */
 const SCHEMA_FILES = ["-schemas?\\.ts$", "^src/admin/schemas\\.ts$"];
 
+/**
+ * The parts of proxy/ (the request path), lowest first: reading the request; metering the answer; fair sharing
+ * of the model server; relaying the exchange; the stages. A part may import only the parts below its own; the
+ * files directly in proxy/ (the runner, the ending, the tracker) sit on top of them all.
+ */
+const PROXY_PARTS = ["request", "meters", "sharing", "relay", "stages"];
+
+const proxyPartRules = PROXY_PARTS.map((part, level) => {
+  const below = PROXY_PARTS.slice(0, level);
+  return {
+    name: `proxy parts: ${part}`,
+    severity: "error",
+    comment:
+      `src/proxy/${part}/ may import only ${below.length === 0 ? "nothing else of proxy/" : below.map((b) => `proxy/${b}/`).join(", ")} ` +
+      "(the parts below its own): see PROXY_PARTS in .dependency-cruiser.cjs and docs/development.md#layers.",
+    from: { path: `^src/proxy/${part}/` },
+    to: { path: "^src/proxy/", pathNot: [part, ...below].map((room) => `^src/proxy/${room}/`) },
+  };
+});
+
 module.exports = {
   forbidden: [
     ...layerRules,
     ...storeRules,
+    ...proxyPartRules,
     {
       name: "store: room without a row",
       severity: "error",

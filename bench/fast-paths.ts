@@ -24,7 +24,7 @@ import {
 } from "../src/observability/fast-series.js";
 import { METRICS } from "../src/observability/metric-definitions.js";
 import { buildMetrics } from "../src/observability/metric-registry.js";
-import { bodySource } from "../src/proxy/body-source.js";
+import { bodySource } from "../src/proxy/relay/body-source.js";
 import { closeRedis, connectRedis, createRedis, type RedisClient } from "../src/store/connection/redis.js";
 import { runScript } from "../src/store/scripts.js";
 

@@ -142,18 +142,18 @@ export class LeaseService {
     return true;
   }
 
-  /** The settlement queue's hooks: the observer's, with each leased settlement's reply given to the book. */
-  settlementHooks(observer: SettlementHooks): SettlementHooks {
+  /** The settlement queue's hooks: `next`, with each leased settlement's reply given to the book first. */
+  settlementHooks(next: SettlementHooks): SettlementHooks {
     const { book } = this;
     return {
-      ...observer,
+      ...next,
       settled: (settlement, result) => {
         if (settlement.leaseHold) book.settled(settlement.leaseHold, result);
-        observer.settled?.(settlement, result);
+        next.settled?.(settlement, result);
       },
       failed: (settlement, error) => {
         if (settlement.leaseHold) book.settled(settlement.leaseHold, null);
-        observer.failed?.(settlement, error);
+        next.failed?.(settlement, error);
       },
     };
   }

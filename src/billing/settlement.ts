@@ -1,12 +1,14 @@
-// A request's settlement, from the request itself: one function for every request the gateway admitted. The
+// A request's settlement, from the request itself: one function for every request the gateway admitted
+// (settlementOf), and the same record with the charge left at nothing for a release (releaseOf). The
 // charging policy (charge.ts) weighs the facts the exchange gathered and its verdict is written on the request
 // (where the log line and the metrics read it); the settlement carries that charge and the request's entry
 // for the key's recent-requests list to the settle script. A release — a request that ends before it could be
-// metered, or whose charge could not be worked out — is the same function with the charge left at nothing.
+// metered, or whose charge could not be worked out — is the same record with the charge left at nothing.
 
 import type { Config } from "../config/schema.js";
+import type { UsageClass } from "../core/endpoint-classes.js";
 import type { PeriodCalendar } from "../core/periods.js";
-import type { GatewayRequest } from "../core/request.js";
+import type { AdmittedRequest, ReservedRequest } from "../core/request.js";
 import type { Settlement } from "../store/billing/settle-script.js";
 import { recentRequestJson } from "../store/usage/request-log-store.js";
 import { type Charge, charge, type OveragePolicy } from "./charge.js";
@@ -22,12 +24,21 @@ export interface SettlementRules {
 }
 
 /**
- * The request's settlement: its charge — by the policy, or nothing for a `release` — written on the request
- * and carried to the settle script with the request's recent-requests entry. The request has ended
+ * The request's settlement: its charge by the policy (nothing for a free request) written on the request and
+ * carried to the settle script with the request's recent-requests entry. The request has ended
  * (GatewayRequest.end): its times are what the settlement records.
  */
-export function settlementOf(request: GatewayRequest, rules: SettlementRules, release = false): Settlement {
-  const billed = release || request.usageClass === null ? null : chargeOf(request, rules);
+export function settlementOf(request: AdmittedRequest, rules: SettlementRules): Settlement {
+  const { usageClass } = request;
+  return recorded(request, rules, usageClass === null ? null : chargeOf(request, usageClass, rules));
+}
+
+/** The settlement of a request released without a charge: what it holds is freed, it is listed as failed. */
+export function releaseOf(request: ReservedRequest, rules: SettlementRules): Settlement {
+  return recorded(request, rules, null);
+}
+
+function recorded(request: ReservedRequest, rules: SettlementRules, billed: Charge | null): Settlement {
   request.promptTokens = billed === null ? 0 : billed.tokens.promptTokens;
   request.completionTokens = billed === null ? 0 : billed.tokens.completionTokens;
   request.cachedTokens = billed === null ? 0 : billed.tokens.cachedTokens;
@@ -40,9 +51,9 @@ export function settlementOf(request: GatewayRequest, rules: SettlementRules, re
   const { calendar } = rules;
   const ended = request.endedAt;
   return {
-    ref: request.ref as NonNullable<GatewayRequest["ref"]>,
+    ref: request.ref,
     keyName: request.keyName,
-    reservationId: request.reservationId as string,
+    reservationId: request.reservationId,
     requestId: request.requestId ?? "",
     logEntry: entry,
     logEntryWithBodies: withBodies,
@@ -62,10 +73,10 @@ export function settlementOf(request: GatewayRequest, rules: SettlementRules, re
 }
 
 /** The facts of the request, weighed by the charging policy. */
-function chargeOf(request: GatewayRequest, rules: SettlementRules): Charge {
+function chargeOf(request: AdmittedRequest, usageClass: UsageClass, rules: SettlementRules): Charge {
   const { outcome, upstreamStatus } = request;
   return charge({
-    usageClass: request.usageClass as NonNullable<GatewayRequest["usageClass"]>,
+    usageClass,
     processed:
       request.forwardedAt > 0 &&
       outcome !== "upstream_unavailable" &&
@@ -82,7 +93,7 @@ function chargeOf(request: GatewayRequest, rules: SettlementRules): Charge {
     },
     maxCompletionTokens: request.maxCompletionTokens,
     maxPromptTokens: request.maxPromptTokens,
-    price: request.price as NonNullable<GatewayRequest["price"]>,
+    price: request.price,
     reserved: request.reserved,
     overage: rules.overage,
   });

@@ -1,4 +1,4 @@
-// The classes of forwarded paths (proxy/endpoints.ts explains each and holds the table), and the form of a
+// The classes of forwarded paths (proxy/request/endpoints.ts explains each and holds the table), and the form of a
 // path rule the configuration may add to the table.
 
 export const ENDPOINT_CLASSES = ["generation", "input-only", "free", "management", "other"] as const;

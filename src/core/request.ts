@@ -1,6 +1,7 @@
 // One request on the public port, from its arrival to its settlement, as one object with one lifecycle: the
-// forwarder creates it (proxy/forwarder.ts), admission fills in how it was let in (billing/request-billing.ts),
-// the exchange how it went (proxy/exchange.ts), the charging policy what it cost (billing/settlement.ts), and
+// request path creates it (proxy/pipeline.ts) and its stages fill it in (proxy/stages/), admission how it was
+// let in (billing/request-billing.ts: from then on it is an AdmittedRequest, the type saying what is known),
+// the exchange how it went (proxy/relay/exchange.ts), the charging policy what it cost (billing/settlement.ts), and
 // the observer reads it for the log line and the metrics (observability/). What is written elsewhere is
 // derived from it by one small pure function each: the settlement (billing/settlement.ts), the key's
 // recent-requests entry (store/usage/request-log-store.ts), the log line (observability/log-line.ts). A request the
@@ -9,7 +10,7 @@
 // Every field is set in the constructor, so that all requests share one shape (V8 keeps one hidden class, and
 // the request path stays monomorphic); the groups below are in the order the request meets them.
 
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders } from "node:http";
 import type { EndpointClass, UsageClass } from "./endpoint-classes.js";
 import type { ErrorCode, ErrorFormat } from "./errors.js";
 import type { KeyRef } from "./key-ref.js";
@@ -27,7 +28,7 @@ export interface RequestBodies {
   response: BodyText;
 }
 
-/** What a shutdown drain's end aborts: a forwarded request's exchange (proxy/exchange.ts). */
+/** What a shutdown drain's end aborts: a forwarded request's exchange (proxy/relay/exchange.ts). */
 export interface Abortable {
   abortForShutdown(): void;
 }
@@ -46,7 +47,7 @@ export interface LeaseHold {
   readonly share: number;
 }
 
-/** What to take out of a stream the gateway asked for usage (see proxy/sse-meter.ts). */
+/** What to take out of a stream the gateway asked for usage (see proxy/meters/sse-meter.ts). */
 export interface StripMode {
   /** The upstream reports usage on every chunk (continuous_usage_stats), not only on the last. */
   everyChunk: boolean;
@@ -88,7 +89,7 @@ export class GatewayRequest {
   /** Its trace, while tracing is on (observability/otel/); null otherwise. */
   trace: RequestTrace | null = null;
 
-  // The forwarder: the key, what the request asks for, and how it is forwarded.
+  // The path's stages (proxy/stages/): the key, what the request asks for, and how it is forwarded.
 
   /** The key of the credential, once authenticated. */
   ref: KeyRef | null = null;
@@ -102,16 +103,6 @@ export class GatewayRequest {
   usageClass: UsageClass | null = null;
   price: ModelPrice | null = null;
   errorFormat: ErrorFormat = "openai";
-  /** The body as the client sent it (for the logs, when the key logs bodies). */
-  received: Buffer | null = null;
-  /** The body as forwarded (with an output cap or stream_options added). */
-  body: Buffer | null = null;
-  /** What to take out of the stream because the gateway asked it for usage; null when it did not. */
-  strip: StripMode | null = null;
-  /** Filter a model list down to these models (GET /v1/models of a key with a model list). */
-  filterModels: readonly string[] | null = null;
-  /** The key's rate-limit headers for the client's response, when it has per-minute limits. */
-  rateLimitHeaders: OutgoingHttpHeaders | null = null;
   /** Prompt tokens implied by the request, should the upstream report none. */
   promptEstimate = 0;
   /** The most completion tokens a credible report may claim (cap × choices; null when unknown). */
@@ -138,7 +129,7 @@ export class GatewayRequest {
   /** The key's max_parallel, for the per-key in-flight gauge (null without one). */
   maxParallel: number | null = null;
 
-  // The wait for a place at the model server (proxy/upstream-gate.ts), only where upstream.maxInFlight is set.
+  // The wait for a place at the model server (proxy/sharing/upstream-gate.ts), only where upstream.maxInFlight is set.
 
   /** When it asked for a place at the model server (performance.now(), ms); 0 where there is no limit. */
   queuedAt = 0;
@@ -150,7 +141,7 @@ export class GatewayRequest {
   /** It holds one of the model server's places (upstream.maxInFlight), given back when it ends. */
   holdsSlot = false;
 
-  // The exchange (proxy/exchange.ts).
+  // The exchange (proxy/relay/exchange.ts).
 
   /**
    * The exchange while it runs, from the moment the request is admitted (its wait in the fair queue included):
@@ -245,4 +236,18 @@ export class GatewayRequest {
     this.gatewayMs = at - this.arrivedAt;
     this.latencyMs = this.gatewayMs;
   }
+}
+
+/**
+ * A request billing has reserved for, or tried to (a reservation whose reply was lost may hold something): its
+ * key and its reservation are named, so that a settlement — a release at least — can be sent for it.
+ */
+export interface ReservedRequest extends GatewayRequest {
+  readonly ref: KeyRef;
+  readonly reservationId: string;
+}
+
+/** A request billing has admitted (billing/request-billing.ts): priced, and its worst case held. */
+export interface AdmittedRequest extends ReservedRequest {
+  readonly price: ModelPrice;
 }

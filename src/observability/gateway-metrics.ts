@@ -60,7 +60,7 @@ export interface MetricsProbes {
   now(): number;
   /** Age (seconds) of the oldest alert event not yet delivered; read from Redis at scrape time. */
   oldestUndeliveredAge?(): Promise<number>;
-  /** The gate to the model server (proxy/upstream-gate.ts), or null without upstream.maxInFlight. */
+  /** The gate to the model server (proxy/sharing/upstream-gate.ts), or null without upstream.maxInFlight. */
   queue?(): QueueProbe | null;
 }
 

@@ -1,5 +1,5 @@
 // The public listener's request handler: assigns the request id, answers the local routes, and hands every
-// other request to the forwarder. Routing is one map lookup on the path, and two string comparisons for the
+// other request to the request path (proxy/pipeline.ts). Routing is one map lookup on the path, and two string comparisons for the
 // caller's routes under /v1/requests/ and /v1/usage; nothing is compiled per request.
 
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
@@ -11,7 +11,7 @@ import { sendError } from "../http/respond.js";
 import { pathOf } from "../http/url-path.js";
 import type { RequestObserver } from "../observability/observer.js";
 import { RequestFailures } from "../observability/request-failures.js";
-import type { Forwarder } from "../proxy/forwarder.js";
+import type { Forwarder } from "../proxy/pipeline.js";
 import { callerRoute } from "./caller-routes.js";
 import { LOCAL_METHODS, LOCAL_ROUTES, type LocalRoute, type LocalRouteDeps } from "./local-routes.js";
 import { requestIdFor } from "./request-id.js";

@@ -41,16 +41,16 @@ function released(fields: Partial<Released> = {}): Released {
   };
 }
 
-/** Releases a request admitted as `fields` says, as the forwarder would. */
+/** Releases a request admitted as `fields` says, as the request path would. */
 function release(ctx: ReturnType<typeof testContext>["ctx"], fields: Released): void {
   const request = new GatewayRequest(fields.requestId, "POST", "/v1/chat/completions", fields.arrivedAt);
-  Object.assign(request, {
+  const reserved = Object.assign(request, {
     ref: fields.ref,
     reservationId: fields.reservationId,
     model: fields.model,
     keyName: fields.keyName ?? null,
   });
-  ctx.billing.release(request, fields.outcome, fields.status);
+  ctx.billing.release(reserved, fields.outcome, fields.status);
 }
 
 describe("RequestBilling.release", () => {

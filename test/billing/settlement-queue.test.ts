@@ -21,6 +21,7 @@ import type { RedisObserver } from "../../src/store/connection/timing.js";
 import { RedisKeys } from "../../src/store/redis-keys.js";
 import { openStores, type Stores } from "../../src/store/stores.js";
 import { ACTOR } from "../helpers/actor.js";
+import { redisTimings } from "../helpers/channels.js";
 import { TestClock } from "../helpers/clock.js";
 
 let server: RedisServer | undefined;
@@ -132,8 +133,9 @@ async function reserved(
 describe("SettlementQueue", () => {
   it("writes the settlements of one account that finish together in one script call", async () => {
     server = await startRedisServer();
-    const operations: string[] = [];
-    const { redis, billing } = await billingOn(server, 60, (operation) => operations.push(operation));
+    const timings = redisTimings();
+    const operations = timings.seen;
+    const { redis, billing } = await billingOn(server, 60, timings.events);
     const context = openStores(redis, { prefix: "q:", timezone: "UTC", now: new TestClock().now });
     const acme = await reserved(context, billing, "acme", 2, 2);
     const beta = await reserved(context, billing, "beta", 1, 1);
@@ -150,7 +152,7 @@ describe("SettlementQueue", () => {
     expect(queue.pending).toBe(5);
     const results = [];
     for (let i = 0; i < 5; i++) results.push(await settled.next());
-    expect(operations).toEqual(["settle", "settle"]);
+    expect(operations.map(([operation]) => operation)).toEqual(["settle", "settle"]);
     expect(results.every(({ result }) => !result.duplicate)).toBe(true);
     expect(queue.pending).toBe(0);
     expect((await context.accounts.require("acme")).balance).toBe(1_000_000_000 - 4 * 250_000);
@@ -163,8 +165,9 @@ describe("SettlementQueue", () => {
     for (const settlement of many.settlements[0] as Settlement[]) queue.submit(settlement);
     expect(await queue.flush(10_000)).toBe(0);
     queue.close();
-    expect(operations).toEqual(["settle", "settle"]);
+    expect(operations.map(([operation]) => operation)).toEqual(["settle", "settle"]);
     expect((await context.accounts.require("many")).balance).toBe(1_000_000_000 - (MAX_BATCH + 1) * 250_000);
+    timings.stop();
   });
 
   it("carries on when a hook throws: every settlement is written and the failure reported, never unhandled", async () => {

@@ -1,4 +1,4 @@
-// The request path's parts — the forwarder, the exchange, the request's end, the public listener — wired for
+// The request path's parts — the pipeline, the exchange, the request's end, the public listener — wired for
 // tests of one of them on the suite's Redis, as gateway.ts wires them: one object that gives each the
 // dependencies it asks for, with the observer and, unless a real queue is given, the settlement queue
 // replaced by recorders. Tests may swap `ctx.observer` or `ctx.settlements`: the parts read them per call.
@@ -8,22 +8,24 @@ import { Pricing } from "../../src/billing/pricing.js";
 import { RequestBilling } from "../../src/billing/request-billing.js";
 import type { SettlementQueue } from "../../src/billing/settlement-queue.js";
 import { type Config, type ConfigInput, configSchema } from "../../src/config/schema.js";
+import { GatewayEvents } from "../../src/core/channels.js";
 import type { GatewayRequest } from "../../src/core/request.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { RequestObserver } from "../../src/observability/observer.js";
-import { EndpointTable } from "../../src/proxy/endpoints.js";
-import type { ExchangeDeps } from "../../src/proxy/exchange.js";
-import { exchangeDeps, type ForwarderDeps } from "../../src/proxy/forwarder.js";
+import { exchangeDeps, type PipelineDeps } from "../../src/proxy/pipeline.js";
+import type { ExchangeDeps } from "../../src/proxy/relay/exchange.js";
+import { EndpointTable } from "../../src/proxy/request/endpoints.js";
 import { RequestTracker } from "../../src/proxy/request-tracker.js";
 import type { PublicDeps } from "../../src/server/public-server.js";
 import type { Settlement } from "../../src/store/billing/settle-script.js";
 import type { TestStore } from "./store.js";
 
-export type TestContext = ForwarderDeps &
+export type TestContext = PipelineDeps &
   PublicDeps & {
     config: Config;
     tracker: RequestTracker;
     billing: RequestBilling;
+    pricing: Pricing;
     observer: RequestObserver;
     settlements: Pick<SettlementQueue, "submit">;
     /** What each exchange is given, ending its request through this context (request-end.ts). */
@@ -69,6 +71,8 @@ export function testContext(
     readiness: async () => ({ ready: true }),
   } as unknown as TestContext;
   ctx.billing = new RequestBilling({
+    pricing: ctx.pricing,
+    maxPromptTokens: parsed.billing.maxPromptTokens,
     store: store.billing,
     leases: null,
     settlements: { submit: (settlement) => ctx.settlements.submit(settlement) },
@@ -80,7 +84,7 @@ export function testContext(
     },
     reservationTtlMs: parsed.billing.reservationTtlSeconds * 1000,
     now: store.stores.now,
-    expiredReservations: (count) => ctx.observer.expiredReservations(count),
+    events: new GatewayEvents(),
     logger,
   });
   ctx.exchange = exchangeDeps(ctx);

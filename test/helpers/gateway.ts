@@ -3,7 +3,8 @@
 
 import { inject } from "vitest";
 import { type Config, type ConfigInput, configSchema } from "../../src/config/schema.js";
-import { type Gateway, startGateway } from "../../src/gateway.js";
+import type { Gateway } from "../../src/gateway/gateway-handle.js";
+import { startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { ACTOR } from "./actor.js";
 import { TestClock } from "./clock.js";

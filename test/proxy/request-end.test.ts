@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Pricing } from "../../src/billing/pricing.js";
 import { configSchema } from "../../src/config/schema.js";
-import { GatewayRequest } from "../../src/core/request.js";
-import { BodyCapture } from "../../src/proxy/body-capture.js";
+import { type AdmittedRequest, GatewayRequest } from "../../src/core/request.js";
+import { BodyCapture } from "../../src/proxy/relay/body-capture.js";
 import { endRequest } from "../../src/proxy/request-end.js";
 import type { Settlement } from "../../src/store/billing/settle-script.js";
 import { testContext } from "../helpers/context.js";
@@ -37,8 +37,8 @@ function context(config = {}) {
   };
 }
 
-/** A request as the forwarder and the admission leave it, then as its exchange ends it (`ending`). */
-function forwarded(over: Partial<GatewayRequest>, ending: Partial<GatewayRequest>): GatewayRequest {
+/** A request as the path's stages and the admission leave it, then as its exchange ends it (`ending`). */
+function forwarded(over: Partial<GatewayRequest>, ending: Partial<GatewayRequest>): AdmittedRequest {
   const request = new GatewayRequest("req-1", "POST", "/v1/chat/completions", performance.now() - 50);
   const forwardedAt = performance.now() - 40;
   return Object.assign(
@@ -54,8 +54,6 @@ function forwarded(over: Partial<GatewayRequest>, ending: Partial<GatewayRequest
       admission: "reserve",
       reservationId: "resv-1",
       reserved: 100_000,
-      received: BODY,
-      body: BODY,
       promptEstimate: 10,
       maxCompletionTokens: 40,
       maxPromptTokens: 1000,

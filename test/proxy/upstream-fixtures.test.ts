@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import { charge } from "../../src/billing/charge.js";
 import type { UsageClass } from "../../src/core/endpoint-classes.js";
 import type { ModelPrice } from "../../src/core/price.js";
-import { EndpointTable } from "../../src/proxy/endpoints.js";
-import { ResponseMeter } from "../../src/proxy/response-meter.js";
+import { ResponseMeter } from "../../src/proxy/meters/response-meter.js";
+import { EndpointTable } from "../../src/proxy/request/endpoints.js";
 import { ALL_FIXTURES, type UpstreamFixture } from "../fixtures/upstreams/index.js";
 
 const table = new EndpointTable();

@@ -9,6 +9,7 @@ import { KeyService } from "../../src/services/keys.js";
 import { closeRedis, connectRedis, createRedis, type RedisClient } from "../../src/store/connection/redis.js";
 import { openStores } from "../../src/store/stores.js";
 import { ACTOR } from "../helpers/actor.js";
+import { redisTimings } from "../helpers/channels.js";
 import { testPrefix } from "../helpers/store.js";
 
 let redis: RedisClient;
@@ -50,21 +51,16 @@ describe("openStores", () => {
 
   it("reports how long the request path's Redis operations take when asked to, and only those", async () => {
     const prefix = testPrefix();
-    const seen: string[] = [];
-    const context = openStores(redis, {
-      prefix,
-      timezone: "UTC",
-      observe: (operation, seconds) => {
-        expect(seconds).toBeGreaterThanOrEqual(0);
-        seen.push(operation);
-      },
-    });
+    const timings = redisTimings();
+    const context = openStores(redis, { prefix, timezone: "UTC", observe: timings.events });
     await new AccountService(context).create({ id: "acme", balance: "5" }, ACTOR);
     const { record, value } = await new KeyService(context).create({ accountId: "acme", name: "k" }, ACTOR);
-    expect(seen).toEqual([]);
+    expect(timings.seen).toEqual([]);
     const ref = await context.keys.lookup(hashApiKey(value));
     expect(ref).toEqual({ accountId: "acme", keyId: record.id });
     await context.keys.getWithAccount(ref!);
-    expect(seen).toEqual(["lookup", "read_key"]);
+    expect(timings.seen.map(([operation]) => operation)).toEqual(["lookup", "read_key"]);
+    for (const [, seconds] of timings.seen) expect(seconds).toBeGreaterThanOrEqual(0);
+    timings.stop();
   });
 });

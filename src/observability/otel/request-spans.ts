@@ -162,7 +162,7 @@ export class RequestSpanSink implements Tracing, RequestTelemetry {
       this.step(spans, STEP_SPANS.admission, hrTime(admittingAt), at(admittedAt), endAt, request, attributes);
     }
     // With upstream.maxInFlight set, every admitted request asks the fair queue for a place at the model
-    // server (proxy/upstream-gate.ts): a span of its wait when it waited, and where a request refused with
+    // server (proxy/sharing/upstream-gate.ts): a span of its wait when it waited, and where a request refused with
     // server_busy was refused.
     const busy = request.code === "server_busy";
     if (request.queuedAt > 0 && (busy || request.queueMs > 0)) {

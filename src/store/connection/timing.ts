@@ -1,21 +1,23 @@
-// Timing of Redis operations on the request path, reported to whoever watches (the metrics). Stores built
-// without an observer pay nothing.
+// Timing of Redis operations on the request path, published on the redis.operation channel
+// (core/channels.ts) for whoever watches (the metrics). While nobody subscribes, no time is taken.
 
 import { performance } from "node:perf_hooks";
+import type { GatewayEvents } from "../../core/channels.js";
 
-export type RedisObserver = (operation: string, seconds: number) => void;
+/** Where a store's timings go: its gateway's events. */
+export type RedisObserver = Pick<GatewayEvents, "listening" | "publish">;
 
-/** Runs `work`, reporting its duration (success or failure) to `observe` under `operation`. */
+/** Runs `work`, publishing its duration (success or failure) under `operation` while anyone listens. */
 export async function timed<T>(
   observe: RedisObserver | undefined,
   operation: string,
   work: () => Promise<T>,
 ): Promise<T> {
-  if (!observe) return work();
+  if (observe === undefined || !observe.listening("redis.operation")) return work();
   const started = performance.now();
   try {
     return await work();
   } finally {
-    observe(operation, (performance.now() - started) / 1000);
+    observe.publish("redis.operation", { operation, seconds: (performance.now() - started) / 1000 });
   }
 }

@@ -1,7 +1,7 @@
 // How accounts and keys share a full model server (docs/fair-sharing.md): the account's weight, priority and
 // longest wait, and a key's own priority and longest wait, kept in the account and key records. Written by
 // their scripts (each change in the audit log); read for the request path in one round trip by the gateway's
-// cache (proxy/sharing-cache.ts), never on every request.
+// cache (proxy/sharing/sharing-cache.ts), never on every request.
 
 import { GatewayError } from "../../core/errors.js";
 import type { KeyRef } from "../../core/key-ref.js";

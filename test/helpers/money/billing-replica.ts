@@ -4,13 +4,15 @@
 // connection, is kept: nothing should cause either. The request it is given is the GatewayRequest the
 // forwarder would hand over, with the facts the exchange would have gathered when it ends.
 
+import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import pino from "pino";
 import { LeaseService } from "../../../src/billing/lease-service.js";
 import { RequestBilling } from "../../../src/billing/request-billing.js";
 import { SettlementQueue } from "../../../src/billing/settlement-queue.js";
+import { GatewayEvents } from "../../../src/core/channels.js";
 import type { ModelPrice } from "../../../src/core/price.js";
-import { GatewayRequest } from "../../../src/core/request.js";
+import { type AdmittedRequest, GatewayRequest } from "../../../src/core/request.js";
 import type { Refusal, Reservation } from "../../../src/store/billing/billing-store.js";
 import type { RedisClient } from "../../../src/store/connection/redis.js";
 import { observeScriptErrors } from "../../../src/store/scripts.js";
@@ -82,6 +84,13 @@ export async function openReplica(
     loseReply,
   };
   replica.billing = new RequestBilling({
+    // Requests come priced (requestOf): admitWorst is given their price and worst case.
+    pricing: {
+      priceFor: () => {
+        throw new Error("the money model admits requests it has priced itself");
+      },
+    },
+    maxPromptTokens: 2_000_000,
     store: {
       reserve: async (ref, input) => {
         const reply = await stores.billing.reserve(ref, input);
@@ -99,21 +108,26 @@ export async function openReplica(
     },
     reservationTtlMs: options.ttlMs,
     now: settings.clock.now,
-    expiredReservations: () => {},
+    events: new GatewayEvents(),
     logger,
   });
   return replica;
 }
 
-/** The request as the forwarder hands it to billing: its key, model and price, worth `spec.worst` at most. */
-export function requestOf(spec: RequestSpec): GatewayRequest {
+/**
+ * The request as the request path hands it to billing: its key, model, price and reservation id, worth
+ * `spec.worst` at most.
+ */
+export function requestOf(spec: RequestSpec): AdmittedRequest {
   const request = new GatewayRequest(spec.id, "POST", "/v1/chat/completions", performance.now());
-  request.ref = spec.key;
   request.model = spec.price.name;
   request.usageClass = "generation";
   request.endpointClass = "generation";
-  request.price = modelPrice(spec.price);
-  return request;
+  return Object.assign(request, {
+    ref: spec.key,
+    price: modelPrice(spec.price),
+    reservationId: randomUUID(),
+  });
 }
 
 /** The request ran to its end: what the exchange would have gathered, with `usage` reported. */

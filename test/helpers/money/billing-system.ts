@@ -3,7 +3,7 @@
 // clock the test moves; the operator (operator.ts) on a connection of its own. No HTTP, no upstream: the most
 // runs per second while every line of money code that runs is the gateway's.
 
-import type { GatewayRequest } from "../../../src/core/request.js";
+import type { AdmittedRequest } from "../../../src/core/request.js";
 import type { TestClock } from "../clock.js";
 import { testPrefix } from "../store.js";
 import { waitUntil } from "../wait.js";
@@ -23,7 +23,7 @@ export interface BillingSystemOptions {
 }
 
 interface Running {
-  request: GatewayRequest;
+  request: AdmittedRequest;
   slot: number;
   spec: RequestSpec;
 }
@@ -83,8 +83,7 @@ export class BillingSystem implements MoneySystem {
     };
     replica.lastReply = null;
     try {
-      replica.billing.admitOnLease(request, hash, { kind: "none" }, worst) ??
-        (await replica.billing.reserve(request, hash, { kind: "none" }, worst));
+      await replica.billing.admitWorst(request, hash, { kind: "none" }, worst);
     } catch (error) {
       const reply = replica.lastReply as BillingReplica["lastReply"];
       if (reply === null || reply.ok) throw error;

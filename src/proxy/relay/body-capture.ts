@@ -1,0 +1,36 @@
+// The request and response bodies of one request, kept for its log line (logging.bodies) and the key's
+// recent-requests list (requestLog.maxBodyBytes) while the key's log_bodies allows it: captured up to the
+// larger of the two limits, and cut to each limit once, when the request has finished.
+
+import type { BodyText, RequestBodies } from "../../core/request.js";
+
+export class BodyCapture {
+  private readonly chunks: Buffer[] = [];
+  private bytes = 0;
+
+  constructor(private readonly limit: number) {}
+
+  add(chunk: Buffer): void {
+    if (this.bytes >= this.limit || chunk.length === 0) return;
+    this.chunks.push(chunk);
+    this.bytes += chunk.length;
+  }
+
+  /** The request body and the captured response, each as a function of the limit to cut it to. */
+  bodies(request: Buffer): RequestBodies {
+    return { request: bodyText(request), response: bodyText(Buffer.concat(this.chunks, this.bytes)) };
+  }
+}
+
+/**
+ * A body's first `limit` bytes as text (a multi-byte character cut in two becomes U+FFFD). A body shorter
+ * than both limits, the usual case, is turned into text once.
+ */
+function bodyText(bytes: Buffer): BodyText {
+  let whole: string | undefined;
+  return (limit) => {
+    if (bytes.length > limit) return bytes.subarray(0, limit).toString("utf8");
+    whole ??= bytes.toString("utf8");
+    return whole;
+  };
+}

@@ -1,0 +1,39 @@
+// The request's path as docs/development.md draws it is the path the code runs: the table of stages there is
+// proxy/pipeline.ts's PATH (the stages, the exchange's relay, the ending's stages), in order and with the same
+// words, and the table of events is core/channels.ts's declared list.
+
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { CHANNEL_NAMES, CHANNELS, channelName } from "../../src/core/channels.js";
+import { PATH, STAGES } from "../../src/proxy/pipeline.js";
+import { ENDING } from "../../src/proxy/request-end.js";
+
+const doc = readFileSync(new URL("../../docs/development.md", import.meta.url), "utf8");
+const section = doc.slice(doc.indexOf("### The request's path"), doc.indexOf("## Tests"));
+
+describe("docs/development.md's request path", () => {
+  it("lists the runner's stages, in order, with what each does", () => {
+    const rows = [...section.matchAll(/^\| (\d+) \| `([\w-]+)` \| (.+) \|$/gm)].map((m) => [
+      Number(m[1]),
+      m[2],
+      m[3],
+    ]);
+    expect(rows).toEqual(PATH.map((stage, i) => [i + 1, stage.name, stage.does]));
+  });
+
+  it("draws the whole path: the stages, then the relay, then the ending's stages", () => {
+    expect(PATH.map((stage) => stage.name)).toEqual([
+      ...STAGES.map((stage) => stage.name),
+      "relay",
+      ...ENDING.map((stage) => stage.name),
+    ]);
+  });
+
+  it("lists every declared event, with what it tells", () => {
+    const rows = [...section.matchAll(/^\| `(tunnel-gateway:[\w.]+)` \| (.+) \|$/gm)].map((m) => [
+      m[1],
+      m[2],
+    ]);
+    expect(rows).toEqual(CHANNEL_NAMES.map((name) => [channelName(name), CHANNELS[name]]));
+  });
+});
