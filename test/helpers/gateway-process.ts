@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { SERVE_V8_FLAGS } from "../../src/cli/v8-tuning.js";
 import { waitUntil } from "./wait.js";
 
 const CLI = join(import.meta.dirname, "../../dist/cli.js");
@@ -53,8 +54,12 @@ export function spawnServe(
       redis: { allowNoPersistence: true, ...(config.redis as object) },
     }),
   );
+  // Started as the image starts it, with the V8 tuning in NODE_OPTIONS: the process spawned is then the
+  // serving process itself, not a launcher that relaunches it (cli/v8-tuning.ts), so that a SIGKILL is a
+  // crash of the gateway. The relaunch's own tests give NODE_OPTIONS: "".
+  const tuned = [process.env.NODE_OPTIONS ?? "", ...SERVE_V8_FLAGS].join(" ").trim();
   const child = spawn(process.execPath, [CLI, "serve", "--config", file, ...args], {
-    env: { ...process.env, TUNNEL_CONFIG: "", ...env },
+    env: { ...process.env, TUNNEL_CONFIG: "", NODE_OPTIONS: tuned, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const logs: Record<string, any>[] = [];
