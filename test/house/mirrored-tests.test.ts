@@ -58,7 +58,6 @@ const NOT_YET = new Set<string>([
   // Came with the request path's stages (issue 32); exercised by test/proxy/pipeline.test.ts and the e2e scenarios.
   "src/proxy/relay/rate-limit-headers.ts",
   "src/proxy/sharing/fair-sharing.ts",
-  "src/proxy/stages/inspect.ts",
   "src/proxy/stages/phases.ts",
   "src/proxy/stages/send.ts",
   "src/admin/account-routes.ts",
