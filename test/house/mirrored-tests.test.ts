@@ -59,7 +59,6 @@ const NOT_YET = new Set<string>([
   "src/proxy/relay/rate-limit-headers.ts",
   "src/proxy/sharing/fair-sharing.ts",
   "src/proxy/stages/phases.ts",
-  "src/proxy/stages/send.ts",
   "src/admin/account-routes.ts",
   "src/admin/alert-routes.ts",
   "src/admin/alert-schemas.ts",
