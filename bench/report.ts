@@ -373,9 +373,7 @@ export function renderProfile(report: ProfileReport): string {
     "",
     "| the gateway's own code, by pipeline stage or part (the per-stage CPU budget) | main-thread CPU per request |",
     "| --- | --- |",
-    ...[...gateway.parts]
-      .sort((x, y) => y[1] - x[1])
-      .map(([part, micros]) => `| ${part} | ${us(micros)} |`),
+    ...[...gateway.parts].sort((x, y) => y[1] - x[1]).map(([part, micros]) => `| ${part} | ${us(micros)} |`),
     `| all of the gateway's own code | ${us([...gateway.parts.values()].reduce((a, b) => a + b, 0))} |`,
     "",
     "| the gateway's own code, by file | main-thread CPU per request |",
