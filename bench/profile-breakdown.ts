@@ -68,6 +68,51 @@ export function gatewayFile(url: string): string {
   return at === -1 ? url : url.slice(url.indexOf("/", at + 1) + 1);
 }
 
+/** Parts of proxy/ that are not stages, each a folder of its own. */
+const PROXY_PARTS = new Set(["relay", "meters", "sharing", "request"]);
+/** Files of proxy/stages/ that serve one stage: the body shaping is send's. */
+const STAGE_OF_FILE = new Map([["forwarded-body", "send"]]);
+/** Top-level folders named as parts of their own. */
+const LAYERS = new Set(["billing", "store", "observability"]);
+
+/**
+ * Where a file of the gateway's own (as gatewayFile gives it) sits on the request path: `stage <name>` for
+ * proxy/stages/<name>.js, `proxy/<part>` for proxy's relay, meters, sharing and request folders, the runner
+ * (proxy/pipeline.js) and the ending (proxy/request-end.js) by name, billing, store and observability as
+ * theirs, and any other file by its top-level folder ("other" for one at the top).
+ */
+export function gatewayPart(file: string): string {
+  const segments = file.split("/");
+  const [top, second, third] = segments;
+  if (top === "proxy" && second !== undefined) {
+    const base = (name: string) => name.replace(/\.[cm]?[jt]s$/, "");
+    if (second === "stages" && third !== undefined) {
+      const name = base(third);
+      return `stage ${STAGE_OF_FILE.get(name) ?? name}`;
+    }
+    if (PROXY_PARTS.has(second) && third !== undefined) return `proxy/${second}`;
+    if (third === undefined) {
+      const name = base(second);
+      if (name === "pipeline") return "pipeline (the stage runner)";
+      if (name === "request-end") return "ending (settle, record)";
+      return `proxy/${name}`;
+    }
+    return `proxy/${second}`;
+  }
+  if (top !== undefined && LAYERS.has(top)) return top;
+  return segments.length > 1 && top !== undefined ? top : "other";
+}
+
+/** Microseconds by the part of the request path (gatewayPart) from microseconds by file. */
+export function cpuByGatewayPart(byFile: ReadonlyMap<string, number>): Map<string, number> {
+  const parts = new Map<string, number>();
+  for (const [file, micros] of byFile) {
+    const part = gatewayPart(file);
+    parts.set(part, (parts.get(part) ?? 0) + micros);
+  }
+  return parts;
+}
+
 /** Microseconds of main-thread CPU by owner, idle excluded. */
 export function cpuByOwner(profile: CpuProfile): Map<string, number> {
   return breakdown(profile, ownerOfFrame);

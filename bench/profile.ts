@@ -19,6 +19,7 @@ import {
   allocatedBytes,
   type CpuProfile,
   cpuByGatewayFile,
+  cpuByGatewayPart,
   cpuByOwner,
   type HeapProfile,
 } from "./profile-breakdown.js";
@@ -173,6 +174,7 @@ const perRequest = (name: string): ProfileFigures => {
   return {
     owners: scaled(t.owners),
     files: scaled(t.files),
+    parts: scaled(cpuByGatewayPart(t.files)),
     main: t.main / t.requests,
     process: t.cpu / t.requests,
     allocatedKiB: t.allocated / t.allocatingRequests / 1024,

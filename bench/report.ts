@@ -306,6 +306,8 @@ export interface ProfileFigures {
   owners: Map<string, number>;
   /** The gateway's own code by file (empty for the bare proxy). */
   files: Map<string, number>;
+  /** The same, by stage of the pipeline or part of the request path (profile-breakdown.ts's gatewayPart). */
+  parts: Map<string, number>;
   /** Main thread's and whole process' CPU (µs), from /proc. */
   main: number;
   process: number;
@@ -368,6 +370,11 @@ export function renderProfile(report: ProfileReport): string {
       gateway.allocatedKiB,
       kib,
     ),
+    "",
+    "| the gateway's own code, by pipeline stage or part (the per-stage CPU budget) | main-thread CPU per request |",
+    "| --- | --- |",
+    ...[...gateway.parts].sort((x, y) => y[1] - x[1]).map(([part, micros]) => `| ${part} | ${us(micros)} |`),
+    `| all of the gateway's own code | ${us([...gateway.parts.values()].reduce((a, b) => a + b, 0))} |`,
     "",
     "| the gateway's own code, by file | main-thread CPU per request |",
     "| --- | --- |",

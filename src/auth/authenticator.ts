@@ -50,6 +50,14 @@ export class Authenticator {
    * and Redis cannot be asked.
    */
   async resolve(headers: IncomingHttpHeaders): Promise<Credential> {
+    return this.resolveNow(headers);
+  }
+
+  /**
+   * resolve(), without a promise when the key is in the in-process cache (the request path's usual case):
+   * a value, or a throw, at once; a promise only when Redis is asked.
+   */
+  resolveNow(headers: IncomingHttpHeaders): Credential | Promise<Credential> {
     const xApiKey = headers["x-api-key"];
     const token =
       headers.authorization === undefined && this.acceptXApiKey && typeof xApiKey === "string"
@@ -60,6 +68,10 @@ export class Authenticator {
     const cached = this.known.get(hash);
     if (cached) return { ref: cached, token, hash };
     if (this.unknown.has(hash)) throw new GatewayError("invalid_api_key");
+    return this.lookup(token, hash);
+  }
+
+  private async lookup(token: string, hash: string): Promise<Credential> {
     const ref = await this.keys.lookup(hash);
     if (!ref) {
       this.unknown.set(hash, true);

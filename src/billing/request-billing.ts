@@ -253,7 +253,11 @@ function reclaimable(reservation: Reservation | Refusal): "key" | "balance" | nu
 function admissionOf(request: AdmittedRequest, terms: AdmissionTerms, admitted: Admitted): Admission {
   request.admittedAt = performance.now();
   return {
-    ...terms,
+    cap: terms.cap,
+    worst: terms.worst,
+    promptEstimate: terms.promptEstimate,
+    maxCompletionTokens: terms.maxCompletionTokens,
+    maxPromptTokens: terms.maxPromptTokens,
     request,
     allowedModels: admitted.allowedModels,
     rpm: admitted.rpm,

@@ -6,8 +6,10 @@ import {
   allocatedBytes,
   type CpuProfile,
   cpuByGatewayFile,
+  cpuByGatewayPart,
   cpuByOwner,
   gatewayFile,
+  gatewayPart,
   ownerOfUrl,
 } from "../../bench/profile-breakdown.js";
 
@@ -27,6 +29,36 @@ describe("gatewayFile", () => {
   it("is the path under dist/ or src/", () => {
     expect(gatewayFile("file:///app/dist/proxy/forwarder.js")).toBe("proxy/forwarder.js");
     expect(gatewayFile("file:///home/me/src/tunnel/src/store/scripts.ts")).toBe("store/scripts.ts");
+  });
+});
+
+describe("gatewayPart", () => {
+  it("names the pipeline's stages, proxy's parts, the runner, the ending and the layers below", () => {
+    expect(gatewayPart("proxy/stages/admit.js")).toBe("stage admit");
+    expect(gatewayPart("proxy/stages/authenticate.ts")).toBe("stage authenticate");
+    expect(gatewayPart("proxy/stages/forwarded-body.js")).toBe("stage send");
+    expect(gatewayPart("proxy/relay/exchange.js")).toBe("proxy/relay");
+    expect(gatewayPart("proxy/meters/json-meter.js")).toBe("proxy/meters");
+    expect(gatewayPart("proxy/sharing/upstream-gate.js")).toBe("proxy/sharing");
+    expect(gatewayPart("proxy/request/request-facts.js")).toBe("proxy/request");
+    expect(gatewayPart("proxy/pipeline.js")).toBe("pipeline (the stage runner)");
+    expect(gatewayPart("proxy/request-end.js")).toBe("ending (settle, record)");
+    expect(gatewayPart("proxy/request-tracker.js")).toBe("proxy/request-tracker");
+    expect(gatewayPart("billing/settlement-queue.js")).toBe("billing");
+    expect(gatewayPart("store/billing/settle-script.js")).toBe("store");
+    expect(gatewayPart("observability/request-record.js")).toBe("observability");
+    expect(gatewayPart("core/request.js")).toBe("core");
+    expect(gatewayPart("gateway.js")).toBe("other");
+  });
+
+  it("sums files by their part", () => {
+    const byFile = new Map([
+      ["proxy/relay/exchange.js", 20],
+      ["proxy/relay/headers.js", 5],
+      ["proxy/stages/send.js", 3],
+      ["proxy/stages/forwarded-body.js", 4],
+    ]);
+    expect(Object.fromEntries(cpuByGatewayPart(byFile))).toEqual({ "proxy/relay": 25, "stage send": 7 });
   });
 });
 

@@ -223,9 +223,14 @@ describe("writing the figures into the page", () => {
 });
 
 describe("the profile report", () => {
-  const figures = (owners: Record<string, number>, files: Record<string, number> = {}) => ({
+  const figures = (
+    owners: Record<string, number>,
+    files: Record<string, number> = {},
+    parts: Record<string, number> = {},
+  ) => ({
     owners: new Map(Object.entries(owners)),
     files: new Map(Object.entries(files)),
+    parts: new Map(Object.entries(parts)),
     main: Object.values(owners).reduce((a, b) => a + b, 0),
     process: 2 * Object.values(owners).reduce((a, b) => a + b, 0),
     allocatedKiB: 40,
@@ -240,7 +245,10 @@ describe("the profile report", () => {
     machine: report.machine,
     bare: figures({ node: 450, gateway: 20, "http-proxy-3": 70, debug: 0.4 }),
     gateway: {
-      ...figures({ node: 600, gateway: 180, "http-proxy-3": 60, pino: 30, denque: 0.5 }, files),
+      ...figures({ node: 600, gateway: 180, "http-proxy-3": 60, pino: 30, denque: 0.5 }, files, {
+        "stage admit": 12,
+        "proxy/relay": 40,
+      }),
       allocatedKiB: 74,
     },
   });
@@ -267,5 +275,13 @@ describe("the profile report", () => {
     expect(text).toContain("| `proxy/f0.js` | 30 µs |");
     expect(text).toContain("| `proxy/f11.js` | 19 µs |");
     expect(text).not.toContain("proxy/f12.js");
+  });
+
+  it("lists the gateway's own code by pipeline stage or part, the most expensive first, with their sum", () => {
+    const rows = text.split("\n");
+    const relay = rows.indexOf("| proxy/relay | 40 µs |");
+    expect(relay).toBeGreaterThan(0);
+    expect(rows[relay + 1]).toBe("| stage admit | 12 µs |");
+    expect(rows[relay + 2]).toBe("| all of the gateway's own code | 52 µs |");
   });
 });

@@ -7,7 +7,7 @@ import type { Admission, RequestBilling } from "../../billing/request-billing.js
 import type { RequestSharing } from "../../core/sharing.js";
 import type { RequestFailures } from "../../observability/request-failures.js";
 import type { SharingCache } from "../sharing/sharing-cache.js";
-import type { Admitted, Inspected } from "./phases.js";
+import { type Admitted, type Inspected, passageOf } from "./phases.js";
 import type { Stage } from "./stage.js";
 
 export interface AdmitDeps {
@@ -33,14 +33,14 @@ export const admit: Stage<AdmitDeps, Inspected, Admitted> = {
         usageClass: request.usageClass,
         prompt: facts.prompt,
         maxOutputTokens: facts.maxOutputTokens,
-        capFields: facts.capsSet.map((path) => path.join(".")).join(" or "),
+        capFields: capFieldsOf(facts.capsSet),
         choices: facts.choices,
       });
       // Admitted on the lease with the settings cached: no promise at all.
       if (granted instanceof Promise || sharing instanceof Promise) {
         return admittedLater(inspected, granted, sharing, failures);
       }
-      return Object.assign(Object.assign(inspected, { admission: granted }), { sharing });
+      return admitted(inspected, granted, sharing);
     };
   },
 };
@@ -55,6 +55,24 @@ async function admittedLater(
   if (inspected.request.admission === "reserve") failures.redisAnswered();
   // Admitted from here on: whatever fails now releases it (the pipeline sees `admission` on the request's
   // passage).
-  const admitted = Object.assign(inspected, { admission });
-  return Object.assign(admitted, { sharing: sharing instanceof Promise ? await sharing : sharing });
+  const passage = passageOf(inspected);
+  passage.admission = admission;
+  return admitted(inspected, admission, sharing instanceof Promise ? await sharing : sharing);
+}
+
+function admitted(inspected: Inspected, admission: Admission, sharing: RequestSharing | null): Admitted {
+  const passage = passageOf(inspected);
+  passage.admission = admission;
+  passage.sharing = sharing;
+  return passage as Admitted;
+}
+
+/**
+ * The body's cap fields as a refusal names them ("max_tokens", or "a.b or c"): the usual single top-level
+ * field without building a string, the rest joined.
+ */
+function capFieldsOf(capsSet: readonly (readonly string[])[]): string {
+  const [only] = capsSet;
+  if (capsSet.length === 1 && only !== undefined && only.length === 1) return only[0] as string;
+  return capsSet.map((path) => path.join(".")).join(" or ");
 }

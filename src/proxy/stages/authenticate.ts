@@ -2,21 +2,30 @@
 // Redis lookup). Refuses a missing or unknown key.
 
 import { performance } from "node:perf_hooks";
-import type { Authenticator } from "../../auth/authenticator.js";
-import type { Arrived, Authenticated } from "./phases.js";
+import type { Authenticator, Credential } from "../../auth/authenticator.js";
+import { type Arrived, type Authenticated, passageOf } from "./phases.js";
 import type { Stage } from "./stage.js";
 
 export interface AuthenticateDeps {
-  authenticator: Pick<Authenticator, "resolve">;
+  authenticator: Pick<Authenticator, "resolveNow">;
 }
 
 export const authenticate: Stage<AuthenticateDeps, Arrived, Authenticated> = {
   name: "authenticate",
   does: "resolves the credential to its key (cached; else one Redis lookup)",
-  create: (deps) => async (arrived) => {
-    const credential = await deps.authenticator.resolve(arrived.req.headers);
-    arrived.request.ref = credential.ref;
-    arrived.request.authenticatedAt = performance.now();
-    return Object.assign(arrived, { credential });
+  create: (deps) => (arrived) => {
+    const credential = deps.authenticator.resolveNow(arrived.req.headers);
+    // A cached key: no promise, and the runner does not wait.
+    return credential instanceof Promise
+      ? credential.then((resolved) => authenticated(arrived, resolved))
+      : authenticated(arrived, credential);
   },
 };
+
+function authenticated(arrived: Arrived, credential: Credential): Authenticated {
+  arrived.request.ref = credential.ref;
+  arrived.request.authenticatedAt = performance.now();
+  const passage = passageOf(arrived);
+  passage.credential = credential;
+  return passage as Authenticated;
+}

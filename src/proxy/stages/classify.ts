@@ -2,7 +2,7 @@
 // Refuses the model server's management switches, which no key may reach.
 
 import { type Endpoint, type EndpointTable, pathNotAllowed } from "../request/endpoints.js";
-import type { Authenticated, Classified, ForwardedEndpoint } from "./phases.js";
+import { type Authenticated, type Classified, type ForwardedEndpoint, passageOf } from "./phases.js";
 import type { Stage } from "./stage.js";
 
 export interface ClassifyDeps {
@@ -16,7 +16,9 @@ export const classify: Stage<ClassifyDeps, Authenticated, Classified> = {
     const { method, path } = authenticated;
     const endpoint = deps.endpoints.classify(method, path);
     if (!forwardable(endpoint)) throw pathNotAllowed(method, path);
-    return Object.assign(authenticated, { endpoint });
+    const passage = passageOf(authenticated);
+    passage.endpoint = endpoint;
+    return passage as Classified;
   },
 };
 

@@ -7,7 +7,7 @@ import type { ModelCheck } from "../../core/model-check.js";
 import { checkDeclaredLength, notWhole, readBody } from "../../http/body.js";
 import { modelOfPath } from "../relay/model-list.js";
 import { inspectRequest } from "../request/request-facts.js";
-import type { Classified, Inspected } from "./phases.js";
+import { type Classified, type Inspected, passageOf } from "./phases.js";
 import type { Stage } from "./stage.js";
 
 export interface InspectDeps {
@@ -33,7 +33,11 @@ export const inspect: Stage<InspectDeps, Classified, Inspected> = {
       // A request without a body, or one that only counts tokens, is never reserved or charged.
       request.endpointClass = body.length === 0 ? "free" : endpoint.class;
       request.usageClass = body.length === 0 || endpoint.class === "free" ? null : endpoint.class;
-      return Object.assign(classified, { body, facts, check });
+      const passage = passageOf(classified);
+      passage.body = body;
+      passage.facts = facts;
+      passage.check = check;
+      return passage as Inspected;
     };
   },
 };

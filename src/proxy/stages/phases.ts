@@ -1,8 +1,9 @@
 // The request on the path, typed by phase: each stage's output type has what that stage added, so the compiler
 // knows what exists at each point (no "this has happened by now" casts). At run time the phases are views of
 // one object (Passage), whose every field is set in its constructor, so that every request has one hidden
-// class and the path stays monomorphic; a stage writes what it adds with Object.assign, whose type is the
-// phase it returns. The record of the request — what the log line, the metrics and the settlement read — is
+// class and the path stays monomorphic; a stage writes what it adds on that object (passageOf) and returns it
+// as the phase it gives — plain stores into fields that already exist, where Object.assign would build an
+// object literal and copy it key by key on every request. The record of the request — what the log line, the metrics and the settlement read — is
 // `request` (core/request.ts), written as the stages go.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -84,4 +85,12 @@ export class Passage implements Arrived {
     readonly path: string,
     readonly secure: boolean,
   ) {}
+}
+
+/**
+ * The one object behind a phase, for the stage that writes the fields it adds: every phase on the path is the
+ * runner's Passage (pipeline.ts creates it), so the stage returns it as the phase it gives once written.
+ */
+export function passageOf(phase: Arrived): Passage {
+  return phase as Passage;
 }

@@ -11,7 +11,7 @@ import { prepareUpstreamHeaders } from "../relay/headers.js";
 import { rateLimitHeaders } from "../relay/rate-limit-headers.js";
 import type { UpstreamGate } from "../sharing/upstream-gate.js";
 import { forwardedBody, priorityWriter } from "./forwarded-body.js";
-import type { Admitted, Sent } from "./phases.js";
+import { type Admitted, passageOf, type Sent } from "./phases.js";
 import type { Stage } from "./stage.js";
 
 export interface SendDeps {
@@ -77,7 +77,9 @@ export const send: Stage<SendDeps, Admitted, Sent> = {
         request.usageClass === null ? null : gate,
         sharing,
       );
-      return Object.assign(admitted, { forwarded });
+      const passage = passageOf(admitted);
+      passage.forwarded = forwarded;
+      return passage as Sent;
     };
   },
 };
