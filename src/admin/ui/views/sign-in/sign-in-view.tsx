@@ -42,7 +42,9 @@ export function SignInView({
   const loaded = useLoad(() => api.providers(), "providers");
   const ways = loaded.data;
   const providerName = ways?.providers.find((p) => p.id === provider)?.name ?? provider ?? "";
-  const failure = error ? providerProblem(error, providerName) : null;
+  // Said once the providers are known, so that the sentence names the provider as the person knows it, not
+  // by its id for a moment first (by its id only when the list cannot be had).
+  const failure = error && !loaded.loading ? providerProblem(error, providerName) : null;
   // Without a provider or the form, the token is the only way in: shown open, as before people could sign in.
   const tokenOnly = ways !== undefined && ways.providers.length === 0 && !ways.password;
 
