@@ -1,6 +1,7 @@
 // The request's path as docs/development.md draws it is the path the code runs: the table of stages there is
 // proxy/pipeline.ts's PATH (the stages, the exchange's relay, the ending's stages), in order and with the same
 // words, and the table of events is core/channels.ts's declared list.
+// The README's "How a request flows" names the same steps in the same order.
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -35,5 +36,20 @@ describe("docs/development.md's request path", () => {
       m[2],
     ]);
     expect(rows).toEqual(CHANNEL_NAMES.map((name) => [channelName(name), CHANNELS[name]]));
+  });
+});
+
+describe("README's How a request flows", () => {
+  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  const flow = readme.slice(readme.indexOf("## How a request flows"), readme.indexOf("## Documentation"));
+
+  it("numbers the listener and then every step of the path, in the runner's order", () => {
+    const steps = [...flow.matchAll(/^(\d+)\. \*\*`([\w-]+)`\*\*/gm)].map((m) => [Number(m[1]), m[2]]);
+    expect(steps).toEqual(["listener", ...PATH.map((stage) => stage.name)].map((name, i) => [i + 1, name]));
+  });
+
+  it("draws the same steps in its picture", () => {
+    const picture = /```\n(listener ─► .+)\n/.exec(flow)?.[1] ?? "";
+    expect(picture.split(" ─► ")).toEqual(["listener", ...PATH.map((stage) => stage.name)]);
   });
 });
