@@ -119,15 +119,18 @@ export function createPipeline(deps: PipelineDeps): ForwardingProxy {
       }
     } catch (error) {
       let failure = error;
+      const gone = clientGone(passage);
       // Admitted, but not handed over to its exchange: released now, not at its reservation's expiry.
       if (passage.admission !== null && passage.forwarded === null) {
         try {
-          deps.billing.release(passage.admission.request, "internal_error", 500);
+          if (gone) deps.billing.release(passage.admission.request, "client_aborted", 499);
+          else deps.billing.release(passage.admission.request, "internal_error", 500);
         } catch (releaseFailed) {
           failure = releaseFailed;
         }
       }
-      refuse(deps, failures, passage, failure);
+      if (gone) departed(deps, passage);
+      else refuse(deps, failures, passage, failure);
       deps.tracker.end(request);
     }
   }
@@ -147,6 +150,29 @@ export function createPipeline(deps: PipelineDeps): ForwardingProxy {
   };
 }
 
+/** The client is gone, or its connection was answered and ended by the parser: there is no one to answer. */
+function clientGone({ req, res }: Passage): boolean {
+  return res.destroyed || !req.socket.writable;
+}
+
+/**
+ * A client that left before its request was forwarded (while its key was looked up, its body read, its
+ * reservation made) is reported as the exchange reports one that leaves later: client_aborted, 499. Unless
+ * Node's parser refused the connection (bytes that are not HTTP after the body, a body cut short by a
+ * half-close): then server/client-errors.ts answered it and reported the refusal, and one line is enough. That
+ * answer is the socket's end with bytes written on it; a client that left ends it with nothing written, or
+ * resets it. (On a connection that carried an earlier answer the two look alike, and one that half-closed
+ * there goes unreported, as the parser's own refusals there do.)
+ */
+function departed(deps: PipelineDeps, { req, request }: Passage): void {
+  const { socket } = req;
+  if (socket.writableEnded && socket.bytesWritten > 0) return;
+  request.outcome = "client_aborted";
+  request.status = 499;
+  request.end(deps.now(), performance.now());
+  deps.observer.finished(request);
+}
+
 /** Answers a request the gateway will not forward with its error, and reports the refusal. */
 function refuse(
   deps: PipelineDeps,
@@ -154,9 +180,7 @@ function refuse(
   passage: Passage,
   error: unknown,
 ): void {
-  const { req, res, request } = passage;
-  // The client is gone, or its connection was answered and ended by the parser: there is no one to answer.
-  if (res.destroyed || !req.socket.writable) return;
+  const { res, request } = passage;
   const failure = asGatewayError(error);
   failures.failed(failure, { request_id: request.requestId }, "request failed");
   // After refusing a body half-way, or one that did not arrive whole, close the connection rather than read

@@ -1,8 +1,11 @@
 // The request and response bodies of one request, kept for its log line (logging.bodies) and the key's
 // recent-requests list (requestLog.maxBodyBytes) while the key's log_bodies allows it: captured up to the
-// larger of the two limits, and cut to each limit once, when the request has finished.
+// larger of the two limits, and cut to each limit once, when the request has finished. CapturingBodies is the
+// relay handler (relay-handler.ts) that does it, composed only for a key that logs bodies: it sits next to the
+// client, so what it keeps is what the client got (stripped, filtered).
 
-import type { BodyText, RequestBodies } from "../../core/request.js";
+import type { AdmittedRequest, BodyText, RequestBodies } from "../../core/request.js";
+import { Decorator, type RelayHandler } from "./relay-handler.js";
 
 export class BodyCapture {
   private readonly chunks: Buffer[] = [];
@@ -19,6 +22,30 @@ export class BodyCapture {
   /** The request body and the captured response, each as a function of the limit to cut it to. */
   bodies(request: Buffer): RequestBodies {
     return { request: bodyText(request), response: bodyText(Buffer.concat(this.chunks, this.bytes)) };
+  }
+}
+
+export class CapturingBodies extends Decorator {
+  private readonly capture: BodyCapture;
+
+  constructor(
+    next: RelayHandler,
+    limit: number,
+    /** The body as the client sent it. */
+    private readonly received: Buffer,
+  ) {
+    super(next);
+    this.capture = new BodyCapture(limit);
+  }
+
+  override onResponseData(chunk: Buffer): void {
+    this.capture.add(chunk);
+    this.next.onResponseData(chunk);
+  }
+
+  override onFinish(request: AdmittedRequest): Promise<void> | undefined {
+    request.bodies = this.capture.bodies(this.received);
+    return this.next.onFinish(request);
   }
 }
 

@@ -1,25 +1,34 @@
-// One forwarded request from the moment it is admitted, as a small state machine: it streams the upstream's
-// response to the client through the meter (with backpressure), turns timeouts and failures into 502/504,
-// stops the upstream the instant the client goes away or a shutdown drain ends, writes how it went on the
-// request (core/request.ts), and — exactly once, whatever way it ends — hands the request to its end
-// (request-end.ts), which settles and reports it.
+// One forwarded request from the moment it is admitted, as a small state machine: the core relay. It forwards
+// the request (through the queue wait, queue-wait.ts, when the model server has a limit), streams the upstream's
+// response to the client with backpressure, turns timeouts and failures into 502/504, stops the upstream the
+// instant the client goes away or a shutdown drain ends, writes how it went on the request (core/request.ts),
+// and — exactly once, whatever way it ends — hands the request to its end (request-end.ts), which settles and
+// reports it.
+//
+// The answer's optional concerns are relay handlers composed around it (relay-handler.ts, compose.ts): the
+// answer goes through them and reaches the exchange, the last handler, which writes it to the client.
 //
 // Event handlers are module-level functions (exchange-events.ts) that find their exchange through a symbol on
-// the request and response objects, so the per-request cost is one object, not a bundle of closures.
+// the request and response objects, so the per-request cost is one object, not a bundle of closures, plus one
+// per concern the request needs.
 
-import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type {
+  ClientRequest,
+  IncomingHttpHeaders,
+  IncomingMessage,
+  OutgoingHttpHeaders,
+  ServerResponse,
+} from "node:http";
 import { performance } from "node:perf_hooks";
 import type { ProxyServer } from "http-proxy-3";
-import type { Logger } from "pino";
 import { GatewayError } from "../../core/errors.js";
 import type { Outcome, RecordOutcome } from "../../core/outcome.js";
-import type { AdmittedRequest, StripMode } from "../../core/request.js";
+import type { AdmittedRequest } from "../../core/request.js";
 import type { RequestSharing } from "../../core/sharing.js";
 import { sendError } from "../../http/respond.js";
-import { type MeterLimits, ResponseMeter } from "../meters/response-meter.js";
-import type { UpstreamGate, Wait, Waiter } from "../sharing/upstream-gate.js";
-import { BodyCapture } from "./body-capture.js";
+import type { UpstreamGate } from "../sharing/upstream-gate.js";
 import { bodySource } from "./body-source.js";
+import { composeHandlers } from "./compose.js";
 import {
   type ExchangeEvents,
   onClientClose,
@@ -32,53 +41,25 @@ import {
   tag,
 } from "./exchange-events.js";
 import { clientResponseHeaders } from "./headers.js";
-import { HeldModelList } from "./model-list.js";
+import { type Queued, QueueWait } from "./queue-wait.js";
+import type { RelayHandler } from "./relay-handler.js";
+import type { ExchangeDeps, RelayPlan } from "./relay-plan.js";
 
-/** The exchange's place on the path (pipeline.ts's PATH): between `send` and the ending's stages. */
-export const RELAY = {
-  name: "relay",
-  does: "streams the answer back (backpressure, timeouts, 502/504) through the meter, which reads its usage",
-} as const;
+export { type ExchangeDeps, RELAY, type RelayPlan } from "./relay-plan.js";
 
-/** What the send stage decided for one exchange (stages/send.ts). */
-export interface RelayPlan {
-  /** The body as forwarded (with an output cap, stream_options or a priority written in). */
-  readonly forwarded: Buffer;
-  /** The body as the client sent it (for the logs, when the key logs bodies). */
-  readonly received: Buffer;
-  /** What to take out of the stream because the gateway asked it for usage; null when it did not. */
-  readonly strip: StripMode | null;
-  /** Filter a model list down to these models (GET /v1/models of a key with a model list). */
-  readonly filterModels: readonly string[] | null;
-  /** The key's rate-limit headers for the client's response, when it has per-minute limits. */
-  readonly rateLimitHeaders: OutgoingHttpHeaders | null;
-}
-
-/** What every exchange is given: built once by the pipeline, shared by all of them. */
-export interface ExchangeDeps {
-  /** upstream.timeoutMs: how long the upstream has to begin its answer. */
-  timeoutMs: number;
-  metering: MeterLimits;
-  /** How much of the bodies to capture for a key that logs them (the larger of the two logs' limits). */
-  captureBytes: number;
-  logger: Logger;
-  /** The request is over, whatever way: settle it and report it (request-end.ts). */
-  end(request: AdmittedRequest): void;
-}
-
-export class Exchange implements ExchangeEvents, Waiter {
+export class Exchange implements ExchangeEvents, Queued, RelayHandler {
   private upstreamRequest: ClientRequest | undefined;
   private upstreamResponse: IncomingMessage | undefined;
-  private meter: ResponseMeter | null = null;
   private timedOut = false;
   private timer: NodeJS.Timeout | undefined;
-  private held: HeldModelList | null = null;
-  private readonly capture: BodyCapture | null;
   private done = false;
+  /** Waiting for the client's buffer to drain. */
+  private paused = false;
   private proxy: ProxyServer | null = null;
-  /** The gate to the model server, where upstream.maxInFlight is set; and the request's wait there. */
-  private gate: UpstreamGate | null = null;
-  private wait: Wait | null = null;
+  /** The request's wait for a place at a model server with a limit (upstream.maxInFlight); null without. */
+  private queue: QueueWait | null = null;
+  /** The first of the handlers the answer goes through (compose.ts); the last of them is this exchange. */
+  private readonly head: RelayHandler;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -87,7 +68,7 @@ export class Exchange implements ExchangeEvents, Waiter {
     private readonly plan: RelayPlan,
     private readonly deps: ExchangeDeps,
   ) {
-    this.capture = request.logBodies ? new BodyCapture(deps.captureBytes) : null;
+    this.head = composeHandlers(this, res, request, plan, deps);
   }
 
   /**
@@ -111,21 +92,16 @@ export class Exchange implements ExchangeEvents, Waiter {
       return;
     }
     this.proxy = proxy;
-    if (gate !== null) {
-      this.gate = gate;
-      const entered = gate.enter(this, sharing as RequestSharing);
-      if (entered === "refused") return;
-      if (entered !== "forward") {
-        this.wait = entered;
-        return;
-      }
+    if (gate === null) {
+      this.forward();
+      return;
     }
-    this.forward();
+    this.queue = new QueueWait(this, gate);
+    this.queue.enter(sharing as RequestSharing);
   }
 
   /** Its turn at the model server has come: forward it. */
   forward(): void {
-    this.wait = null;
     // The client left in this very turn: its close event ends the request and gives the place back.
     if (this.res.destroyed || !this.req.socket.writable) return;
     const { request } = this;
@@ -144,17 +120,9 @@ export class Exchange implements ExchangeEvents, Waiter {
 
   /** It may not wait for the model server (any longer): answered with the error, never forwarded, never charged. */
   refuse(error: GatewayError): void {
-    this.wait = null;
     if (this.done) return;
     this.request.outcome = "refused";
     this.answer(error);
-  }
-
-  /** Out of the fair queue, if it waits there. */
-  private stopWaiting(): void {
-    if (this.wait === null) return;
-    this.gate?.leave(this.wait);
-    this.wait = null;
   }
 
   onUpstreamRequest(request: ClientRequest): void {
@@ -174,49 +142,46 @@ export class Exchange implements ExchangeEvents, Waiter {
     tag(response, this);
     this.upstreamResponse = response;
     request.upstreamStatus = response.statusCode ?? 502;
-    const { plan } = this;
-    const meter = new ResponseMeter(response.headers, plan.strip, this.deps.metering);
-    this.meter = meter;
-    const identity = (response.headers["content-encoding"] ?? "identity") === "identity";
-    if (plan.filterModels && request.upstreamStatus === 200 && identity) {
-      this.held = new HeldModelList(plan.filterModels);
-    } else {
-      this.res.writeHead(request.upstreamStatus, this.headers(response, meter.stripping));
-    }
+    const upstream = response.headers;
+    this.head.onResponseStart(request.upstreamStatus, clientResponseHeaders(upstream, false), upstream);
     response.on("data", onUpstreamData);
     response.on("end", onUpstreamEnd);
     response.on("close", onUpstreamClose);
   }
 
-  onUpstreamData(response: IncomingMessage, chunk: Buffer): void {
+  onUpstreamData(_response: IncomingMessage, chunk: Buffer): void {
     if (this.request.firstChunkAt === 0) this.request.firstChunkAt = performance.now();
-    const meter = this.meter as ResponseMeter;
-    if (this.held) {
-      meter.push(chunk);
-      if (!this.held.hold(chunk)) this.releaseHeld(response);
-    } else if (meter.stripping) {
-      this.send(response, meter.push(chunk));
-    } else {
-      // Reading along: the client gets the chunk first, the meter reads it after.
-      if (!this.write(chunk)) this.pauseUpstream(response);
-      meter.push(chunk);
+    this.head.onResponseData(chunk);
+  }
+
+  onUpstreamEnd(_response: IncomingMessage): void {
+    this.head.onResponseEnd();
+  }
+
+  // The exchange as the last relay handler: what the handlers before it hand on goes to the client.
+
+  onResponseStart(status: number, headers: OutgoingHttpHeaders, _upstream: IncomingHttpHeaders): void {
+    this.res.writeHead(status, headers);
+  }
+
+  onResponseData(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    // The client's buffer is full: no more of the upstream's bytes until it drains.
+    if (!this.res.write(chunk) && !this.paused) {
+      this.paused = true;
+      this.upstreamResponse?.pause();
+      this.res.once("drain", onClientDrain);
     }
   }
 
-  onUpstreamEnd(response: IncomingMessage): void {
-    const tail = (this.meter as ResponseMeter).end();
-    if (this.held) {
-      const filtered = this.held.filtered();
-      this.held = null;
-      const headers = this.headers(response, true);
-      headers["content-length"] = filtered.length;
-      this.res.writeHead(this.request.upstreamStatus, headers);
-      this.capture?.add(filtered);
-      this.res.end(filtered);
-      return;
-    }
-    for (const piece of tail) this.capture?.add(piece);
-    this.res.end(tail.length > 0 ? Buffer.concat(tail) : undefined);
+  onResponseEnd(): void {
+    this.res.end();
+  }
+
+  onResponseAbort(): void {}
+
+  onFinish(): undefined {
+    return undefined;
   }
 
   /** The upstream connection closed; before the end of the response, that is a cut-off stream. */
@@ -251,7 +216,7 @@ export class Exchange implements ExchangeEvents, Waiter {
   /** The drain is over: stop the upstream, end the client's response, bill what was produced. */
   abortForShutdown(): void {
     if (this.done) return;
-    this.stopWaiting();
+    this.queue?.leave();
     this.request.outcome = "shutdown";
     this.upstreamRequest?.destroy();
     if (this.request.upstreamStatus === 0 && !this.res.headersSent) {
@@ -262,26 +227,27 @@ export class Exchange implements ExchangeEvents, Waiter {
         { format: this.request.errorFormat },
       );
     } else {
-      this.meter?.abort();
+      this.head.onResponseAbort();
       this.res.destroy();
     }
   }
 
   onClientClose(): void {
     // A client that leaves while waiting frees its place in the queue at once.
-    this.stopWaiting();
+    this.queue?.leave();
     const { request } = this;
     if (!this.res.writableFinished || request.outcome === "shutdown") {
       if (request.outcome === "completed") request.outcome = "client_aborted";
       // http-proxy-3 destroys the upstream request; the meter keeps what it has read so far. (After a
       // complete response the meter may still be decompressing its copy, and is left to finish.)
-      this.meter?.abort();
+      this.head.onResponseAbort();
     }
     void this.finish();
   }
 
   /** The client drained its buffer: let the upstream's bytes flow again. */
   resumeUpstream(): void {
+    this.paused = false;
     this.upstreamResponse?.resume();
   }
 
@@ -305,49 +271,8 @@ export class Exchange implements ExchangeEvents, Waiter {
 
   private cutOff(outcome: Outcome): void {
     this.request.outcome = outcome;
-    this.meter?.abort();
+    this.head.onResponseAbort();
     this.res.destroy();
-  }
-
-  private send(response: IncomingMessage, out: Buffer | Buffer[]): void {
-    let writable = true;
-    if (!Array.isArray(out)) writable = this.write(out);
-    else if (out.length === 1) writable = this.write(out[0] as Buffer);
-    else if (out.length > 1) {
-      // Several pieces of one chunk leave in one write to the socket.
-      this.res.cork();
-      for (const piece of out) writable = this.write(piece) && writable;
-      this.res.uncork();
-    }
-    if (!writable) this.pauseUpstream(response);
-  }
-
-  /** The client's buffer is full: no more of the upstream's bytes until it drains. */
-  private pauseUpstream(response: IncomingMessage): void {
-    response.pause();
-    this.res.once("drain", onClientDrain);
-  }
-
-  private write(piece: Buffer): boolean {
-    if (piece.length === 0) return true;
-    this.capture?.add(piece);
-    return this.res.write(piece);
-  }
-
-  /** The model list is too large to filter: send what was held and pass the rest through. */
-  private releaseHeld(response: IncomingMessage): void {
-    const held = (this.held as HeldModelList).release();
-    this.held = null;
-    this.res.writeHead(this.request.upstreamStatus, this.headers(response, false));
-    this.send(response, held);
-  }
-
-  /** The upstream's headers as the client gets them, with the key's rate-limit headers when it has limits. */
-  private headers(response: IncomingMessage, rewritten: boolean): OutgoingHttpHeaders {
-    const headers = clientResponseHeaders(response.headers, rewritten);
-    const limits = this.plan.rateLimitHeaders;
-    if (limits !== null) for (const name in limits) headers[name] = limits[name];
-    return headers;
   }
 
   /** Ends the request exactly once; what it cost and where that goes is request-end.ts's to work out. */
@@ -358,17 +283,11 @@ export class Exchange implements ExchangeEvents, Waiter {
     const { request } = this;
     // No longer running: nothing to abort, no reservation to keep alive.
     request.exchange = null;
-    const meter = this.meter;
-    if (meter !== null) {
-      const result = await meter.result();
-      request.metered = true;
-      request.usage = result.usage;
-      request.events = result.events;
-      request.responseBytes = meter.bytes;
-    }
+    // What each concern learned (the meter's usage, the captured bodies) is written on the request first.
+    const learning = this.head.onFinish(request);
+    if (learning !== undefined) await learning;
     const { upstreamStatus, outcome } = request;
     request.status = upstreamStatus === 0 ? statusWithoutResponse(outcome, this.res) : upstreamStatus;
-    if (this.capture !== null) request.bodies = this.capture.bodies(this.plan.received);
     this.deps.end(request);
   }
 }

@@ -102,3 +102,15 @@ function connectionListed(connection: string | undefined): Set<string> | null {
   if (value === "keep-alive" || value === "close") return null;
   return new Set(value.split(",").map((name) => name.trim()));
 }
+
+/**
+ * The client's headers for a body the gateway rewrote (stripped, filtered): without the upstream's length. A
+ * copy rather than a `delete`, which would turn the object into a slow dictionary; the same object when there
+ * is no length to drop, as for nearly every stream.
+ */
+export function withoutContentLength(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
+  if (headers["content-length"] === undefined) return headers;
+  const copy: OutgoingHttpHeaders = {};
+  for (const name in headers) if (name !== "content-length") copy[name] = headers[name];
+  return copy;
+}

@@ -1,6 +1,11 @@
 // For a key limited to some models, the upstream's model list (GET /v1/models) is cut down to them, so a
 // client discovers only what it may use. The list is held until it is complete, up to MAX_HELD_BYTES; a
-// larger one is passed through unfiltered.
+// larger one is passed through unfiltered. FilteringModelList is the relay handler (relay-handler.ts) that
+// does it, composed only for GET /v1/models of a key with a model list.
+
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
+import { withoutContentLength } from "./headers.js";
+import { type Corkable, Decorator, handOn, type RelayHandler } from "./relay-handler.js";
 
 /** Largest model list held back for filtering. */
 export const MAX_HELD_BYTES = 4 << 20;
@@ -29,6 +34,68 @@ export class HeldModelList {
   filtered(): Buffer {
     const body = Buffer.concat(this.chunks, this.bytes);
     return filterModelList(body, this.allowed) ?? body;
+  }
+}
+
+/** Holds back a successful, uncompressed model list and sends it on filtered once it is complete. */
+export class FilteringModelList extends Decorator {
+  private held: HeldModelList | null = null;
+  private status = 0;
+  private headers: OutgoingHttpHeaders | null = null;
+  private upstream: IncomingHttpHeaders | null = null;
+
+  constructor(
+    next: RelayHandler,
+    private readonly allowed: readonly string[],
+    private readonly socket: Corkable,
+  ) {
+    super(next);
+  }
+
+  override onResponseStart(
+    status: number,
+    headers: OutgoingHttpHeaders,
+    upstream: IncomingHttpHeaders,
+  ): void {
+    // An error, or a compressed list, goes on as it came.
+    if (status !== 200 || (upstream["content-encoding"] ?? "identity") !== "identity") {
+      this.next.onResponseStart(status, headers, upstream);
+      return;
+    }
+    this.held = new HeldModelList(this.allowed);
+    this.status = status;
+    this.headers = headers;
+    this.upstream = upstream;
+  }
+
+  override onResponseData(chunk: Buffer): void {
+    const held = this.held;
+    if (held === null) {
+      this.next.onResponseData(chunk);
+      return;
+    }
+    if (held.hold(chunk)) return;
+    // Too large to filter: what was held goes on as it came, with the upstream's headers, and the rest after it.
+    this.held = null;
+    this.next.onResponseStart(
+      this.status,
+      this.headers as OutgoingHttpHeaders,
+      this.upstream as IncomingHttpHeaders,
+    );
+    handOn(this.next, held.release(), this.socket);
+  }
+
+  override onResponseEnd(): void {
+    const held = this.held;
+    if (held !== null) {
+      this.held = null;
+      const filtered = held.filtered();
+      const headers = withoutContentLength(this.headers as OutgoingHttpHeaders);
+      headers["content-length"] = filtered.length;
+      this.next.onResponseStart(this.status, headers, this.upstream as IncomingHttpHeaders);
+      this.next.onResponseData(filtered);
+    }
+    this.next.onResponseEnd();
   }
 }
 

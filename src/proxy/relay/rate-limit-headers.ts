@@ -1,10 +1,31 @@
 // The rate-limit headers of OpenAI's API, on every forwarded response of a key with per-minute limits, so
 // that clients that read them (OpenAI's SDKs, LangChain's rate limiters) can pace themselves:
 // x-ratelimit-limit-requests, -remaining-requests, -reset-requests, and the same for tokens. Resets are
-// durations in the form OpenAI sends them, Go's: "20ms", "1s", "6m0s".
+// durations in the form OpenAI sends them, Go's: "20ms", "1s", "6m0s". AddingRateLimitHeaders is the relay
+// handler (relay-handler.ts) that adds them at the response's start, composed only for a key with limits.
 
-import type { OutgoingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
 import type { LimitState } from "../../store/billing/billing-store.js";
+import { Decorator, type RelayHandler } from "./relay-handler.js";
+
+export class AddingRateLimitHeaders extends Decorator {
+  constructor(
+    next: RelayHandler,
+    private readonly limits: OutgoingHttpHeaders,
+  ) {
+    super(next);
+  }
+
+  override onResponseStart(
+    status: number,
+    headers: OutgoingHttpHeaders,
+    upstream: IncomingHttpHeaders,
+  ): void {
+    const { limits } = this;
+    for (const name in limits) headers[name] = limits[name];
+    this.next.onResponseStart(status, headers, upstream);
+  }
+}
 
 export function rateLimitHeaders(rpm: LimitState | null, tpm: LimitState | null): OutgoingHttpHeaders | null {
   if (rpm === null && tpm === null) return null;

@@ -2,7 +2,9 @@
 // each body cut to the limit asked for when it is read, a character cut in two shown as U+FFFD.
 
 import { describe, expect, it } from "vitest";
-import { BodyCapture } from "../../../src/proxy/relay/body-capture.js";
+import { type AdmittedRequest, GatewayRequest } from "../../../src/core/request.js";
+import { BodyCapture, CapturingBodies } from "../../../src/proxy/relay/body-capture.js";
+import { RecordingHandler } from "./recording-handler.js";
 
 describe("BodyCapture", () => {
   it("keeps the response as it came, chunk after chunk, and the request as sent", () => {
@@ -34,5 +36,22 @@ describe("BodyCapture", () => {
     expect(bodies.response(4)).toBe("₽\uFFFD");
     expect(bodies.request(1)).toBe("\uFFFD");
     expect(bodies.request(2)).toBe("ё");
+  });
+});
+
+describe("CapturingBodies", () => {
+  it("keeps what it hands on to the client, and writes both bodies on the request when it finishes", () => {
+    const next = new RecordingHandler();
+    const capturing = new CapturingBodies(next, 5, Buffer.from("asked"));
+    capturing.onResponseStart(200, {}, {});
+    capturing.onResponseData(Buffer.from("abc"));
+    capturing.onResponseData(Buffer.from("def"));
+    capturing.onResponseData(Buffer.from("ghi"));
+    capturing.onResponseEnd();
+    const request = new GatewayRequest("r", "POST", "/v1/chat/completions", 0) as AdmittedRequest;
+    expect(capturing.onFinish(request)).toBeUndefined();
+    expect(next.events).toEqual(["start 200", "data abc", "data def", "data ghi", "end", "finish"]);
+    expect(request.bodies?.response(100)).toBe("abcdef");
+    expect(request.bodies?.request(100)).toBe("asked");
   });
 });

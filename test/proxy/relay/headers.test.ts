@@ -1,6 +1,10 @@
 import type { IncomingMessage } from "node:http";
 import { describe, expect, it } from "vitest";
-import { clientResponseHeaders, prepareUpstreamHeaders } from "../../../src/proxy/relay/headers.js";
+import {
+  clientResponseHeaders,
+  prepareUpstreamHeaders,
+  withoutContentLength,
+} from "../../../src/proxy/relay/headers.js";
 
 const token = `sk-tunnel-${"a".repeat(64)}`;
 
@@ -98,5 +102,15 @@ describe("clientResponseHeaders", () => {
       ),
     ).toEqual({ server: "vllm" });
     expect(clientResponseHeaders({ "content-length": "5" }, false)).toEqual({ "content-length": "5" });
+  });
+});
+
+describe("withoutContentLength", () => {
+  it("drops the length from a copy, leaving the headers it was given alone, and copies nothing without one", () => {
+    const headers = { "content-type": "text/event-stream", "content-length": "12", "x-a": "1" };
+    expect(withoutContentLength(headers)).toEqual({ "content-type": "text/event-stream", "x-a": "1" });
+    expect(headers["content-length"]).toBe("12");
+    const stream = { "content-type": "text/event-stream" };
+    expect(withoutContentLength(stream)).toBe(stream);
   });
 });

@@ -3,11 +3,13 @@
 
 import { describe, expect, it } from "vitest";
 import {
+  FilteringModelList,
   filterModelList,
   HeldModelList,
   MAX_HELD_BYTES,
   modelOfPath,
 } from "../../../src/proxy/relay/model-list.js";
+import { RecordingHandler, recordingSocket } from "./recording-handler.js";
 
 const LIST = {
   object: "list",
@@ -79,6 +81,62 @@ describe("HeldModelList", () => {
     expect(released[0]).toBe(first);
     expect(released[1]).toBe(second);
     expect(held.release()).toEqual([]);
+  });
+});
+
+describe("FilteringModelList", () => {
+  const JSON_HEADERS = { "content-type": "application/json" };
+
+  function setUp(allowed: string[]) {
+    const next = new RecordingHandler();
+    return { next, filtering: new FilteringModelList(next, allowed, recordingSocket(next)) };
+  }
+
+  it("holds the list back, headers too, and sends it filtered with its new length once complete", () => {
+    const { next, filtering } = setUp(["qwen"]);
+    const body = Buffer.from(JSON.stringify(LIST));
+    filtering.onResponseStart(200, { ...JSON_HEADERS, "content-length": String(body.length) }, JSON_HEADERS);
+    filtering.onResponseData(body.subarray(0, 10));
+    filtering.onResponseData(body.subarray(10));
+    expect(next.events).toEqual([]);
+    filtering.onResponseEnd();
+    const filtered = JSON.stringify({ object: "list", data: [{ id: "qwen", object: "model" }] });
+    expect(next.events).toEqual(["start 200", `data ${filtered}`, "end"]);
+    expect(next.headers).toEqual({ ...JSON_HEADERS, "content-length": filtered.length });
+  });
+
+  it("passes an error, or a compressed list, on as it came", () => {
+    for (const [status, upstream] of [
+      [404, JSON_HEADERS],
+      [200, { ...JSON_HEADERS, "content-encoding": "gzip" }],
+    ] as const) {
+      const { next, filtering } = setUp(["qwen"]);
+      filtering.onResponseStart(status, JSON_HEADERS, upstream);
+      filtering.onResponseData(Buffer.from("as it came"));
+      filtering.onResponseEnd();
+      expect(next.events).toEqual([`start ${status}`, "data as it came", "end"]);
+      expect(next.headers).toBe(JSON_HEADERS);
+    }
+  });
+
+  it("sends a list too large to hold on unfiltered, with the upstream's headers, what was held in one write", () => {
+    const { next, filtering } = setUp(["qwen"]);
+    const headers = { ...JSON_HEADERS, "content-length": String(MAX_HELD_BYTES + 2) };
+    filtering.onResponseStart(200, headers, JSON_HEADERS);
+    filtering.onResponseData(Buffer.alloc(MAX_HELD_BYTES, " "));
+    filtering.onResponseData(Buffer.from("[]"));
+    filtering.onResponseData(Buffer.from("!"));
+    filtering.onResponseEnd();
+    expect(next.headers).toBe(headers);
+    expect(next.events.map((event) => (event.length > 20 ? "data <held>" : event))).toEqual([
+      "start 200",
+      "cork",
+      "data <held>",
+      "data []",
+      "uncork",
+      "data !",
+      "end",
+    ]);
   });
 });
 

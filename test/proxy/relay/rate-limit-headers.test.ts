@@ -3,7 +3,12 @@
 // SDKs parse them.
 
 import { describe, expect, it } from "vitest";
-import { goDuration, rateLimitHeaders } from "../../../src/proxy/relay/rate-limit-headers.js";
+import {
+  AddingRateLimitHeaders,
+  goDuration,
+  rateLimitHeaders,
+} from "../../../src/proxy/relay/rate-limit-headers.js";
+import { RecordingHandler } from "./recording-handler.js";
 
 describe("rateLimitHeaders", () => {
   it("gives a key without per-minute limits no headers", () => {
@@ -55,5 +60,18 @@ describe("goDuration", () => {
     [90_061_500, "25h1m1.5s"],
   ])("writes %i ms as %s", (ms, text) => {
     expect(goDuration(ms)).toBe(text);
+  });
+});
+
+describe("AddingRateLimitHeaders", () => {
+  it("adds the key's headers to the answer's at its start, and leaves its body alone", () => {
+    const next = new RecordingHandler();
+    const limits = { "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "59" };
+    const adding = new AddingRateLimitHeaders(next, limits);
+    adding.onResponseStart(200, { "content-type": "application/json" }, {});
+    adding.onResponseData(Buffer.from("{}"));
+    adding.onResponseEnd();
+    expect(next.headers).toEqual({ "content-type": "application/json", ...limits });
+    expect(next.events).toEqual(["start 200", "data {}", "end"]);
   });
 });
