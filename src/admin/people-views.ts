@@ -10,7 +10,7 @@ import { isoOrNull } from "../services/views.js";
 import type { ApiTokenRecord } from "../store/people/api-token-store.js";
 import type { InvitationRecord } from "../store/people/invitation-store.js";
 import type { SessionRecord } from "../store/people/session-store.js";
-import type { UserRecord } from "../store/people/user-store.js";
+import type { UserRecord } from "../store/people/user-record.js";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -10,7 +10,7 @@ import { DIRECT } from "../core/roles.js";
 import type { AccountStore } from "../store/accounts/account-store.js";
 import { type Actor, actorName, auditEntry } from "../store/audit/audit-store.js";
 import type { InvitationRecord, InvitationStore } from "../store/people/invitation-store.js";
-import type { UserRecord } from "../store/people/user-store.js";
+import type { UserRecord } from "../store/people/user-record.js";
 import { type LinkPayload, type Links, linkUrl } from "./links.js";
 import type { Principal } from "./principal.js";
 import { requiredProvider } from "./provider-domains.js";

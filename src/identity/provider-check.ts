@@ -19,7 +19,7 @@ import type { IdentityEvents } from "../core/identity-events.js";
 import { oidcSource } from "../core/roles.js";
 import type { Actor } from "../store/audit/audit-store.js";
 import type { DueCheck, ProviderLinkRecord, ProviderLinkStore } from "../store/people/provider-link-store.js";
-import type { UserRecord } from "../store/people/user-store.js";
+import type { UserRecord } from "../store/people/user-record.js";
 import type { OidcProviders, ProviderTokens } from "./oidc.js";
 import type { ProviderPeople } from "./oidc-person.js";
 import type { Sessions } from "./sessions.js";

@@ -20,7 +20,8 @@ import { validateAccountId, validateName } from "../core/validate.js";
 import type { UserAuditEntry } from "../store/audit/audit-schema.js";
 import { type Actor, auditEntry, type SignInMethod, userAuditEntry } from "../store/audit/audit-store.js";
 import type { SessionStore } from "../store/people/session-store.js";
-import type { StoredGrants, UserRecord, UserStore } from "../store/people/user-store.js";
+import type { StoredGrants, UserRecord } from "../store/people/user-record.js";
+import type { UserStore } from "../store/people/user-store.js";
 import { checkNewPassword, hashPassword } from "./passwords.js";
 import { validateAccountRole, validateEmail, validateUserId } from "./user-input.js";
 

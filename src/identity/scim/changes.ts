@@ -11,7 +11,8 @@ import { type Actor, scimAuditEntry, userAuditEntry } from "../../store/audit/au
 import type { ApiTokenStore } from "../../store/people/api-token-store.js";
 import type { ScimGroupRecord, ScimStore, ScimUserAttributes } from "../../store/people/scim-store.js";
 import type { ScimTokenRecord, ScimTokenStore } from "../../store/people/scim-token-store.js";
-import type { UserRecord, UserStore } from "../../store/people/user-store.js";
+import type { UserRecord } from "../../store/people/user-record.js";
+import type { UserStore } from "../../store/people/user-store.js";
 import type { ApiTokens } from "../api-tokens.js";
 import { type MappingRule, mapIdentity } from "../group-mapping.js";
 import type { Users } from "../users.js";
