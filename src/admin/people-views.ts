@@ -4,8 +4,8 @@
 import { effectiveOperatorRole, grantsOf, isOperatorRole, type Role } from "../core/roles.js";
 import { allowedActions } from "../identity/permissions.js";
 import type { Principal } from "../identity/principal.js";
+import type { Member } from "../identity/role-grants.js";
 import { sessionHandle } from "../identity/sessions.js";
-import type { Member } from "../identity/users.js";
 import { isoOrNull } from "../services/views.js";
 import type { ApiTokenRecord } from "../store/people/api-token-store.js";
 import type { InvitationRecord } from "../store/people/invitation-store.js";

@@ -16,6 +16,7 @@ import type { UserRecord } from "../store/people/user-record.js";
 import type { UserStore } from "../store/people/user-store.js";
 import { groupsOf, mapIdentity } from "./group-mapping.js";
 import type { ProviderTokens } from "./oidc-recheck.js";
+import type { RoleGrants } from "./role-grants.js";
 import type { ProviderSettings } from "./settings.js";
 import type { TokenCipher } from "./token-cipher.js";
 import type { Users } from "./users.js";
@@ -31,6 +32,7 @@ export interface VerifiedIdentity {
 
 export interface ProviderPeopleDeps {
   users: Users;
+  grants: Pick<RoleGrants, "applyProviderGrants">;
   userStore: UserStore;
   links: ProviderLinkStore;
   events: IdentityEvents;
@@ -227,7 +229,7 @@ export class ProviderPeople {
       email,
       emailVerified: verified,
     });
-    const missing = await this.deps.users.applyProviderGrants(user, oidcSource(provider.id), mapped, actor);
+    const missing = await this.deps.grants.applyProviderGrants(user, oidcSource(provider.id), mapped, actor);
     if (missing.length > 0)
       this.deps.logger.warn(
         { provider: provider.id, accounts: missing },

@@ -211,7 +211,7 @@ describe("the password form and the session", () => {
   it("refuses a wrong password readably, and after a session ends goes back to the same page", async () => {
     const olga = await identity.users.create({ email: "olga@example.com", name: "Olga" }, ACTOR);
     await identity.users.setPassword(olga.id, PASSWORD, ACTOR);
-    await identity.users.grant("acme", olga.id, "direct", "owner", ACTOR);
+    await identity.grants.grant("acme", olga.id, "direct", "owner", ACTOR);
     const { page, problems } = await freshPage();
     await page.goto(`${admin}/#/accounts/acme/members`);
     await page.getByLabel(en["signIn.email"], { exact: true }).fill("olga@example.com");

@@ -174,7 +174,7 @@ describe("re-checks with the identity provider", () => {
     const bob = await signIn("bob");
     const user = await t.store.stores.users.byEmail("bob@corp.example");
     const userId = user?.id as string;
-    await testIdentity(t.store).users.grant("acme", userId, "direct", "viewer", ACTOR);
+    await testIdentity(t.store).grants.grant("acme", userId, "direct", "viewer", ACTOR);
     const member = await tokenFor(bob, "member", "acme");
     const viewer = await tokenFor(bob, "viewer", "acme");
 

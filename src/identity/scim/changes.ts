@@ -15,10 +15,12 @@ import type { UserRecord } from "../../store/people/user-record.js";
 import type { UserStore } from "../../store/people/user-store.js";
 import type { ApiTokens } from "../api-tokens.js";
 import { type MappingRule, mapIdentity } from "../group-mapping.js";
+import type { RoleGrants } from "../role-grants.js";
 import type { Users } from "../users.js";
 
 export interface ScimChangesDeps {
   users: Users;
+  grants: Pick<RoleGrants, "applyProviderGrants">;
   userStore: UserStore;
   apiTokens: ApiTokens;
   apiTokenStore: ApiTokenStore;
@@ -221,7 +223,7 @@ export class ScimChanges {
       if (group) names.push(group.displayName, ...(group.externalId ? [group.externalId] : []));
     }
     const mapped = mapIdentity(this.deps.rules, { groups: names, email: null, emailVerified: false });
-    const missing = await this.deps.users.applyProviderGrants(user, SCIM, mapped, actor);
+    const missing = await this.deps.grants.applyProviderGrants(user, SCIM, mapped, actor);
     if (missing.length > 0)
       this.deps.logger.warn(
         { accounts: missing },
