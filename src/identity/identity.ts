@@ -3,7 +3,7 @@
 // admin listener and the CLI each build one.
 
 import type { Logger } from "pino";
-import { IdentityEvents } from "../core/identity-events.js";
+import { IdentityEvents } from "../core/channels.js";
 import type { Stores } from "../store/stores.js";
 import { ApiTokens } from "./api-tokens.js";
 import { Credentials } from "./credentials.js";
@@ -23,8 +23,9 @@ import { Users } from "./users.js";
 export interface Identity {
   settings: IdentitySettings;
   /**
-   * Where identity events are published (core/identity-events.ts): sign-ins, lockouts, passwords, tokens,
-   * sessions, provider re-checks — and SCIM's changes, which call `events.publish("scim.…", …)`.
+   * Where identity events (declared in core/identity-events.ts, their channels in core/channels.ts) are
+   * published: sign-ins, lockouts, passwords, tokens, sessions, provider re-checks — and SCIM's changes,
+   * which call `events.publish("scim.…", …)`.
    */
   events: IdentityEvents;
   users: Users;

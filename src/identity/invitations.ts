@@ -4,8 +4,9 @@
 // is a direct grant, which no provider's mapping removes.
 
 import { randomToken } from "../auth/api-key.js";
+import type { IdentityEvents } from "../core/channels.js";
 import { type ErrorCode, GatewayError, redisRefusal } from "../core/errors.js";
-import type { IdentityEvents, OutcomeOf } from "../core/identity-events.js";
+import type { OutcomeOf } from "../core/identity-events.js";
 import { DIRECT } from "../core/roles.js";
 import type { AccountStore } from "../store/accounts/account-store.js";
 import { type Actor, actorName, auditEntry } from "../store/audit/audit-store.js";

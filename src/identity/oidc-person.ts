@@ -7,8 +7,9 @@
 // re-checks between sign-ins (provider-check.ts).
 
 import type { Logger } from "pino";
+import type { IdentityEvents } from "../core/channels.js";
 import { GatewayError } from "../core/errors.js";
-import type { IdentityEvents, OutcomeOf } from "../core/identity-events.js";
+import type { OutcomeOf } from "../core/identity-events.js";
 import { oidcSource } from "../core/roles.js";
 import type { Actor } from "../store/audit/audit-store.js";
 import type { ProviderLinkStore } from "../store/people/provider-link-store.js";

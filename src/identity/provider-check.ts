@@ -15,7 +15,7 @@
 // Each check is a provider.check event; a refusal and a role change are in the person's audit log.
 
 import type { Logger } from "pino";
-import type { IdentityEvents } from "../core/identity-events.js";
+import type { IdentityEvents } from "../core/channels.js";
 import { oidcSource } from "../core/roles.js";
 import type { Actor } from "../store/audit/audit-store.js";
 import type { DueCheck, ProviderLinkRecord, ProviderLinkStore } from "../store/people/provider-link-store.js";

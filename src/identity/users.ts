@@ -3,8 +3,8 @@
 // and recorded in the audit log by the script that makes it. Their grants are role-grants.ts's.
 
 import { randomToken } from "../auth/api-key.js";
+import { IdentityEvents } from "../core/channels.js";
 import { GatewayError, redisRefusal } from "../core/errors.js";
-import { IdentityEvents } from "../core/identity-events.js";
 import { DIRECT, type OperatorRole } from "../core/roles.js";
 import { validateAccountId, validateName } from "../core/validate.js";
 import type { UserAuditEntry } from "../store/audit/audit-schema.js";

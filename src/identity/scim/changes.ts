@@ -5,7 +5,7 @@
 // nothing); this module only writes.
 
 import type { Logger } from "pino";
-import type { IdentityEvents } from "../../core/identity-events.js";
+import type { IdentityEvents } from "../../core/channels.js";
 import { SCIM } from "../../core/roles.js";
 import { type Actor, scimAuditEntry, userAuditEntry } from "../../store/audit/audit-store.js";
 import type { ApiTokenStore } from "../../store/people/api-token-store.js";

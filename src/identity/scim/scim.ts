@@ -3,7 +3,7 @@
 // is src/admin/scim-handler.ts; docs/scim.md says what is supported and how Okta and Entra ID are set up.
 
 import type { Logger } from "pino";
-import type { IdentityEvents } from "../../core/identity-events.js";
+import type { IdentityEvents } from "../../core/channels.js";
 import type { ScimAuditEntry } from "../../store/audit/audit-schema.js";
 import type { Stores } from "../../store/stores.js";
 import type { ApiTokens } from "../api-tokens.js";
