@@ -10,7 +10,7 @@ import type { KeyRef } from "../../../src/core/key-ref.js";
 import { parseRubles } from "../../../src/core/money.js";
 import { BudgetService } from "../../../src/services/budgets.js";
 import type { StoredEvent } from "../../../src/store/accounts/event-store.js";
-import type { ReserveInput } from "../../../src/store/billing/billing-store.js";
+import type { ReserveInput } from "../../../src/store/billing/reserve-script.js";
 import type { Settlement } from "../../../src/store/billing/settle-script.js";
 import { ACTOR } from "../../helpers/actor.js";
 import { TestClock } from "../../helpers/clock.js";

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { KeyRef } from "../../../src/core/key-ref.js";
-import type { Refusal, Reservation, ReserveInput } from "../../../src/store/billing/billing-store.js";
+import type { Refusal, Reservation, ReserveInput } from "../../../src/store/billing/reserve-script.js";
 import type { Settlement } from "../../../src/store/billing/settle-script.js";
 import { ACTOR } from "../../helpers/actor.js";
 import { openStore, type TestStore } from "../../helpers/store.js";
