@@ -22,7 +22,12 @@ import { launchChromium, watchedPage } from "../helpers/chromium.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { freePort, type Listening, listen } from "../helpers/http.js";
 import { testIdentity } from "../helpers/identity.js";
-import { startIdentityProvider, type TestIdentityProvider } from "../helpers/oidc-provider.js";
+import {
+  gatewayClient,
+  providerSettings,
+  startIdentityProvider,
+  type TestIdentityProvider,
+} from "../helpers/oidc-provider.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const SHOTS = join(ROOT, ".artifacts/screenshots");
@@ -46,9 +51,7 @@ beforeAll(async () => {
   const port = await freePort();
   admin = `http://127.0.0.1:${port}`;
   idp = await startIdentityProvider({
-    clients: [
-      { clientId: "gateway", clientSecret: SECRET, redirectUris: [`${admin}/auth/oidc/corp/callback`] },
-    ],
+    clients: [gatewayClient(admin, SECRET, ["corp"])],
   });
   t = await startTestGateway({
     env: { CORP_SECRET: SECRET },
@@ -57,20 +60,18 @@ beforeAll(async () => {
       signIn: {
         local: { enabled: true },
         providers: [
-          {
-            id: "corp",
-            name: "Corporate login",
-            issuer: idp.issuer,
-            clientId: "gateway",
-            clientSecretEnv: "CORP_SECRET",
-            scopes: ["openid", "email", "profile", "groups"],
-            rules: [
-              { groups: ["finance"], operator: "operator-viewer" },
-              { groups: ["team-acme"], account: "acme", role: "member" },
-            ],
-            // Invitations to corp.example are accepted only by signing in with this provider.
-            domains: ["corp.example"],
-          },
+          providerSettings(
+            idp,
+            { id: "corp", name: "Corporate login", secretEnv: "CORP_SECRET" },
+            {
+              rules: [
+                { groups: ["finance"], operator: "operator-viewer" },
+                { groups: ["team-acme"], account: "acme", role: "member" },
+              ],
+              // Invitations to corp.example are accepted only by signing in with this provider.
+              domains: ["corp.example"],
+            },
+          ),
         ],
       },
     } as never,
