@@ -21,7 +21,9 @@ export const MEMBER_ROUTES: readonly Route[] = [
     response: P.Members,
     async handle({ params, services }) {
       await services.accounts.show(params.accountId);
-      return { members: (await services.identity.users.members(params.accountId as string)).map(memberView) };
+      return {
+        members: (await services.identity.grants.members(params.accountId as string)).map(memberView),
+      };
     },
   },
   {
@@ -37,16 +39,16 @@ export const MEMBER_ROUTES: readonly Route[] = [
     async handle({ principal, params, body, services }) {
       const accountId = params.accountId as string;
       const userId = validateUserId(params.userId);
-      const { users } = services.identity;
-      await users.member(accountId, userId);
-      await users.grant(
+      const { grants } = services.identity;
+      await grants.member(accountId, userId);
+      await grants.grant(
         accountId,
         userId,
         DIRECT,
         (body as z.infer<typeof P.UpdateMemberBody>).role,
         principal.actor,
       );
-      return memberView(await users.member(accountId, userId));
+      return memberView(await grants.member(accountId, userId));
     },
   },
   {
@@ -59,7 +61,7 @@ export const MEMBER_ROUTES: readonly Route[] = [
     status: 200,
     response: P.Removed,
     async handle({ principal, params, services }) {
-      await services.identity.users.removeMember(
+      await services.identity.grants.removeMember(
         params.accountId as string,
         validateUserId(params.userId),
         principal.actor,

@@ -4,13 +4,13 @@
 import { effectiveOperatorRole, grantsOf, isOperatorRole, type Role } from "../core/roles.js";
 import { allowedActions } from "../identity/permissions.js";
 import type { Principal } from "../identity/principal.js";
+import type { Member } from "../identity/role-grants.js";
 import { sessionHandle } from "../identity/sessions.js";
-import type { Member } from "../identity/users.js";
 import { isoOrNull } from "../services/views.js";
 import type { ApiTokenRecord } from "../store/people/api-token-store.js";
 import type { InvitationRecord } from "../store/people/invitation-store.js";
 import type { SessionRecord } from "../store/people/session-store.js";
-import type { UserRecord } from "../store/people/user-store.js";
+import type { UserRecord } from "../store/people/user-record.js";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -4,7 +4,7 @@
 
 import type { LiveSession } from "../identity/sessions.js";
 import type { SignInMethod } from "../store/audit/audit-store.js";
-import type { UserRecord } from "../store/people/user-store.js";
+import type { UserRecord } from "../store/people/user-record.js";
 import { cookie } from "./cookies.js";
 import type { Call } from "./route.js";
 

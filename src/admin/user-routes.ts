@@ -49,11 +49,11 @@ export const USER_ROUTES: readonly Route[] = [
     status: 200,
     response: P.UserDetail,
     async handle({ params, services }) {
-      const { users, tokens, sessions } = services.identity;
+      const { users, grants, tokens, sessions } = services.identity;
       const user = await users.find(validateUserId(params.userId));
       return {
         ...userView(user),
-        memberships: (await users.memberships(user.id)).map((m) => ({
+        memberships: (await grants.memberships(user.id)).map((m) => ({
           account_id: m.accountId,
           role: m.role,
           grants: grantList(m.grants),

@@ -19,7 +19,8 @@ import { ChangeFeed } from "../store/billing/change-feed.js";
 import type { RedisClient } from "../store/connection/redis.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import type { Stores } from "../store/stores.js";
-import { LEASE_SHARE, type LeaseAdmission, LeaseBook } from "./leases.js";
+import { LEASE_SHARE, type LeaseAdmission } from "./lease-admission.js";
+import { LeaseBook } from "./leases.js";
 import type { SettlementHooks } from "./settlement-queue.js";
 
 /** How long a refused request waits for other replicas to give lease back before it is reserved again. */

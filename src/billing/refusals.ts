@@ -6,7 +6,7 @@ import type { ModelCheck } from "../core/model-check.js";
 import { formatRubles, type Micros } from "../core/money.js";
 import type { CurrentPeriods, Period } from "../core/periods.js";
 import type { ModelPrice } from "../core/price.js";
-import type { Refusal } from "../store/billing/billing-store.js";
+import type { Refusal } from "../store/billing/reserve-script.js";
 import type { WorstCase } from "./estimate.js";
 
 export function refusalError(

@@ -14,13 +14,8 @@ import type { ModelCheck } from "../core/model-check.js";
 import type { RecordOutcome } from "../core/outcome.js";
 import { isConnectionError } from "../core/redis-errors.js";
 import type { AdmittedRequest, GatewayRequest, ReservedRequest } from "../core/request.js";
-import type {
-  BillingStore,
-  LimitState,
-  Refusal,
-  Reservation,
-  ReserveInput,
-} from "../store/billing/billing-store.js";
+import type { BillingStore } from "../store/billing/billing-store.js";
+import type { LimitState, Refusal, Reservation, ReserveInput } from "../store/billing/reserve-script.js";
 import type { Settlement } from "../store/billing/settle-script.js";
 import { type AdmissionAsk, type AdmissionTerms, admissionTerms } from "./admission-terms.js";
 import type { WorstCase } from "./estimate.js";

@@ -5,7 +5,7 @@
 
 import { type Command, Option } from "commander";
 import type { OperatorRole } from "../core/roles.js";
-import type { UserRecord } from "../store/people/user-store.js";
+import type { UserRecord } from "../store/people/user-record.js";
 import { type CommandServices, type CommonOptions, withServices } from "./command-services.js";
 import { CLI, common, usageError } from "./common.js";
 import { formatTable, printJson, printLines } from "./output.js";

@@ -1,14 +1,26 @@
-// Every event a lower layer tells the layers above it, declared once (as undici lists its channels in
-// lib/core/diagnostics.js): each is a Node diagnostics channel, `tunnel-gateway:<name>`. The code where it
-// happens publishes it through its gateway's GatewayEvents; the subscribers — the metrics and the observer
-// (observability/gateway-channels.ts), or any tool that subscribes to the channel, OpenTelemetry's included —
-// know nothing of where. Nothing climbs back up through a closure: this list is the whole of what does.
-// A message carries no secret (no key, no token), and names the GatewayEvents that published it, so that two
-// gateways in one process (the tests' replicas) each hear only their own.
+// Every channel the gateway publishes on, declared and named in this one place (as undici lists its channels
+// in lib/core/diagnostics.js); EVERY_CHANNEL below is the whole list. Each is a Node diagnostics channel:
+// - the gateway's own events, `tunnel-gateway:<name>` (CHANNELS): what a lower layer tells the layers above
+//   it. The code where it happens publishes it through its gateway's GatewayEvents; the subscribers — the
+//   metrics and the observer (observability/gateway-channels.ts), or any tool that subscribes to the
+//   channel, OpenTelemetry's included — know nothing of where. Nothing climbs back up through a closure:
+//   this list is the whole of what does;
+// - the identity events, `tunnel-gateway:identity:<event>`, each declared with its outcomes and their log
+//   levels in core/identity-events.ts and published through an IdentityEvents (subscribed by
+//   observability/identity-events.ts).
+// A message carries no secret (no key, no token), and names the GatewayEvents or IdentityEvents that
+// published it, so that two gateways in one process (the tests' replicas) each hear only their own.
 
 import { type Channel, channel } from "node:diagnostics_channel";
+import {
+  IDENTITY_EVENT_NAMES,
+  IDENTITY_EVENTS,
+  type IdentityEventFields,
+  type IdentityEventName,
+  type OutcomeOf,
+} from "./identity-events.js";
 
-/** What each channel tells, in one line (docs/development.md draws this list; a test keeps the two equal). */
+/** What each of the gateway's own channels tells, in one line. */
 export const CHANNELS = {
   "redis.operation": "a Redis operation of the request path took `seconds` (store/: the metrics' histogram)",
   "reservations.expired":
@@ -52,9 +64,29 @@ export type ChannelMessage<Name extends ChannelName> = ChannelMessages[Name] & {
 
 export const CHANNEL_NAMES = Object.keys(CHANNELS) as ChannelName[];
 
+/** What every channel's full name begins with. */
+const PREFIX = "tunnel-gateway:";
+
 export function channelName(name: ChannelName): string {
-  return `tunnel-gateway:${name}`;
+  return `${PREFIX}${name}`;
 }
+
+export function identityChannelName(event: IdentityEventName): string {
+  return `${PREFIX}identity:${event}`;
+}
+
+/**
+ * Every channel the gateway publishes on, by its full name, with what it tells: the gateway's own, then the
+ * identity events with their outcomes. docs/development.md's table of events is this list; a test keeps the
+ * two equal.
+ */
+export const EVERY_CHANNEL: readonly { channel: string; tells: string }[] = [
+  ...CHANNEL_NAMES.map((name) => ({ channel: channelName(name), tells: CHANNELS[name] })),
+  ...IDENTITY_EVENT_NAMES.map((event) => ({
+    channel: identityChannelName(event),
+    tells: `${IDENTITY_EVENTS[event].message}; outcomes: ${Object.keys(IDENTITY_EVENTS[event].outcomes).join(", ")} (identity/)`,
+  })),
+];
 
 const CHANNEL_OF: Readonly<Record<ChannelName, Channel>> = Object.fromEntries(
   CHANNEL_NAMES.map((name) => [name, channel(channelName(name))]),
@@ -105,4 +137,33 @@ export function subscribeTo<Name extends ChannelName>(
   const target = CHANNEL_OF[name];
   target.subscribe(listener);
   return () => void target.unsubscribe(listener);
+}
+
+export interface IdentityEvent extends IdentityEventFields {
+  event: IdentityEventName;
+  outcome: string;
+  /** The IdentityEvents that published it: a subscriber hears only its own gateway's events. */
+  emitter: IdentityEvents;
+}
+
+export const IDENTITY_CHANNELS: Readonly<Record<IdentityEventName, Channel>> = Object.fromEntries(
+  IDENTITY_EVENT_NAMES.map((event) => [event, channel(identityChannelName(event))]),
+) as Record<IdentityEventName, Channel>;
+
+/**
+ * Where one gateway's (or one CLI run's) identity code publishes its events. Channels are process-wide;
+ * the emitter in each event lets two gateways in one process (the tests' replicas) each report only their
+ * own.
+ */
+export class IdentityEvents {
+  publish<E extends IdentityEventName>(
+    event: E,
+    outcome: OutcomeOf<E>,
+    fields: IdentityEventFields = {},
+  ): void {
+    const target = IDENTITY_CHANNELS[event];
+    if (!target.hasSubscribers) return;
+    const message: IdentityEvent = { ...fields, event, outcome, emitter: this };
+    target.publish(message);
+  }
 }

@@ -1,12 +1,11 @@
 // Every identity event — sign-ins and their failures, lockouts, passwords, invitations, API tokens,
 // sessions, re-checks with the identity providers, linking a provider, SCIM provisioning — declared once,
-// each with its outcomes and the level its log line is written at. Each event is a Node diagnostics channel
-// (`tunnel-gateway:identity:<event>`, as undici lists its channels in one module): the code where it happens
-// publishes it, and the subscribers — the log line and the metric (observability/identity-events.ts) —
-// know nothing of where. A published event carries no secret: its fields are the ones below, and none of
-// them holds a password, a token, a session id or a hash of one.
-
-import { type Channel, channel } from "node:diagnostics_channel";
+// each with its outcomes and the level its log line is written at. Each event is a Node diagnostics channel,
+// `tunnel-gateway:identity:<event>`, named and published in core/channels.ts with the gateway's other events
+// (the one list of every channel); the subscribers — the log line and the metric
+// (observability/identity-events.ts) — know nothing of where it happens. A published event carries no
+// secret: its fields are the ones below, and none of them holds a password, a token, a session id or a hash
+// of one.
 
 type Level = "info" | "warn";
 
@@ -144,39 +143,6 @@ export interface IdentityEventFields {
   detail?: string;
   /** How many (sessions ended, grants changed). */
   count?: number;
-}
-
-export interface IdentityEvent extends IdentityEventFields {
-  event: IdentityEventName;
-  outcome: string;
-  /** The IdentityEvents that published it: a subscriber hears only its own gateway's events. */
-  emitter: IdentityEvents;
-}
-
-export function identityChannelName(event: IdentityEventName): string {
-  return `tunnel-gateway:identity:${event}`;
-}
-
-export const IDENTITY_CHANNELS: Readonly<Record<IdentityEventName, Channel>> = Object.fromEntries(
-  IDENTITY_EVENT_NAMES.map((event) => [event, channel(identityChannelName(event))]),
-) as Record<IdentityEventName, Channel>;
-
-/**
- * Where one gateway's (or one CLI run's) identity code publishes its events. Channels are process-wide;
- * the emitter in each event lets two gateways in one process (the tests' replicas) each report only their
- * own.
- */
-export class IdentityEvents {
-  publish<E extends IdentityEventName>(
-    event: E,
-    outcome: OutcomeOf<E>,
-    fields: IdentityEventFields = {},
-  ): void {
-    const target = IDENTITY_CHANNELS[event];
-    if (!target.hasSubscribers) return;
-    const message: IdentityEvent = { ...fields, event, outcome, emitter: this };
-    target.publish(message);
-  }
 }
 
 /** The level an event's outcome is logged at. */

@@ -6,8 +6,8 @@
 
 import { randomBytes } from "node:crypto";
 import { hashApiKey, keyHint, randomToken } from "../auth/api-key.js";
+import { IdentityEvents } from "../core/channels.js";
 import { GatewayError, redisRefusal } from "../core/errors.js";
-import { IdentityEvents } from "../core/identity-events.js";
 import { atLeast, isAccountRole, isOperatorRole, OPERATOR_ROLES } from "../core/roles.js";
 import { validateAccountId, validateName } from "../core/validate.js";
 import { type Actor, auditEntry, userAuditEntry } from "../store/audit/audit-store.js";

@@ -3,7 +3,7 @@
 // admin listener and the CLI each build one.
 
 import type { Logger } from "pino";
-import { IdentityEvents } from "../core/identity-events.js";
+import { IdentityEvents } from "../core/channels.js";
 import type { Stores } from "../store/stores.js";
 import { ApiTokens } from "./api-tokens.js";
 import { Credentials } from "./credentials.js";
@@ -13,6 +13,7 @@ import { OidcProviders } from "./oidc.js";
 import { ProviderPeople } from "./oidc-person.js";
 import { PasswordSignIn } from "./password-sign-in.js";
 import { ProviderChecks } from "./provider-check.js";
+import { RoleGrants } from "./role-grants.js";
 import { buildScim, type Scim } from "./scim/scim.js";
 import { Sessions } from "./sessions.js";
 import type { IdentitySettings } from "./settings.js";
@@ -22,11 +23,14 @@ import { Users } from "./users.js";
 export interface Identity {
   settings: IdentitySettings;
   /**
-   * Where identity events are published (core/identity-events.ts): sign-ins, lockouts, passwords, tokens,
-   * sessions, provider re-checks — and SCIM's changes, which call `events.publish("scim.…", …)`.
+   * Where identity events (declared in core/identity-events.ts, their channels in core/channels.ts) are
+   * published: sign-ins, lockouts, passwords, tokens, sessions, provider re-checks — and SCIM's changes,
+   * which call `events.publish("scim.…", …)`.
    */
   events: IdentityEvents;
   users: Users;
+  /** Who holds which role: grants in accounts and as operators, members and memberships. */
+  grants: RoleGrants;
   sessions: Sessions;
   credentials: Credentials;
   tokens: ApiTokens;
@@ -56,7 +60,8 @@ export interface IdentityOptions {
 export function buildIdentity(ctx: Stores, settings: IdentitySettings, options: IdentityOptions): Identity {
   const { now } = ctx;
   const events = options.events ?? new IdentityEvents();
-  const users = new Users(ctx.users, ctx.sessions, settings.minPasswordLength, now, events);
+  const grants = new RoleGrants(ctx.users, now);
+  const users = new Users(ctx.users, ctx.sessions, grants, settings.minPasswordLength, now, events);
   const sessions = new Sessions(
     ctx.sessions,
     { idleMs: settings.idleMs, absoluteMs: settings.absoluteMs },
@@ -66,6 +71,7 @@ export function buildIdentity(ctx: Stores, settings: IdentitySettings, options: 
   const tokens = new ApiTokens(ctx.apiTokens, settings.maxTokenMs, now, events);
   const people: ProviderPeople = new ProviderPeople({
     users,
+    grants,
     userStore: ctx.users,
     links: ctx.providerLinks,
     events,
@@ -91,6 +97,7 @@ export function buildIdentity(ctx: Stores, settings: IdentitySettings, options: 
     settings,
     events,
     users,
+    grants,
     sessions,
     credentials: new Credentials({
       adminToken: options.adminToken,
@@ -105,6 +112,7 @@ export function buildIdentity(ctx: Stores, settings: IdentitySettings, options: 
       store: ctx.invitations,
       links,
       users,
+      grants,
       accounts: ctx.accounts,
       ttlMs: settings.invitationMs,
       localUsers: settings.localUsers,
@@ -124,6 +132,7 @@ export function buildIdentity(ctx: Stores, settings: IdentitySettings, options: 
     oidc,
     scim: buildScim(ctx, {
       users,
+      grants,
       apiTokens: tokens,
       provider: settings.providers.find((provider) => provider.id === settings.scimProvider) ?? null,
       events,
@@ -136,6 +145,7 @@ export function buildIdentity(ctx: Stores, settings: IdentitySettings, options: 
       links: ctx.providerLinks,
       sessions,
       users,
+      grants,
       events,
       logger: options.logger,
       intervalMs: settings.providerCheckMs,

@@ -4,16 +4,18 @@
 // is a direct grant, which no provider's mapping removes.
 
 import { randomToken } from "../auth/api-key.js";
+import type { IdentityEvents } from "../core/channels.js";
 import { type ErrorCode, GatewayError, redisRefusal } from "../core/errors.js";
-import type { IdentityEvents, OutcomeOf } from "../core/identity-events.js";
+import type { OutcomeOf } from "../core/identity-events.js";
 import { DIRECT } from "../core/roles.js";
 import type { AccountStore } from "../store/accounts/account-store.js";
 import { type Actor, actorName, auditEntry } from "../store/audit/audit-store.js";
 import type { InvitationRecord, InvitationStore } from "../store/people/invitation-store.js";
-import type { UserRecord } from "../store/people/user-store.js";
+import type { UserRecord } from "../store/people/user-record.js";
 import { type LinkPayload, type Links, linkUrl } from "./links.js";
 import type { Principal } from "./principal.js";
 import { requiredProvider } from "./provider-domains.js";
+import type { RoleGrants } from "./role-grants.js";
 import type { ProviderSettings } from "./settings.js";
 import { type Users, validateAccountRole, validateEmail } from "./users.js";
 
@@ -38,6 +40,7 @@ export interface InvitationDeps {
   store: InvitationStore;
   links: Links;
   users: Users;
+  grants: Pick<RoleGrants, "grant">;
   accounts: AccountStore;
   ttlMs: number;
   /** Whether people may sign up with a password (signIn.local.enabled). */
@@ -202,7 +205,7 @@ export class Invitations {
     }
     const role = validateAccountRole(invitation.role);
     try {
-      await users.grant(invitation.accountId, user.id, DIRECT, role, actor);
+      await this.deps.grants.grant(invitation.accountId, user.id, DIRECT, role, actor);
     } catch (error) {
       // Redis refused the grant (an ACL, a key in the way): the acceptance did not happen, so the user it
       // made goes and the link works again.

@@ -7,14 +7,17 @@
 // re-checks between sign-ins (provider-check.ts).
 
 import type { Logger } from "pino";
+import type { IdentityEvents } from "../core/channels.js";
 import { GatewayError } from "../core/errors.js";
-import type { IdentityEvents, OutcomeOf } from "../core/identity-events.js";
+import type { OutcomeOf } from "../core/identity-events.js";
 import { oidcSource } from "../core/roles.js";
 import type { Actor } from "../store/audit/audit-store.js";
 import type { ProviderLinkStore } from "../store/people/provider-link-store.js";
-import type { UserRecord, UserStore } from "../store/people/user-store.js";
+import type { UserRecord } from "../store/people/user-record.js";
+import type { UserStore } from "../store/people/user-store.js";
 import { groupsOf, mapIdentity } from "./group-mapping.js";
 import type { ProviderTokens } from "./oidc-recheck.js";
+import type { RoleGrants } from "./role-grants.js";
 import type { ProviderSettings } from "./settings.js";
 import type { TokenCipher } from "./token-cipher.js";
 import type { Users } from "./users.js";
@@ -30,6 +33,7 @@ export interface VerifiedIdentity {
 
 export interface ProviderPeopleDeps {
   users: Users;
+  grants: Pick<RoleGrants, "applyProviderGrants">;
   userStore: UserStore;
   links: ProviderLinkStore;
   events: IdentityEvents;
@@ -226,7 +230,7 @@ export class ProviderPeople {
       email,
       emailVerified: verified,
     });
-    const missing = await this.deps.users.applyProviderGrants(user, oidcSource(provider.id), mapped, actor);
+    const missing = await this.deps.grants.applyProviderGrants(user, oidcSource(provider.id), mapped, actor);
     if (missing.length > 0)
       this.deps.logger.warn(
         { provider: provider.id, accounts: missing },

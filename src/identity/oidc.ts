@@ -8,10 +8,11 @@
 
 import * as client from "openid-client";
 import type { Logger } from "pino";
+import type { IdentityEvents } from "../core/channels.js";
 import { GatewayError } from "../core/errors.js";
-import type { IdentityEvents, OutcomeOf } from "../core/identity-events.js";
+import type { OutcomeOf } from "../core/identity-events.js";
 import type { OneTimeStore } from "../store/people/one-time-store.js";
-import type { UserRecord } from "../store/people/user-store.js";
+import type { UserRecord } from "../store/people/user-record.js";
 import type { ProviderPeople, VerifiedIdentity } from "./oidc-person.js";
 import { type ProviderTokens, type Recheck, recheck, tokensOf } from "./oidc-recheck.js";
 import { ProviderConfigs } from "./provider-configs.js";

@@ -6,10 +6,10 @@
 // in. Tries refused while locked are not audited: they are not counted either, and would let anyone flood a
 // person's log.
 
+import type { IdentityEvents } from "../core/channels.js";
 import { GatewayError, redisRefusal } from "../core/errors.js";
-import type { IdentityEvents } from "../core/identity-events.js";
 import type { Actor } from "../store/audit/audit-store.js";
-import type { UserRecord } from "../store/people/user-store.js";
+import type { UserRecord } from "../store/people/user-record.js";
 import { type Links, linkUrl } from "./links.js";
 import { verifyPassword } from "./passwords.js";
 import type { SignInAttempts } from "./sign-in-attempts.js";

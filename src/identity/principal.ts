@@ -21,7 +21,8 @@ import {
 } from "../core/roles.js";
 import type { Actor } from "../store/audit/audit-store.js";
 import type { ApiTokenRecord } from "../store/people/api-token-store.js";
-import type { UserRecord, UserStore } from "../store/people/user-store.js";
+import type { UserRecord } from "../store/people/user-record.js";
+import type { UserStore } from "../store/people/user-store.js";
 import { type Action, allows, PERMISSIONS } from "./permissions.js";
 import type { LiveSession } from "./sessions.js";
 

@@ -15,13 +15,14 @@
 // Each check is a provider.check event; a refusal and a role change are in the person's audit log.
 
 import type { Logger } from "pino";
-import type { IdentityEvents } from "../core/identity-events.js";
+import type { IdentityEvents } from "../core/channels.js";
 import { oidcSource } from "../core/roles.js";
 import type { Actor } from "../store/audit/audit-store.js";
 import type { DueCheck, ProviderLinkRecord, ProviderLinkStore } from "../store/people/provider-link-store.js";
-import type { UserRecord } from "../store/people/user-store.js";
+import type { UserRecord } from "../store/people/user-record.js";
 import type { OidcProviders, ProviderTokens } from "./oidc.js";
 import type { ProviderPeople } from "./oidc-person.js";
+import type { RoleGrants } from "./role-grants.js";
 import type { Sessions } from "./sessions.js";
 import type { Users } from "./users.js";
 
@@ -34,6 +35,7 @@ export interface ProviderCheckDeps {
   links: ProviderLinkStore;
   sessions: Sessions;
   users: Users;
+  grants: Pick<RoleGrants, "applyProviderGrants" | "memberships">;
   events: IdentityEvents;
   logger: Logger;
   intervalMs: number;
@@ -158,7 +160,7 @@ export class ProviderChecks {
     await deps.links.dropTokens(link);
     const ended = await deps.sessions.revokeProvider(user.id, providerId);
     if (ended > 0) deps.events.publish("session.revoke", "provider_refused", { ...fields, count: ended });
-    await deps.users.applyProviderGrants(
+    await deps.grants.applyProviderGrants(
       user,
       oidcSource(providerId),
       { operator: null, accounts: new Map() },
@@ -185,7 +187,7 @@ export class ProviderChecks {
     const parts: string[] = [];
     const operator = user?.operatorGrants[source];
     if (operator) parts.push(operator);
-    for (const membership of await this.deps.users.memberships(userId)) {
+    for (const membership of await this.deps.grants.memberships(userId)) {
       const role = membership.grants[source];
       if (role) parts.push(`${membership.accountId}=${role}`);
     }

@@ -5,14 +5,8 @@
 import { createHash } from "node:crypto";
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import type { Logger } from "pino";
-import {
-  IDENTITY_EVENT_NAMES,
-  IDENTITY_EVENTS,
-  type IdentityEvent,
-  type IdentityEvents,
-  identityChannelName,
-  levelOf,
-} from "../core/identity-events.js";
+import { type IdentityEvent, type IdentityEvents, identityChannelName } from "../core/channels.js";
+import { IDENTITY_EVENT_NAMES, IDENTITY_EVENTS, levelOf } from "../core/identity-events.js";
 import type { GatewayMetrics } from "./gateway-metrics.js";
 
 /** The log line's fields: named one by one, so that nothing an event did not declare can reach it. */

@@ -4,7 +4,8 @@
 
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FACTS_MAX_AGE_MS, IDLE_MS, type LeaseAdmission, LeaseBook } from "../../src/billing/leases.js";
+import type { LeaseAdmission } from "../../src/billing/lease-admission.js";
+import { FACTS_MAX_AGE_MS, IDLE_MS, LeaseBook } from "../../src/billing/leases.js";
 import type { KeyRef } from "../../src/core/key-ref.js";
 import type { ModelCheck } from "../../src/core/model-check.js";
 import { parseRubles } from "../../src/core/money.js";

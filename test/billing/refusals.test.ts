@@ -7,7 +7,7 @@ import { Pricing } from "../../src/billing/pricing.js";
 import { refusalError } from "../../src/billing/refusals.js";
 import { configSchema } from "../../src/config/schema.js";
 import { PeriodCalendar } from "../../src/core/periods.js";
-import type { Refusal } from "../../src/store/billing/billing-store.js";
+import type { Refusal } from "../../src/store/billing/reserve-script.js";
 
 // 1 ₽ per 1000 prompt tokens (1000 µ₽ each), 2 ₽ per 1000 completion tokens (2000 µ₽ each).
 const PRICE = new Pricing(

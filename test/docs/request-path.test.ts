@@ -1,11 +1,12 @@
 // The request's path as docs/development.md draws it is the path the code runs: the table of stages there is
 // proxy/pipeline.ts's PATH (the stages, the exchange's relay, the ending's stages), in order and with the same
-// words, and the table of events is core/channels.ts's declared list.
+// words, and the table of events is core/channels.ts's declared list of every channel (the identity events'
+// among them).
 // The README's "How a request flows" names the same steps in the same order.
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { CHANNEL_NAMES, CHANNELS, channelName } from "../../src/core/channels.js";
+import { EVERY_CHANNEL } from "../../src/core/channels.js";
 import { PATH, STAGES } from "../../src/proxy/pipeline.js";
 import { ENDING } from "../../src/proxy/request-end.js";
 
@@ -30,12 +31,12 @@ describe("docs/development.md's request path", () => {
     ]);
   });
 
-  it("lists every declared event, with what it tells", () => {
-    const rows = [...section.matchAll(/^\| `(tunnel-gateway:[\w.]+)` \| (.+) \|$/gm)].map((m) => [
+  it("lists every declared event, the identity events' included, with what it tells", () => {
+    const rows = [...section.matchAll(/^\| `(tunnel-gateway:[\w.:]+)` \| (.+) \|$/gm)].map((m) => [
       m[1],
       m[2],
     ]);
-    expect(rows).toEqual(CHANNEL_NAMES.map((name) => [channelName(name), CHANNELS[name]]));
+    expect(rows).toEqual(EVERY_CHANNEL.map(({ channel, tells }) => [channel, tells]));
   });
 });
 

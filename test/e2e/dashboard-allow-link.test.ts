@@ -17,7 +17,12 @@ import { launchChromium, watchedPage } from "../helpers/chromium.js";
 import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { freePort } from "../helpers/http.js";
 import { testIdentity } from "../helpers/identity.js";
-import { startIdentityProvider, type TestIdentityProvider } from "../helpers/oidc-provider.js";
+import {
+  gatewayClient,
+  providerSettings,
+  startIdentityProvider,
+  type TestIdentityProvider,
+} from "../helpers/oidc-provider.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const PASSWORD = "a-password-long-enough-1";
@@ -35,9 +40,7 @@ beforeAll(async () => {
   const port = await freePort();
   admin = `http://127.0.0.1:${port}`;
   idp = await startIdentityProvider({
-    clients: [
-      { clientId: "gateway", clientSecret: SECRET, redirectUris: [`${admin}/auth/oidc/corp/callback`] },
-    ],
+    clients: [gatewayClient(admin, SECRET, ["corp"])],
   });
   t = await startTestGateway({
     env: { CORP_SECRET: SECRET },
@@ -45,16 +48,7 @@ beforeAll(async () => {
       admin: { port },
       signIn: {
         local: { enabled: true },
-        providers: [
-          {
-            id: "corp",
-            name: "Corporate login",
-            issuer: idp.issuer,
-            clientId: "gateway",
-            clientSecretEnv: "CORP_SECRET",
-            scopes: ["openid", "email", "profile", "groups"],
-          },
-        ],
+        providers: [providerSettings(idp, { id: "corp", name: "Corporate login", secretEnv: "CORP_SECRET" })],
       },
     } as never,
   });

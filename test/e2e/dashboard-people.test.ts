@@ -46,7 +46,7 @@ beforeAll(async () => {
   ] as const) {
     const user = await identity.users.create({ email, name }, ACTOR);
     await identity.users.setPassword(user.id, PASSWORD, ACTOR);
-    await identity.users.grant("acme", user.id, "direct", role, ACTOR);
+    await identity.grants.grant("acme", user.id, "direct", role, ACTOR);
   }
   await t.store.keyService.create({ accountId: "acme", name: "prod" }, ACTOR);
   browser = await launchChromium();
@@ -105,7 +105,7 @@ describe("an account's members page", () => {
     await page.getByLabel("Role of Vera Viewer").selectOption("member");
     await page.getByRole("status").filter({ hasText: "Vera Viewer is now member." }).waitFor();
     expect(
-      (await identity.users.member("acme", (await identity.users.find("vera@example.com")).id)).role,
+      (await identity.grants.member("acme", (await identity.users.find("vera@example.com")).id)).role,
     ).toBe("member");
 
     // Max is removed, from the keyboard: the dialog, Escape, then again and confirmed.
@@ -217,7 +217,7 @@ describe("an invitation and my account", () => {
 describe("a viewer", () => {
   it("is never offered a change: no key to make, no key action, no members, no alerts", async () => {
     const max = await identity.users.find("max@example.com");
-    await identity.users.grant("acme", max.id, "direct", "viewer", ACTOR);
+    await identity.grants.grant("acme", max.id, "direct", "viewer", ACTOR);
     const { page, problems } = await signedIn("max@example.com");
     await page.getByRole("heading", { level: 1, name: "Account acme" }).waitFor();
     await page.locator("table.keys tbody tr").first().waitFor();

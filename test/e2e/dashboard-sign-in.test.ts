@@ -22,7 +22,12 @@ import { launchChromium, watchedPage } from "../helpers/chromium.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { freePort, type Listening, listen } from "../helpers/http.js";
 import { testIdentity } from "../helpers/identity.js";
-import { startIdentityProvider, type TestIdentityProvider } from "../helpers/oidc-provider.js";
+import {
+  gatewayClient,
+  providerSettings,
+  startIdentityProvider,
+  type TestIdentityProvider,
+} from "../helpers/oidc-provider.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const SHOTS = join(ROOT, ".artifacts/screenshots");
@@ -46,9 +51,7 @@ beforeAll(async () => {
   const port = await freePort();
   admin = `http://127.0.0.1:${port}`;
   idp = await startIdentityProvider({
-    clients: [
-      { clientId: "gateway", clientSecret: SECRET, redirectUris: [`${admin}/auth/oidc/corp/callback`] },
-    ],
+    clients: [gatewayClient(admin, SECRET, ["corp"])],
   });
   t = await startTestGateway({
     env: { CORP_SECRET: SECRET },
@@ -57,20 +60,18 @@ beforeAll(async () => {
       signIn: {
         local: { enabled: true },
         providers: [
-          {
-            id: "corp",
-            name: "Corporate login",
-            issuer: idp.issuer,
-            clientId: "gateway",
-            clientSecretEnv: "CORP_SECRET",
-            scopes: ["openid", "email", "profile", "groups"],
-            rules: [
-              { groups: ["finance"], operator: "operator-viewer" },
-              { groups: ["team-acme"], account: "acme", role: "member" },
-            ],
-            // Invitations to corp.example are accepted only by signing in with this provider.
-            domains: ["corp.example"],
-          },
+          providerSettings(
+            idp,
+            { id: "corp", name: "Corporate login", secretEnv: "CORP_SECRET" },
+            {
+              rules: [
+                { groups: ["finance"], operator: "operator-viewer" },
+                { groups: ["team-acme"], account: "acme", role: "member" },
+              ],
+              // Invitations to corp.example are accepted only by signing in with this provider.
+              domains: ["corp.example"],
+            },
+          ),
         ],
       },
     } as never,
@@ -211,7 +212,7 @@ describe("the password form and the session", () => {
   it("refuses a wrong password readably, and after a session ends goes back to the same page", async () => {
     const olga = await identity.users.create({ email: "olga@example.com", name: "Olga" }, ACTOR);
     await identity.users.setPassword(olga.id, PASSWORD, ACTOR);
-    await identity.users.grant("acme", olga.id, "direct", "owner", ACTOR);
+    await identity.grants.grant("acme", olga.id, "direct", "owner", ACTOR);
     const { page, problems } = await freshPage();
     await page.goto(`${admin}/#/accounts/acme/members`);
     await page.getByLabel(en["signIn.email"], { exact: true }).fill("olga@example.com");

@@ -35,7 +35,7 @@ afterAll(async () => {
 async function person(email: string, role: "owner" | null, operatorRole: "operator" | null = null) {
   const user = await identity.users.create({ email, name: email.split("@")[0], operatorRole }, ACTOR);
   await identity.users.setPassword(user.id, PASSWORD, ACTOR);
-  if (role) await identity.users.grant("acme", user.id, "direct", role, ACTOR);
+  if (role) await identity.grants.grant("acme", user.id, "direct", role, ACTOR);
   return user;
 }
 

@@ -48,7 +48,7 @@ async function person(name: string, operator: "operator" | "operator-viewer" | n
     { email: `${name}@example.com`, name, operatorRole: operator },
     ACTOR,
   );
-  if (role) await identity.users.grant("acme", user.id, "direct", role as never, ACTOR);
+  if (role) await identity.grants.grant("acme", user.id, "direct", role as never, ACTOR);
   callers.push({
     name,
     async headers(unsafe) {
@@ -109,7 +109,7 @@ beforeAll(async () => {
   });
   bearer("an API token, member of acme", memberToken.value, rolesExpectation("token", null, "member"));
   const boss = await identity.users.create({ email: "boss@example.com", operatorRole: "operator" }, ACTOR);
-  await identity.users.grant("other", boss.id, "direct", "owner", ACTOR);
+  await identity.grants.grant("other", boss.id, "direct", "owner", ACTOR);
   const bossSession = await identity.credentials.fromSession(
     (await identity.sessions.start(boss.id, { via: "password" }, { userAgent: "", address: "" })).id,
   );

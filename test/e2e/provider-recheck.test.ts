@@ -11,7 +11,12 @@ import { Browser } from "../helpers/browser.js";
 import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { freePort } from "../helpers/http.js";
 import { testIdentity } from "../helpers/identity.js";
-import { startIdentityProvider, type TestIdentityProvider } from "../helpers/oidc-provider.js";
+import {
+  gatewayClient,
+  providerSettings,
+  startIdentityProvider,
+  type TestIdentityProvider,
+} from "../helpers/oidc-provider.js";
 import { redisSnapshot } from "../helpers/redis-snapshot.js";
 
 const SECRET = "recheck-client-secret-0123456789";
@@ -32,25 +37,14 @@ beforeAll(async () => {
   const port = await freePort();
   admin = `http://127.0.0.1:${port}`;
   refreshing = await startIdentityProvider({
-    clients: [
-      { clientId: "gateway", clientSecret: SECRET, redirectUris: [`${admin}/auth/oidc/corp/callback`] },
-    ],
+    clients: [gatewayClient(admin, SECRET, ["corp"])],
     refreshTokens: true,
   });
   plain = await startIdentityProvider({
-    clients: [
-      { clientId: "gateway", clientSecret: SECRET, redirectUris: [`${admin}/auth/oidc/plain/callback`] },
-    ],
+    clients: [gatewayClient(admin, SECRET, ["plain"])],
   });
-  const provider = (id: string, idp: TestIdentityProvider) => ({
-    id,
-    name: id,
-    issuer: idp.issuer,
-    clientId: "gateway",
-    clientSecretEnv: "IDP_SECRET",
-    scopes: ["openid", "email", "profile", "groups"],
-    rules,
-  });
+  const provider = (id: string, idp: TestIdentityProvider) =>
+    providerSettings(idp, { id, name: id, secretEnv: "IDP_SECRET" }, { rules });
   t = await startTestGateway({
     env: { IDP_SECRET: SECRET },
     config: {
@@ -174,7 +168,7 @@ describe("re-checks with the identity provider", () => {
     const bob = await signIn("bob");
     const user = await t.store.stores.users.byEmail("bob@corp.example");
     const userId = user?.id as string;
-    await testIdentity(t.store).users.grant("acme", userId, "direct", "viewer", ACTOR);
+    await testIdentity(t.store).grants.grant("acme", userId, "direct", "viewer", ACTOR);
     const member = await tokenFor(bob, "member", "acme");
     const viewer = await tokenFor(bob, "viewer", "acme");
 

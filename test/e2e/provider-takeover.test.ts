@@ -13,7 +13,12 @@ import { Browser } from "../helpers/browser.js";
 import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { freePort } from "../helpers/http.js";
 import { testIdentity } from "../helpers/identity.js";
-import { startIdentityProvider, type TestIdentityProvider } from "../helpers/oidc-provider.js";
+import {
+  gatewayClient,
+  providerSettings,
+  startIdentityProvider,
+  type TestIdentityProvider,
+} from "../helpers/oidc-provider.js";
 import { redisSnapshot } from "../helpers/redis-snapshot.js";
 
 const SECRET = "takeover-client-secret-0123456789";
@@ -28,23 +33,14 @@ beforeAll(async () => {
   const port = await freePort();
   admin = `http://127.0.0.1:${port}`;
   idp = await startIdentityProvider({
-    clients: [
-      {
-        clientId: "gateway",
-        clientSecret: SECRET,
-        redirectUris: [`${admin}/auth/oidc/corp/callback`, `${admin}/auth/oidc/partner/callback`],
-      },
-    ],
+    clients: [gatewayClient(admin, SECRET, ["corp", "partner"])],
   });
-  const provider = (id: string, extra: object) => ({
-    id,
-    name: id === "corp" ? "Corporate login" : "Partner login",
-    issuer: idp.issuer,
-    clientId: "gateway",
-    clientSecretEnv: "IDP_SECRET",
-    scopes: ["openid", "email", "profile", "groups"],
-    ...extra,
-  });
+  const provider = (id: string, extra: object) =>
+    providerSettings(
+      idp,
+      { id, name: id === "corp" ? "Corporate login" : "Partner login", secretEnv: "IDP_SECRET" },
+      extra,
+    );
   t = await startTestGateway({
     env: { IDP_SECRET: SECRET },
     config: {

@@ -11,7 +11,12 @@ import { Browser } from "../helpers/browser.js";
 import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { freePort } from "../helpers/http.js";
 import { testIdentity } from "../helpers/identity.js";
-import { startIdentityProvider, type TestIdentityProvider } from "../helpers/oidc-provider.js";
+import {
+  gatewayClient,
+  providerSettings,
+  startIdentityProvider,
+  type TestIdentityProvider,
+} from "../helpers/oidc-provider.js";
 
 const SECRET = "scim-link-client-secret-0123456789";
 const ADMIN_TOKEN = "scim-link-admin-token-0123456789";
@@ -34,15 +39,13 @@ async function startGateway(
     config: {
       admin: { port, token: ADMIN_TOKEN },
       signIn: {
-        providers: ["corp", "other"].map((id) => ({
-          id,
-          name: id === "corp" ? "Corp" : "Other",
-          issuer: provider.issuer,
-          clientId: id,
-          clientSecretEnv: "CORP_SECRET",
-          scopes: ["openid", "email", "profile", "groups"],
-          rules: RULES,
-        })),
+        providers: ["corp", "other"].map((id) =>
+          providerSettings(
+            provider,
+            { id, name: id === "corp" ? "Corp" : "Other", secretEnv: "CORP_SECRET", clientId: id },
+            { rules: RULES },
+          ),
+        ),
         ...(scimProvider && { scim: { provider: scimProvider } }),
       },
     } as never,
@@ -60,11 +63,7 @@ async function startGateway(
 /** A provider whose two clients, corp and other, send the browser back to this gateway. */
 const providerFor = async (admin: string) =>
   startIdentityProvider({
-    clients: ["corp", "other"].map((id) => ({
-      clientId: id,
-      clientSecret: SECRET,
-      redirectUris: [`${admin}/auth/oidc/${id}/callback`],
-    })),
+    clients: ["corp", "other"].map((id) => gatewayClient(admin, SECRET, [id], id)),
   });
 
 async function provision(s: Setup, email: string): Promise<string> {

@@ -10,7 +10,12 @@ import { ACTOR } from "../helpers/actor.js";
 import { Browser, type Hop } from "../helpers/browser.js";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { freePort } from "../helpers/http.js";
-import { startIdentityProvider, type TestIdentityProvider } from "../helpers/oidc-provider.js";
+import {
+  gatewayClient,
+  providerSettings,
+  startIdentityProvider,
+  type TestIdentityProvider,
+} from "../helpers/oidc-provider.js";
 
 const SECRET = "outcomes-client-secret-0123456789";
 let idp: TestIdentityProvider;
@@ -23,9 +28,7 @@ beforeAll(async () => {
   const port = await freePort();
   admin = `http://127.0.0.1:${port}`;
   idp = await startIdentityProvider({
-    clients: [
-      { clientId: "gateway", clientSecret: SECRET, redirectUris: [`${admin}/auth/oidc/corp/callback`] },
-    ],
+    clients: [gatewayClient(admin, SECRET, ["corp"])],
     refreshTokens: true,
   });
   t = await startTestGateway({
@@ -34,16 +37,11 @@ beforeAll(async () => {
       admin: { port },
       signIn: {
         providers: [
-          {
-            id: "corp",
-            name: "Corporate login",
-            issuer: idp.issuer,
-            clientId: "gateway",
-            clientSecretEnv: "CORP_SECRET",
-            scopes: ["openid", "email", "profile", "groups"],
-            createUnmatched: false,
-            rules: [{ groups: ["team-acme"], account: "acme", role: "member" }],
-          },
+          providerSettings(
+            idp,
+            { id: "corp", name: "Corporate login", secretEnv: "CORP_SECRET" },
+            { createUnmatched: false, rules: [{ groups: ["team-acme"], account: "acme", role: "member" }] },
+          ),
         ],
       },
     } as never,

@@ -10,7 +10,12 @@ import { ACTOR } from "../helpers/actor.js";
 import { Browser, type Hop } from "../helpers/browser.js";
 import { json, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { freePort } from "../helpers/http.js";
-import { startIdentityProvider, type TestIdentityProvider } from "../helpers/oidc-provider.js";
+import {
+  gatewayClient,
+  providerSettings,
+  startIdentityProvider,
+  type TestIdentityProvider,
+} from "../helpers/oidc-provider.js";
 
 const SECRET = "corp-client-secret-0123456789";
 let idp: TestIdentityProvider;
@@ -23,14 +28,10 @@ beforeAll(async () => {
   const port = await freePort();
   admin = `http://127.0.0.1:${port}`;
   idp = await startIdentityProvider({
-    clients: [
-      { clientId: "gateway", clientSecret: SECRET, redirectUris: [`${admin}/auth/oidc/corp/callback`] },
-    ],
+    clients: [gatewayClient(admin, SECRET, ["corp"])],
   });
   inToken = await startIdentityProvider({
-    clients: [
-      { clientId: "gateway", clientSecret: SECRET, redirectUris: [`${admin}/auth/oidc/direct/callback`] },
-    ],
+    clients: [gatewayClient(admin, SECRET, ["direct"])],
     claimsInIdToken: true,
   });
   const down = await freePort();
@@ -40,32 +41,26 @@ beforeAll(async () => {
       admin: { port },
       signIn: {
         providers: [
-          {
-            id: "corp",
-            name: "Corporate login",
-            issuer: idp.issuer,
-            clientId: "gateway",
-            clientSecretEnv: "CORP_SECRET",
-            scopes: ["openid", "email", "profile", "groups"],
-            authParams: { ui_locales: "ru" },
-            rules: [
-              { groups: ["platform-admins"], operator: "operator" },
-              { groups: ["finance"], operator: "operator-viewer" },
-              { groups: ["team-acme"], account: "acme", role: "member" },
-              { groups: ["acme-leads"], account: "acme", role: "owner" },
-              { emailDomains: ["acme.example"], account: "acme", role: "viewer" },
-              { groups: ["team-ghost"], account: "ghost", role: "member" },
-            ],
-          },
-          {
-            id: "direct",
-            name: "Groups in the ID token",
-            issuer: inToken.issuer,
-            clientId: "gateway",
-            clientSecretEnv: "CORP_SECRET",
-            scopes: ["openid", "email", "profile", "groups"],
-            rules: [{ groups: ["team-other"], account: "other", role: "viewer" }],
-          },
+          providerSettings(
+            idp,
+            { id: "corp", name: "Corporate login", secretEnv: "CORP_SECRET" },
+            {
+              authParams: { ui_locales: "ru" },
+              rules: [
+                { groups: ["platform-admins"], operator: "operator" },
+                { groups: ["finance"], operator: "operator-viewer" },
+                { groups: ["team-acme"], account: "acme", role: "member" },
+                { groups: ["acme-leads"], account: "acme", role: "owner" },
+                { emailDomains: ["acme.example"], account: "acme", role: "viewer" },
+                { groups: ["team-ghost"], account: "ghost", role: "member" },
+              ],
+            },
+          ),
+          providerSettings(
+            inToken,
+            { id: "direct", name: "Groups in the ID token", secretEnv: "CORP_SECRET" },
+            { rules: [{ groups: ["team-other"], account: "other", role: "viewer" }] },
+          ),
           { id: "down", name: "Unreachable", issuer: `http://127.0.0.1:${down}`, clientId: "x" },
         ],
       },

@@ -34,7 +34,7 @@ afterAll(async () => {
 async function newPerson(email: string, role: "owner" | "member" = "owner") {
   const user = await identity.users.create({ email, name: email.split("@")[0] }, ACTOR);
   await identity.users.setPassword(user.id, PASSWORD, ACTOR);
-  await identity.users.grant("acme", user.id, "direct", role, ACTOR);
+  await identity.grants.grant("acme", user.id, "direct", role, ACTOR);
   return user;
 }
 
@@ -292,7 +292,7 @@ describe("secrets", () => {
     const changed = "changed-secret-password-0002";
     const wrong = "wrong-secret-password-0003";
     const user = await identity.users.create({ email: "secret@example.com", name: "Secret" }, ACTOR);
-    await identity.users.grant("acme", user.id, "direct", "owner", ACTOR);
+    await identity.grants.grant("acme", user.id, "direct", "owner", ACTOR);
     const link = await identity.passwords.passwordLink(user.id, admin);
     const linkToken = link.slice(link.lastIndexOf("/") + 1);
     const set = await fetch(`${admin}/auth/password/set`, {

@@ -54,6 +54,48 @@ export interface ProviderOptions {
   refreshTokens?: boolean;
 }
 
+/** The scopes every scenario's gateway asks a provider for. */
+export const SIGN_IN_SCOPES = ["openid", "email", "profile", "groups"];
+
+/**
+ * The gateway's client at a test provider, as every sign-in scenario registers it: `clientId` ("gateway"
+ * unless told), `secret`, and a callback at the admin listener `admin` for each id the gateway knows the
+ * provider by.
+ */
+export function gatewayClient(
+  admin: string,
+  secret: string,
+  providerIds: readonly string[],
+  clientId = "gateway",
+): TestClient {
+  return {
+    clientId,
+    clientSecret: secret,
+    redirectUris: providerIds.map((id) => `${admin}/auth/oidc/${id}/callback`),
+  };
+}
+
+/**
+ * A provider's entry in the gateway's signIn.providers, as the scenarios write it: `idp`'s issuer, the client
+ * "gateway" (unless told) whose secret is in the environment variable `secretEnv`, SIGN_IN_SCOPES, and the
+ * scenario's own settings (`extra`: rules, domains, ...).
+ */
+export function providerSettings(
+  idp: Pick<TestIdentityProvider, "issuer">,
+  entry: { id: string; name: string; secretEnv: string; clientId?: string },
+  extra: object = {},
+) {
+  return {
+    id: entry.id,
+    name: entry.name,
+    issuer: idp.issuer,
+    clientId: entry.clientId ?? "gateway",
+    clientSecretEnv: entry.secretEnv,
+    scopes: SIGN_IN_SCOPES,
+    ...extra,
+  };
+}
+
 const LOGIN_PAGE = (uid: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Test provider: sign in</title></head>
 <body><main><h1>Test provider</h1>

@@ -32,7 +32,7 @@ const bearer = (value: string) => identity.credentials.fromBearer(`Bearer ${valu
 describe("ApiTokens", () => {
   it("are made with a role the person holds, never above it", async () => {
     const owner = await signedIn("owner@example.com");
-    await identity.users.grant("acme", owner.user?.id as string, "direct", "member", ACTOR);
+    await identity.grants.grant("acme", owner.user?.id as string, "direct", "member", ACTOR);
     const { value, record } = await identity.tokens.create(owner, {
       name: "ci",
       role: "viewer",
@@ -83,7 +83,7 @@ describe("ApiTokens", () => {
   it("hold their role only while their person does, is active, and the token has not expired", async () => {
     const person = await signedIn("member@example.com");
     const userId = person.user?.id as string;
-    await identity.users.grant("acme", userId, "direct", "member", ACTOR);
+    await identity.grants.grant("acme", userId, "direct", "member", ACTOR);
     const { value } = await identity.tokens.create(person, {
       name: "ci",
       role: "member",
@@ -94,9 +94,9 @@ describe("ApiTokens", () => {
     expect(token.actor).toMatchObject({ kind: "token", userId, tokenName: "ci" });
     expect(await token.accountRole("acme")).toBe("member");
     expect(await token.accountRole("other")).toBeNull();
-    await identity.users.grant("acme", userId, "direct", "viewer", ACTOR);
+    await identity.grants.grant("acme", userId, "direct", "viewer", ACTOR);
     expect(await (await bearer(value)).accountRole("acme")).toBeNull();
-    await identity.users.grant("acme", userId, "direct", "owner", ACTOR);
+    await identity.grants.grant("acme", userId, "direct", "owner", ACTOR);
     expect(await (await bearer(value)).accountRole("acme")).toBe("member");
     await identity.users.disable(userId, ACTOR);
     await expect(bearer(value)).rejects.toMatchObject({ code: "user_disabled" });
@@ -108,7 +108,7 @@ describe("ApiTokens", () => {
   it("are listed and revoked by their person, stopping at once, each change in the audit logs", async () => {
     const person = await signedIn("lead@example.com");
     const userId = person.user?.id as string;
-    await identity.users.grant("acme", userId, "direct", "owner", ACTOR);
+    await identity.grants.grant("acme", userId, "direct", "owner", ACTOR);
     const { value, record } = await identity.tokens.create(person, {
       name: "deploy",
       role: "owner",

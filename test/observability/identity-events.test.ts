@@ -4,13 +4,8 @@
 // publish.
 
 import { describe, expect, it } from "vitest";
-import {
-  IDENTITY_EVENT_NAMES,
-  IDENTITY_EVENTS,
-  IdentityEvents,
-  identityChannelName,
-  levelOf,
-} from "../../src/core/identity-events.js";
+import { IdentityEvents, identityChannelName } from "../../src/core/channels.js";
+import { IDENTITY_EVENT_NAMES, IDENTITY_EVENTS, levelOf } from "../../src/core/identity-events.js";
 import { observeIdentityEvents } from "../../src/observability/identity-events.js";
 import { captureLogs } from "../helpers/logs.js";
 

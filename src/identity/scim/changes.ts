@@ -5,19 +5,22 @@
 // nothing); this module only writes.
 
 import type { Logger } from "pino";
-import type { IdentityEvents } from "../../core/identity-events.js";
+import type { IdentityEvents } from "../../core/channels.js";
 import { SCIM } from "../../core/roles.js";
 import { type Actor, scimAuditEntry, userAuditEntry } from "../../store/audit/audit-store.js";
 import type { ApiTokenStore } from "../../store/people/api-token-store.js";
 import type { ScimGroupRecord, ScimStore, ScimUserAttributes } from "../../store/people/scim-store.js";
 import type { ScimTokenRecord, ScimTokenStore } from "../../store/people/scim-token-store.js";
-import type { UserRecord, UserStore } from "../../store/people/user-store.js";
+import type { UserRecord } from "../../store/people/user-record.js";
+import type { UserStore } from "../../store/people/user-store.js";
 import type { ApiTokens } from "../api-tokens.js";
 import { type MappingRule, mapIdentity } from "../group-mapping.js";
+import type { RoleGrants } from "../role-grants.js";
 import type { Users } from "../users.js";
 
 export interface ScimChangesDeps {
   users: Users;
+  grants: Pick<RoleGrants, "applyProviderGrants">;
   userStore: UserStore;
   apiTokens: ApiTokens;
   apiTokenStore: ApiTokenStore;
@@ -220,7 +223,7 @@ export class ScimChanges {
       if (group) names.push(group.displayName, ...(group.externalId ? [group.externalId] : []));
     }
     const mapped = mapIdentity(this.deps.rules, { groups: names, email: null, emailVerified: false });
-    const missing = await this.deps.users.applyProviderGrants(user, SCIM, mapped, actor);
+    const missing = await this.deps.grants.applyProviderGrants(user, SCIM, mapped, actor);
     if (missing.length > 0)
       this.deps.logger.warn(
         { accounts: missing },

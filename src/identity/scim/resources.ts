@@ -10,7 +10,7 @@ import SCIMMY from "scimmy";
 import { GatewayError } from "../../core/errors.js";
 import { validateName } from "../../core/validate.js";
 import type { ScimEmail, ScimGroupRecord, ScimUserAttributes } from "../../store/people/scim-store.js";
-import type { UserRecord } from "../../store/people/user-store.js";
+import type { UserRecord } from "../../store/people/user-record.js";
 import { validateEmail } from "../users.js";
 
 export const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";

@@ -3,10 +3,11 @@
 // is src/admin/scim-handler.ts; docs/scim.md says what is supported and how Okta and Entra ID are set up.
 
 import type { Logger } from "pino";
-import type { IdentityEvents } from "../../core/identity-events.js";
+import type { IdentityEvents } from "../../core/channels.js";
 import type { ScimAuditEntry } from "../../store/audit/audit-schema.js";
 import type { Stores } from "../../store/stores.js";
 import type { ApiTokens } from "../api-tokens.js";
+import type { RoleGrants } from "../role-grants.js";
 import type { ProviderSettings } from "../settings.js";
 import type { Users } from "../users.js";
 import { ScimChanges } from "./changes.js";
@@ -26,6 +27,7 @@ export interface Scim {
 
 export interface ScimOptions {
   users: Users;
+  grants: RoleGrants;
   apiTokens: ApiTokens;
   /** The provider whose mapping rules SCIM groups are matched against (signIn.scim.provider), if any. */
   provider: ProviderSettings | null;
@@ -37,6 +39,7 @@ export function buildScim(stores: Stores, options: ScimOptions): Scim {
   const { now } = stores;
   const changes = new ScimChanges({
     users: options.users,
+    grants: options.grants,
     userStore: stores.users,
     apiTokens: options.apiTokens,
     apiTokenStore: stores.apiTokens,

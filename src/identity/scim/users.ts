@@ -6,7 +6,8 @@
 import { GatewayError } from "../../core/errors.js";
 import type { Actor } from "../../store/audit/audit-store.js";
 import type { ScimStore } from "../../store/people/scim-store.js";
-import type { UserRecord, UserStore } from "../../store/people/user-store.js";
+import type { UserRecord } from "../../store/people/user-record.js";
+import type { UserStore } from "../../store/people/user-store.js";
 import { validateUserId } from "../users.js";
 import type { ScimChanges } from "./changes.js";
 import { listResponse, type Page, pageItems, parseFilter } from "./query.js";

@@ -1,5 +1,5 @@
 // What the billing scripts' calls share: the connection, the key names, the settings, and the replica's id
-// (billing-store.ts, lease-script.ts, settle-script.ts).
+// (billing-store.ts, reserve-script.ts, lease-script.ts, settle-script.ts).
 
 import type { EventStore } from "../accounts/event-store.js";
 import type { RedisClient } from "../connection/redis.js";

@@ -2,7 +2,8 @@
 // the grants — a person's roles in an account live in that account's members hash (the truth about access,
 // read at every request), their operator role in their own record. Creating a user and every change of a
 // record or a grant go through a script that records it in the matching audit log. Grants are kept as the
-// scripts write them (source -> role, as text); what the roles mean is src/identity's business.
+// scripts write them (source -> role, as text, read back by user-record.ts); what the roles mean is
+// src/identity's business.
 
 import { createHash } from "node:crypto";
 import { GatewayError } from "../../core/errors.js";
@@ -11,63 +12,13 @@ import { AUDIT_CAP } from "../audit/audit-store.js";
 import type { RedisClient } from "../connection/redis.js";
 import type { RedisKeys } from "../redis-keys.js";
 import { runScript } from "../scripts.js";
-
-export type UserStatus = "active" | "disabled";
-
-/** Grants as stored: source ("direct", "oidc:<provider>") -> role name. */
-export type StoredGrants = Readonly<Record<string, string>>;
-
-/** Grants from their JSON; anything malformed reads as no grant at all. */
-export function parseGrants(json: string | null | undefined): StoredGrants {
-  if (!json) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(json);
-  } catch {
-    return {};
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return {};
-  return Object.fromEntries(Object.entries(parsed).filter(([, role]) => typeof role === "string"));
-}
-
-export interface UserRecord {
-  id: string;
-  name: string;
-  /** Case-folded; unique among users. */
-  email: string;
-  status: UserStatus;
-  operatorGrants: StoredGrants;
-  /** PHC string of the local password (argon2id), or null for a person who signs in only with a provider. */
-  passwordHash: string | null;
-  /** The providers the person has signed in with. */
-  providers: string[];
-  createdAt: number;
-  lastSignInAt: number | null;
-}
-
-/** Fields of the user record that updateUser changes. */
-export interface UserChanges {
-  name?: string;
-  status?: UserStatus;
-  passwordHash?: string | null;
-  providers?: string[];
-  lastSignInAt?: number;
-}
-
-export function parseUser(hash: Record<string, string>): UserRecord | null {
-  if (hash.id === undefined || hash.email === undefined) return null;
-  return {
-    id: hash.id,
-    name: hash.name ?? hash.email,
-    email: hash.email,
-    status: hash.status === "disabled" ? "disabled" : "active",
-    operatorGrants: parseGrants(hash.operator),
-    passwordHash: hash.password || null,
-    providers: hash.providers ? hash.providers.split(",") : [],
-    createdAt: Number(hash.created_at ?? 0),
-    lastSignInAt: hash.last_sign_in_at ? Number(hash.last_sign_in_at) : null,
-  };
-}
+import {
+  parseGrants,
+  parseUser,
+  type StoredGrants,
+  type UserChanges,
+  type UserRecord,
+} from "./user-record.js";
 
 /**
  * Whether an undo step's failure leaves nothing to undo: Redis refused it for good (the key was one this

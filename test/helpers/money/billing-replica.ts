@@ -13,7 +13,7 @@ import { SettlementQueue } from "../../../src/billing/settlement-queue.js";
 import { GatewayEvents } from "../../../src/core/channels.js";
 import type { ModelPrice } from "../../../src/core/price.js";
 import { type AdmittedRequest, GatewayRequest } from "../../../src/core/request.js";
-import type { Refusal, Reservation } from "../../../src/store/billing/billing-store.js";
+import type { Refusal, Reservation } from "../../../src/store/billing/reserve-script.js";
 import type { RedisClient } from "../../../src/store/connection/redis.js";
 import { observeScriptErrors } from "../../../src/store/scripts.js";
 import type { Stores } from "../../../src/store/stores.js";

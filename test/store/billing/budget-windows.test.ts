@@ -10,9 +10,10 @@ import type { KeyRef } from "../../../src/core/key-ref.js";
 import { parseRubles } from "../../../src/core/money.js";
 import { BudgetService } from "../../../src/services/budgets.js";
 import type { StoredEvent } from "../../../src/store/accounts/event-store.js";
-import type { ReserveInput } from "../../../src/store/billing/billing-store.js";
+import type { ReserveInput } from "../../../src/store/billing/reserve-script.js";
 import type { Settlement } from "../../../src/store/billing/settle-script.js";
 import { ACTOR } from "../../helpers/actor.js";
+import { reservationAt, settlementAt } from "../../helpers/billing-scripts.js";
 import { TestClock } from "../../helpers/clock.js";
 import { openStore, type TestStore } from "../../helpers/store.js";
 
@@ -42,38 +43,15 @@ function accountBudgets(input: { billing?: string; budgets?: string[]; alertAt?:
 }
 
 function reserve(ref: KeyRef, amount: number, overrides: Partial<ReserveInput> = {}) {
-  const now = store.clock.now();
   return store.billing.reserve(ref, {
-    reservationId: randomUUID(),
-    amount,
     tokens: 0,
     keyHash: hashes.get(ref.keyId) ?? "",
-    now,
-    periods: store.calendar.at(now),
-    expiresAt: now + 60_000,
-    model: { kind: "none" },
-    ...overrides,
+    ...reservationAt(store, amount, overrides),
   });
 }
 
 function settlement(ref: KeyRef, reservationId: string, cost: number): Settlement {
-  const now = store.clock.now();
-  return {
-    ref,
-    reservationId,
-    logEntry: "{}",
-    logEntryWithBodies: "",
-    model: null,
-    cost,
-    promptTokens: 1,
-    completionTokens: 1,
-    failed: false,
-    estimated: false,
-    latencyMs: 5,
-    periods: store.calendar.at(now),
-    day: store.calendar.dayOf(now),
-    now,
-  };
+  return { ...settlementAt(store, reservationId, cost), ref };
 }
 
 /** Reserves `amount` and settles it at `cost`; fails the test when the reservation is refused. */

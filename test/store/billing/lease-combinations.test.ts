@@ -12,6 +12,7 @@ import type { KeyRef } from "../../../src/core/key-ref.js";
 import { parseRubles } from "../../../src/core/money.js";
 import { BudgetService } from "../../../src/services/budgets.js";
 import { ACTOR } from "../../helpers/actor.js";
+import { leaseAt, settlementAt } from "../../helpers/billing-scripts.js";
 import { openStore, type TestStore } from "../../helpers/store.js";
 
 const rub = (text: string) => parseRubles(text, "test amount");
@@ -84,37 +85,16 @@ async function setUp(c: AccountCase & { keyWindows: number }) {
 }
 
 function lease(ref: KeyRef, leaseId: string, amount: number) {
-  const now = store.clock.now();
-  return store.billing.lease(ref, {
-    leaseId,
-    amount,
-    now,
-    periods: store.calendar.at(now),
-    expiresAt: now + 60_000,
-    share: 2,
-    grow: true,
-  });
+  return store.billing.lease(ref, leaseAt(store, leaseId, amount));
 }
 
 function settleLeased(ref: KeyRef, leaseId: string, hold: number, cost: number) {
-  const now = store.clock.now();
   return store.billing.settleMany(ref.accountId, [
     {
+      ...settlementAt(store, randomUUID(), cost, {
+        leaseHold: { leaseId, hold, marker: randomUUID(), share: 2 },
+      }),
       ref,
-      reservationId: randomUUID(),
-      logEntry: "{}",
-      logEntryWithBodies: "",
-      model: null,
-      cost,
-      promptTokens: 1,
-      completionTokens: 1,
-      failed: false,
-      estimated: false,
-      latencyMs: 5,
-      periods: store.calendar.at(now),
-      day: store.calendar.dayOf(now),
-      now,
-      leaseHold: { leaseId, hold, marker: randomUUID(), share: 2 },
     },
   ]);
 }

@@ -10,6 +10,7 @@ import { parseRubles } from "../../../src/core/money.js";
 import type { LeaseInput } from "../../../src/store/billing/lease-script.js";
 import { LEDGER_FIELD, type Settlement } from "../../../src/store/billing/settle-script.js";
 import { ACTOR } from "../../helpers/actor.js";
+import { leaseAt, settlementAt } from "../../helpers/billing-scripts.js";
 import { openStore, type TestStore } from "../../helpers/store.js";
 import { waitUntil } from "../../helpers/wait.js";
 
@@ -31,17 +32,7 @@ async function key(options: { budget?: string; rpm?: number } = {}) {
 }
 
 function lease(ref: KeyRef, leaseId: string, amount: number, overrides: Partial<LeaseInput> = {}) {
-  const now = store.clock.now();
-  return store.billing.lease(ref, {
-    leaseId,
-    amount,
-    now,
-    periods: store.calendar.at(now),
-    expiresAt: now + 60_000,
-    share: 2,
-    grow: true,
-    ...overrides,
-  });
+  return store.billing.lease(ref, leaseAt(store, leaseId, amount, overrides));
 }
 
 function leasedSettlement(
@@ -51,23 +42,7 @@ function leasedSettlement(
   marker: string = randomUUID(),
   share = 2,
 ): Omit<Settlement, "ref"> {
-  const now = store.clock.now();
-  return {
-    reservationId: randomUUID(),
-    logEntry: "{}",
-    logEntryWithBodies: "",
-    model: null,
-    cost,
-    promptTokens: 1,
-    completionTokens: 1,
-    failed: false,
-    estimated: false,
-    latencyMs: 5,
-    periods: store.calendar.at(now),
-    day: store.calendar.dayOf(now),
-    now,
-    leaseHold: { leaseId, hold, marker, share },
-  };
+  return settlementAt(store, randomUUID(), cost, { leaseHold: { leaseId, hold, marker, share } });
 }
 
 describe("lease", () => {

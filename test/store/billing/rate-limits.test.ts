@@ -7,9 +7,9 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { KeyRef } from "../../../src/core/key-ref.js";
-import type { Refusal, Reservation, ReserveInput } from "../../../src/store/billing/billing-store.js";
-import type { Settlement } from "../../../src/store/billing/settle-script.js";
+import type { Refusal, Reservation, ReserveInput } from "../../../src/store/billing/reserve-script.js";
 import { ACTOR } from "../../helpers/actor.js";
+import { reservationAt, settlementAt } from "../../helpers/billing-scripts.js";
 import { openStore, type TestStore } from "../../helpers/store.js";
 
 const MINUTE = 60_000;
@@ -38,18 +38,7 @@ async function key(limits: {
 }
 
 function reserve(k: Limited, options: Partial<ReserveInput> = {}): Promise<Reservation | Refusal> {
-  const now = store.clock.now();
-  return store.billing.reserve(k.ref, {
-    reservationId: randomUUID(),
-    amount: 1000,
-    tokens: 0,
-    keyHash: k.hash,
-    now,
-    periods: store.calendar.at(now),
-    expiresAt: now + MINUTE,
-    model: { kind: "none" },
-    ...options,
-  });
+  return store.billing.reserve(k.ref, { tokens: 0, keyHash: k.hash, ...reservationAt(store, 1000, options) });
 }
 
 async function admitted(
@@ -63,22 +52,11 @@ async function admitted(
 }
 
 function settle(k: Limited, reservationId: string, used: { prompt: number; completion: number }) {
-  const now = store.clock.now();
-  const input: Omit<Settlement, "ref"> = {
-    reservationId,
-    logEntry: "{}",
-    logEntryWithBodies: "",
-    model: null,
-    cost: 500,
+  const input = settlementAt(store, reservationId, 500, {
     promptTokens: used.prompt,
     completionTokens: used.completion,
-    failed: false,
-    estimated: false,
     latencyMs: 1,
-    periods: store.calendar.at(now),
-    day: store.calendar.dayOf(now),
-    now,
-  };
+  });
   return store.billing.settle({ ...input, ref: k.ref });
 }
 

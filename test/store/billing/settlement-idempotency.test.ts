@@ -7,9 +7,10 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { KeyRef } from "../../../src/core/key-ref.js";
 import { parseRubles } from "../../../src/core/money.js";
-import type { ReserveInput } from "../../../src/store/billing/billing-store.js";
+import type { ReserveInput } from "../../../src/store/billing/reserve-script.js";
 import { LEDGER_FIELD, type Settlement } from "../../../src/store/billing/settle-script.js";
 import { ACTOR } from "../../helpers/actor.js";
+import { reservationAt, settlementAt } from "../../helpers/billing-scripts.js";
 import { openStore, type TestStore } from "../../helpers/store.js";
 
 const rub = (text: string) => parseRubles(text, "test amount");
@@ -28,41 +29,23 @@ beforeEach(async () => {
 afterEach(() => store.close());
 
 async function reserve(amount: number, overrides: Partial<ReserveInput> = {}): Promise<string> {
-  const now = store.clock.now();
   const reservationId = randomUUID();
   const reply = await store.billing.reserve(ref, {
-    reservationId,
-    amount,
     tokens: 0,
     keyHash: hash,
-    now,
-    periods: store.calendar.at(now),
-    expiresAt: now + 60_000,
-    model: { kind: "none" },
-    ...overrides,
+    ...reservationAt(store, amount, { ...overrides, reservationId }),
   });
   expect(reply.ok).toBe(true);
   return reservationId;
 }
 
 function settlement(reservationId: string, cost: number, fields: Partial<Settlement> = {}): Settlement {
-  const now = store.clock.now();
   return {
+    ...settlementAt(store, reservationId, cost, {
+      requestId: `req-${reservationId}`,
+      logEntry: JSON.stringify({ request_id: `req-${reservationId}` }),
+    }),
     ref,
-    reservationId,
-    requestId: `req-${reservationId}`,
-    logEntry: JSON.stringify({ request_id: `req-${reservationId}` }),
-    logEntryWithBodies: "",
-    model: null,
-    cost,
-    promptTokens: 1,
-    completionTokens: 1,
-    failed: false,
-    estimated: false,
-    latencyMs: 5,
-    periods: store.calendar.at(now),
-    day: store.calendar.dayOf(now),
-    now,
     ...fields,
   };
 }
