@@ -51,16 +51,6 @@ function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
   return series;
 }
 
-/** A model's series on the request path: by status, and by account for spend; null until first needed. */
-interface ModelSeries {
-  requests: Map<number, CounterSeries>;
-  duration: HistogramSeries | null;
-  ttfb: HistogramSeries | null;
-  prompt: CounterSeries | null;
-  completion: CounterSeries | null;
-  spend: Map<string, CounterSeries>;
-}
-
 export class Metrics implements GatewayMetrics {
   readonly registry = new Registry();
   private readonly m: Built;
@@ -72,7 +62,12 @@ export class Metrics implements GatewayMetrics {
   /** Keys last seen with a max_parallel, by id: their in-flight gauge reads 0 while none of theirs runs. */
   private readonly parallelKeys = new Map<string, [account: string, keyId: string, keyName: string]>();
   private readonly series = {
-    models: new Map<string, ModelSeries>(),
+    requests: new Map<string, CounterSeries>(),
+    duration: new Map<string, HistogramSeries>(),
+    ttfb: new Map<string, HistogramSeries>(),
+    prompt: new Map<string, CounterSeries>(),
+    completion: new Map<string, CounterSeries>(),
+    spend: new Map<string, CounterSeries>(),
     keyDuration: new Map<string, HistogramSeries>(),
     keySpend: new Map<string, CounterSeries>(),
     balance: new Map<string, GaugeSeries>(),
@@ -149,66 +144,43 @@ export class Metrics implements GatewayMetrics {
 
   request(record: GatewayRequest): void {
     const model = this.models.label(record.model ?? "none");
-    const series = this.modelSeries(model);
-    let requests = series.requests.get(record.status);
-    if (requests === undefined) {
-      requests = counterSeries(this.m.requests, { model, status: String(record.status) });
-      series.requests.set(record.status, requests);
-    }
-    requests.inc();
+    const status = String(record.status);
+    const s = this.series;
+    cached(s.requests, `${model}\n${status}`, () => counterSeries(this.m.requests, { model, status })).inc();
     if (record.code !== null) this.m.refusals.labels(record.code).inc();
     this.queue.request(record);
     if (record.outcome === "refused") return;
     if (record.admission !== null) this.admissions[record.admission].inc();
-    this.finished(record, model, series);
+    this.finished(record, model);
   }
 
-  /** The model's request-path series (each made when first needed, as a scrape shows it from then on). */
-  private modelSeries(model: string): ModelSeries {
-    let series = this.series.models.get(model);
-    if (series === undefined) {
-      series = {
-        requests: new Map(),
-        duration: null,
-        ttfb: null,
-        prompt: null,
-        completion: null,
-        spend: new Map(),
-      };
-      this.series.models.set(model, series);
-    }
-    return series;
-  }
-
-  // Written out rather than through a helper taking a callback: this runs once per request, and each such
-  // callback would be a closure made per call.
-  private finished(record: GatewayRequest, model: string, series: ModelSeries): void {
+  private finished(record: GatewayRequest, model: string): void {
+    const s = this.series;
     const m = this.m;
     const latency = record.latencyMs / 1000;
-    series.duration ??= histogramSeries(m.duration, { model }, METRICS.duration.buckets);
-    series.duration.observe(latency);
+    cached(s.duration, model, () => histogramSeries(m.duration, { model }, METRICS.duration.buckets)).observe(
+      latency,
+    );
     if (record.upstreamTtfbMs !== null) {
-      series.ttfb ??= histogramSeries(m.ttfb, { model }, METRICS.ttfb.buckets);
-      series.ttfb.observe(record.upstreamTtfbMs / 1000);
+      cached(s.ttfb, model, () => histogramSeries(m.ttfb, { model }, METRICS.ttfb.buckets)).observe(
+        record.upstreamTtfbMs / 1000,
+      );
     }
     this.overhead.observe(record.gatewayMs / 1000);
     if (record.promptTokens > 0) {
-      series.prompt ??= counterSeries(m.tokens, { model, kind: "prompt" });
-      series.prompt.inc(record.promptTokens);
+      cached(s.prompt, model, () => counterSeries(m.tokens, { model, kind: "prompt" })).inc(
+        record.promptTokens,
+      );
     }
     if (record.completionTokens > 0) {
-      series.completion ??= counterSeries(m.tokens, { model, kind: "completion" });
-      series.completion.inc(record.completionTokens);
+      cached(s.completion, model, () => counterSeries(m.tokens, { model, kind: "completion" })).inc(
+        record.completionTokens,
+      );
     }
     const account = record.accountId ?? "";
     const rubles = rublesAsFloat(record.cost);
     if (record.cost > 0) {
-      let spend = series.spend.get(account);
-      if (spend === undefined) {
-        spend = counterSeries(m.spend, { model, account });
-        series.spend.set(account, spend);
-      }
-      spend.inc(rubles);
+      cached(s.spend, `${model}\n${account}`, () => counterSeries(m.spend, { model, account })).inc(rubles);
     }
     if (record.estimated) m.estimated.labels(model).inc();
     if (record.usageRejected !== null) m.usageRejected.labels(record.usageRejected).inc();
@@ -221,23 +193,12 @@ export class Metrics implements GatewayMetrics {
     const keyId = this.keys.label(record.keyId);
     const keyName = keyId === OTHER ? OTHER : (record.keyName ?? "");
     if (keyId !== OTHER) this.followName(account, keyId, keyName);
+    const labels = { account, key_id: keyId, key_name: keyName };
     const key = `${account}\n${keyId}\n${keyName}`;
-    const s = this.series;
-    let keyDuration = s.keyDuration.get(key);
-    if (keyDuration === undefined) {
-      const labels = { account, key_id: keyId, key_name: keyName };
-      keyDuration = histogramSeries(m.keyDuration, labels, METRICS.keyDuration.buckets);
-      s.keyDuration.set(key, keyDuration);
-    }
-    keyDuration.observe(latency);
-    if (record.cost > 0) {
-      let keySpend = s.keySpend.get(key);
-      if (keySpend === undefined) {
-        keySpend = counterSeries(m.keySpend, { account, key_id: keyId, key_name: keyName });
-        s.keySpend.set(key, keySpend);
-      }
-      keySpend.inc(rubles);
-    }
+    cached(s.keyDuration, key, () =>
+      histogramSeries(m.keyDuration, labels, METRICS.keyDuration.buckets),
+    ).observe(latency);
+    if (record.cost > 0) cached(s.keySpend, key, () => counterSeries(m.keySpend, labels)).inc(rubles);
   }
 
   /**

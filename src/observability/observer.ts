@@ -1,15 +1,14 @@
 // The one place finished and refused requests, and settlements, are reported: it writes their log lines and
-// counts them in the metrics, from the request itself (core/request.ts; its line is log-line.ts's, written
-// in one pass by request-line.ts), and hands them to OpenTelemetry (telemetry.ts) when that is on. What it
-// calls can throw (a metric, a log write); it never lets that reach the request path, which has already
-// answered.
+// counts them in the metrics, from the request itself (core/request.ts; its line is log-line.ts's), and hands
+// them to OpenTelemetry (telemetry.ts) when that is on. What it calls can throw (a metric, a log write); it
+// never lets that reach the request path, which has already answered.
 
 import type { Logger } from "pino";
 import type { DriftReport } from "../billing/books-watch.js";
 import type { GatewayRequest } from "../core/request.js";
 import type { Settled, Settlement } from "../store/billing/settle-script.js";
 import type { GatewayMetrics } from "./gateway-metrics.js";
-import { requestLineWriter } from "./request-line.js";
+import { logFields } from "./log-line.js";
 import { NO_TELEMETRY, type RequestTelemetry } from "./telemetry.js";
 
 export interface RequestObserver {
@@ -53,12 +52,11 @@ export function createObserver(
   telemetry: RequestTelemetry = NO_TELEMETRY,
 ): RequestObserver & SettlementObserver {
   const failed = (what: string, error: unknown) => logger.error({ err: error }, `reporting ${what} failed`);
-  const requestLine = requestLineWriter(logger);
   // try/catch written out in each, not a helper taking a callback: these run once per request.
   return {
     finished(request) {
       try {
-        requestLine(request, options.logBodies, "request");
+        logger.info(logFields(request, options.logBodies), "request");
         metrics.request(request);
         telemetry.finished(request);
       } catch (error) {
@@ -67,7 +65,7 @@ export function createObserver(
     },
     refused(request) {
       try {
-        requestLine(request, null, "request refused");
+        logger.info(logFields(request, null), "request refused");
         metrics.request(request);
         telemetry.refused(request);
       } catch (error) {
