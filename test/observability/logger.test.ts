@@ -121,6 +121,16 @@ describe("the logger's stdout destination", () => {
     await run.exited;
   });
 
+  it("writes what is still buffered when the process ends by itself, a batch not yet full included", async () => {
+    // 20 lines of ~275 bytes: one batch handed over as the 15th is written, 5 still gathering at the end.
+    const run = loggingProcess(
+      `for (let i = 0; i < 20; i++) logger.info({ i, pad: "x".repeat(200) }, "line");`,
+    );
+    const [code] = await run.exited;
+    expect(code).toBe(0);
+    expect(run.lines.map((line) => line.i).sort((a, b) => a - b)).toEqual([...Array(20).keys()]);
+  });
+
   it("writes what is still buffered when the process exits", async () => {
     const run = loggingProcess(`logger.info("first"); logger.info("second"); process.exit(3);`);
     const [code] = await run.exited;
