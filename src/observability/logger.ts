@@ -28,6 +28,20 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 
 type Destination = ReturnType<typeof pino.destination>;
 
+/** The loggers' batches not yet closed, handed over together when the process ends. */
+const open = new Set<LineBatches>();
+let handingOver = false;
+
+function handOverAll(): void {
+  for (const batches of open) {
+    try {
+      batches.pass();
+    } catch {
+      // Its stdout is gone (pino stops writing on EPIPE): nowhere to write them.
+    }
+  }
+}
+
 /**
  * The batches are gathered here, as a list of lines joined once per batch, and handed to pino's
  * destination (sonic-boom) whole. Gathered by sonic-boom itself (its minLength), every line would cost a
@@ -39,18 +53,20 @@ class LineBatches implements pino.DestinationStream {
   private bytes = 0;
 
   constructor(private readonly out: Destination) {
-    setInterval(() => this.pass(), LOG_FLUSH_MS).unref();
-    // Handed over before pino's destination writes out what it holds as the process ends (its own exit
-    // handlers), whichever was registered first.
-    const handOver = () => {
-      try {
-        this.pass();
-      } catch {
-        // Its stdout is gone (pino stops writing on EPIPE): nowhere to write them.
-      }
-    };
-    process.prependListener("beforeExit", handOver);
-    process.prependListener("exit", handOver);
+    const timer = setInterval(() => this.pass(), LOG_FLUSH_MS);
+    timer.unref();
+    open.add(this);
+    out.once("close", () => {
+      clearInterval(timer);
+      open.delete(this);
+    });
+    if (!handingOver) {
+      handingOver = true;
+      // Handed over before pino's destinations write out what they hold as the process ends (prepended, so
+      // before their own exit handlers): one pair of listeners for every logger of the process.
+      process.prependListener("beforeExit", handOverAll);
+      process.prependListener("exit", handOverAll);
+    }
   }
 
   write(line: string): void {
@@ -69,7 +85,8 @@ class LineBatches implements pino.DestinationStream {
     this.out.flushSync();
   }
 
-  private pass(): void {
+  /** Hands what is gathered to the destination. */
+  pass(): void {
     if (this.lines.length === 0) return;
     const text = this.lines.length === 1 ? (this.lines[0] as string) : this.lines.join("");
     this.lines = [];
