@@ -103,8 +103,6 @@ const NOT_YET = new Set<string>([
   "src/services/account-schema.ts",
   "src/services/alerts.ts",
   "src/services/books-check.ts",
-  "src/services/budgets.ts",
-  "src/services/logged-charges.ts",
   "src/store/people/scim-store.ts",
 ]);
 
