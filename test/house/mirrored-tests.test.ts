@@ -78,7 +78,6 @@ const NOT_YET = new Set<string>([
   "src/admin/usage-schemas.ts",
   "src/admin/user-routes.ts",
   "src/alerts/delivery-worker.ts",
-  "src/billing/settlement.ts",
   "src/cli/alert-commands.ts",
   "src/identity/identity.ts",
   "src/identity/invitations.ts",
@@ -102,7 +101,6 @@ const NOT_YET = new Set<string>([
   "src/server/caller-routes.ts",
   "src/services/account-schema.ts",
   "src/services/alerts.ts",
-  "src/services/books-check.ts",
   "src/store/people/scim-store.ts",
 ]);
 
