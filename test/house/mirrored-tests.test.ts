@@ -99,8 +99,6 @@ const NOT_YET = new Set<string>([
   "src/observability/queue-metrics.ts",
   "src/observability/telemetry.ts",
   "src/server/caller-routes.ts",
-  "src/services/account-schema.ts",
-  "src/services/alerts.ts",
   "src/store/people/scim-store.ts",
 ]);
 
