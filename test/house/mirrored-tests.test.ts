@@ -98,7 +98,6 @@ const NOT_YET = new Set<string>([
   "src/observability/otel/sdk.ts",
   "src/observability/queue-metrics.ts",
   "src/observability/telemetry.ts",
-  "src/server/caller-routes.ts",
   "src/store/people/scim-store.ts",
 ]);
 
