@@ -77,7 +77,6 @@ const NOT_YET = new Set<string>([
   "src/admin/usage-routes.ts",
   "src/admin/usage-schemas.ts",
   "src/admin/user-routes.ts",
-  "src/cli/alert-commands.ts",
   "src/identity/identity.ts",
   "src/identity/invitations.ts",
   "src/identity/oidc-person.ts",
