@@ -47,6 +47,12 @@ const COVERED_ELSEWHERE: Record<string, { by: string[]; why: string }> = {
       "these tests and every e2e scenario start",
   },
   "src/cli.ts": { by: ["test/e2e/cli.test.ts"], why: "the program, run as a process by the CLI's scenarios" },
+  "src/admin/alert-schemas.ts": {
+    by: ["test/admin/alert-routes.test.ts", "test/admin/openapi.test.ts"],
+    why:
+      "the alert routes' bodies and answers, zod schemas without logic of their own: the routes' test sends " +
+      "them valid and invalid over HTTP, the OpenAPI test keeps the document made from them",
+  },
   "src/cli/management-commands.ts": {
     by: ["test/cli/program.test.ts"],
     why: "the management commands' lazy registration, checked on the built CLI (serve must not load them)",
@@ -56,8 +62,6 @@ const COVERED_ELSEWHERE: Record<string, { by: string[]; why: string }> = {
 /** Files with logic still owed a mirrored test. Remove a file when its test is written; never add one. */
 const NOT_YET = new Set<string>([
   // Came with the request path's stages (issue 32); exercised by test/proxy/pipeline.test.ts and the e2e scenarios.
-  "src/admin/alert-routes.ts",
-  "src/admin/alert-schemas.ts",
   "src/admin/auth-routes.ts",
   "src/admin/key-routes.ts",
   "src/admin/link-schemas.ts",
