@@ -80,7 +80,6 @@ const NOT_YET = new Set<string>([
   "src/admin/scim-http.ts",
   "src/admin/scim-schemas.ts",
   "src/admin/scim-token-routes.ts",
-  "src/admin/sharing-routes.ts",
   "src/admin/sign-in-session.ts",
   "src/admin/user-routes.ts",
   "src/identity/identity.ts",
