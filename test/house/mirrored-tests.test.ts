@@ -79,7 +79,6 @@ const NOT_YET = new Set<string>([
   "src/admin/oidc-routes.ts",
   "src/admin/people-schemas.ts",
   "src/admin/people-views.ts",
-  "src/admin/route.ts",
   "src/admin/scim-handler.ts",
   "src/admin/scim-http.ts",
   "src/admin/sign-in-session.ts",
