@@ -1,4 +1,5 @@
-// The admin API's user routes (admin/user-routes.ts) through the real admin listener over HTTP: every person,
+// The admin API's user routes (admin/user-routes.ts; the unlock and provider-link shapes of
+// admin/link-schemas.ts) through the real admin listener over HTTP: every person,
 // one person with their memberships, tokens and sessions, disabling and enabling, lifting a sign-in lock,
 // allowing a provider link, revoking a person's API token, and the people's audit log — each route's status,
 // its refusals (an unknown person, a malformed id, an unknown provider, a body field), and that an account's
