@@ -26,7 +26,11 @@ export interface AdminApi {
   /** Balance changes the admin API reported, [account, µ₽]. */
   balances: [string, number][];
   /** A request as `credential` (the admin token unless given; null for none), the body sent as JSON. */
-  call(method: string, path: string, options?: { as?: string | null; body?: unknown }): Promise<AdminAnswer>;
+  call(
+    method: string,
+    path: string,
+    options?: { as?: string | null; body?: unknown; headers?: Record<string, string> },
+  ): Promise<AdminAnswer>;
   close(): Promise<void>;
 }
 
@@ -56,8 +60,8 @@ export async function startAdminApi(options: { alerts?: Partial<AlertOptions> } 
     url: server.url,
     acmeToken,
     balances,
-    async call(method, path, { as = ADMIN_TOKEN, body } = {}) {
-      const headers: Record<string, string> = {};
+    async call(method, path, { as = ADMIN_TOKEN, body, headers: extra = {} } = {}) {
+      const headers: Record<string, string> = { ...extra };
       if (as !== null) headers.authorization = `Bearer ${as}`;
       if (body !== undefined) headers["content-type"] = "application/json";
       const res = await fetch(`${server.url}${path}`, {
