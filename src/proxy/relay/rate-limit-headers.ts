@@ -5,7 +5,7 @@
 // handler (relay-handler.ts) that adds them at the response's start, composed only for a key with limits.
 
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
-import type { LimitState } from "../../store/billing/billing-store.js";
+import type { LimitState } from "../../store/billing/reserve-script.js";
 import { Decorator, type RelayHandler } from "./relay-handler.js";
 
 export class AddingRateLimitHeaders extends Decorator {

@@ -17,10 +17,6 @@ import { type LeaseGrant, type LeaseInput, runLease } from "./lease-script.js";
 import { type Refusal, type Reservation, type ReserveInput, runReserve } from "./reserve-script.js";
 import { LEDGER_FIELD, runSettle, type Settled, type Settlement } from "./settle-script.js";
 
-// LimitState lives with the reserve script's reply; src/proxy/relay/rate-limit-headers.ts still names it here
-// (proxy/ is another change's to edit), so it is passed on until that import moves to reserve-script.js.
-export type { LimitState } from "./reserve-script.js";
-
 export class BillingStore {
   /** This process's id among the replicas, in its admission leases and settlement markers. */
   readonly replicaId = randomBytes(9).toString("base64url");
