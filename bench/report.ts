@@ -114,7 +114,7 @@ export interface IdleRss {
   bare: number;
   gateway: number;
   image: number;
-  /** The process `node dist/cli.js serve` keeps waiting for the one it relaunched (0 when it did not). */
+  /** The private memory of the process `node dist/cli.js serve` keeps waiting for the one it relaunched (0 when it did not). */
   launcher: number;
 }
 
@@ -230,7 +230,7 @@ export function renderStreams(report: StreamsReport): string {
   const launcher =
     idle.afterWarmup.launcher > 0
       ? `; the README's way also keeps the process that relaunched the serving one with the image's V8 flags, ` +
-        `${mib(idle.afterWarmup.launcher)}`
+        `holding ${mib(idle.afterWarmup.launcher)} of its own (private pages; the rest of its resident set is shared)`
       : "";
   return [
     `Streams: ${report.streams} streams at once of ${report.chunks} events each, one every ${report.intervalMs} ms ` +

@@ -59,7 +59,7 @@ import {
 } from "./report.js";
 import { measureSaturatedScenario } from "./saturated-run.js";
 import { children, cpuMicros, createBenchKeys, forkServer } from "./servers.js";
-import { measureStreams, rssMiB, type StreamRound, type StreamTarget } from "./streams.js";
+import { measureStreams, privateMiB, rssMiB, type StreamRound, type StreamTarget } from "./streams.js";
 import { type Proc, startAsUsersDo, type UserGateway } from "./user-gateway.js";
 
 // Four rounds by default: with the order rotating, each path is measured once in each position.
@@ -212,8 +212,9 @@ const idleNow = () => ({
   bare: rssMiB(bareProcess.pid as number),
   gateway: rssMiB(gateway.serving.pid as number),
   image: rssMiB(imageGateway.serving.pid as number),
-  // The process `node dist/cli.js serve` leaves waiting for the serving one when it relaunched it.
-  launcher: gateway.processes.length > 1 ? rssMiB(gateway.started.pid as number) : 0,
+  // The process `node dist/cli.js serve` leaves waiting for the serving one when it relaunched it (Node 20):
+  // its own memory, since its resident set is mostly the node binary's pages, shared with the serving process.
+  launcher: gateway.processes.length > 1 ? privateMiB(gateway.started.pid as number) : 0,
 });
 const idleAtStart = idleNow();
 

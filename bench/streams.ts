@@ -139,6 +139,16 @@ export function rssMiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
+/**
+ * The memory only this process holds (private pages, clean and dirty), MiB: what ending it would free. Its
+ * resident set would count again the node binary's pages it shares with every other Node process.
+ */
+export function privateMiB(pid: number): number {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+  const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(rollup)?.[1] ?? 0);
+  return (kib("Private_Clean") + kib("Private_Dirty")) / 1024;
+}
+
 function body(settings: StreamSettings, asksUsage: boolean): string {
   return JSON.stringify({
     model: STREAM_MODEL,
