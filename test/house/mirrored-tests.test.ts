@@ -100,7 +100,6 @@ const NOT_YET = new Set<string>([
   "src/identity/identity.ts",
   "src/identity/oidc-person.ts",
   "src/identity/oidc-recheck.ts",
-  "src/identity/principal.ts",
   "src/identity/provider-check.ts",
   "src/identity/provider-configs.ts",
   "src/identity/scim/changes.ts",
