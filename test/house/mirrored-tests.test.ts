@@ -107,7 +107,6 @@ const NOT_YET = new Set<string>([
   "src/identity/scim/scim.ts",
   "src/identity/scim/tokens.ts",
   "src/identity/scim/users.ts",
-  "src/identity/users.ts",
   "src/observability/otel/gen-ai-metrics.ts",
   "src/observability/otel/request-spans.ts",
   "src/observability/otel/sdk.ts",
