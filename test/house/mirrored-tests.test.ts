@@ -103,7 +103,6 @@ const NOT_YET = new Set<string>([
   "src/identity/scim/changes.ts",
   "src/identity/scim/groups.ts",
   "src/identity/scim/scim.ts",
-  "src/identity/scim/users.ts",
   "src/observability/otel/gen-ai-metrics.ts",
   "src/observability/otel/request-spans.ts",
   "src/observability/otel/sdk.ts",
