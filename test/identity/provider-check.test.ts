@@ -163,13 +163,12 @@ describe("ProviderChecks.check", () => {
     expect(checks()).toEqual([]);
   });
 
-  it("does not start its timer when re-checks are off, and stops cleanly", async () => {
-    const off = testIdentity(store, { signIn: { providerCheck: { intervalMinutes: 0 } } });
-    off.checks.start();
-    expect(off.checks["timer"]).toBeNull();
-    identity.checks.start();
-    expect(identity.checks["timer"]).not.toBeNull();
+  it("waits, when stopped, for the run under way to finish", async () => {
+    await signedIn(["team-acme"]);
+    store.clock.advance(5 * MINUTE);
+    const run = identity.checks.runDue();
     await identity.checks.stop();
-    expect(identity.checks["timer"]).toBeNull();
+    expect(checks()).toHaveLength(1);
+    expect(await run).toBe(1);
   });
 });
