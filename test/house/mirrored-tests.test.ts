@@ -100,7 +100,6 @@ const NOT_YET = new Set<string>([
   "src/observability/otel/gen-ai-metrics.ts",
   "src/observability/otel/request-spans.ts",
   "src/observability/otel/sdk.ts",
-  "src/observability/queue-metrics.ts",
   "src/observability/telemetry.ts",
 ]);
 
