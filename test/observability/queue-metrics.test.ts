@@ -25,8 +25,10 @@ async function waits(registry: Registry): Promise<Record<string, { count: number
   for (const value of metric?.values ?? []) {
     const account = String(value.labels.account);
     out[account] ??= { count: 0, sum: 0 };
-    if (String((value as { metricName?: string }).metricName).endsWith("_count")) out[account].count = value.value;
-    if (String((value as { metricName?: string }).metricName).endsWith("_sum")) out[account].sum = value.value;
+    if (String((value as { metricName?: string }).metricName).endsWith("_count"))
+      out[account].count = value.value;
+    if (String((value as { metricName?: string }).metricName).endsWith("_sum"))
+      out[account].sum = value.value;
   }
   return out;
 }
