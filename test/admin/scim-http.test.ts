@@ -64,7 +64,7 @@ describe("scimBody", () => {
   it("refuses a body over 1 MiB", async () => {
     const res = await post(JSON.stringify({ big: "x".repeat(MAX_SCIM_BODY_BYTES) }));
     expect(res.status).toBe(413);
-    expect((await res.json()).schemas).toEqual([ERROR_SCHEMA]);
+    expect(((await res.json()) as { schemas: string[] }).schemas).toEqual([ERROR_SCHEMA]);
   });
 });
 
