@@ -18,7 +18,7 @@ import { legacyAccount, legacyAdmin } from "../../src/identity/principal.js";
 import type { ApiTokenRecord } from "../../src/store/people/api-token-store.js";
 import type { InvitationRecord } from "../../src/store/people/invitation-store.js";
 import type { SessionRecord } from "../../src/store/people/session-store.js";
-import type { UserRecord } from "../../src/store/people/user-store.js";
+import type { UserRecord } from "../../src/store/people/user-record.js";
 
 const T = Date.parse("2026-11-21T10:00:00Z");
 

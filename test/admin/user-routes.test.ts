@@ -17,7 +17,7 @@ beforeEach(async () => {
   api = await startAdminApi();
   const identity = testIdentity(api.store);
   const ann = await identity.users.create({ email: "ann@example.com", name: "Ann" }, ACTOR);
-  await identity.users.grant("acme", ann.id, DIRECT, "member", ACTOR);
+  await identity.grants.grant("acme", ann.id, DIRECT, "member", ACTOR);
   annId = ann.id;
 });
 afterEach(() => api.close());
