@@ -6,7 +6,7 @@ import { adminHandler } from "../../src/admin/admin-server.js";
 import type { AlertOptions } from "../../src/services/alerts.js";
 import { ACTOR } from "./actor.js";
 import { type Listening, listen } from "./http.js";
-import { testIdentity } from "./identity.js";
+import { type IdentityOptions, testIdentity } from "./identity.js";
 import { captureLogs } from "./logs.js";
 import { openStore, type TestStore } from "./store.js";
 
@@ -34,7 +34,13 @@ export interface AdminApi {
   close(): Promise<void>;
 }
 
-export async function startAdminApi(options: { alerts?: Partial<AlertOptions> } = {}): Promise<AdminApi> {
+export async function startAdminApi(
+  options: {
+    alerts?: Partial<AlertOptions>;
+    /** The identity layer's settings besides the admin token (sign-in, providers and their secrets). */
+    identity?: Omit<IdentityOptions, "adminToken">;
+  } = {},
+): Promise<AdminApi> {
   const store = await openStore();
   await store.accountService.create({ id: "acme", name: "Acme", balance: "100" }, ACTOR);
   await store.accountService.create({ id: "other", balance: "50" }, ACTOR);
@@ -44,7 +50,7 @@ export async function startAdminApi(options: { alerts?: Partial<AlertOptions> } 
   try {
     server = await listen(
       adminHandler({
-        identity: testIdentity(store, { adminToken: ADMIN_TOKEN }),
+        identity: testIdentity(store, { ...options.identity, adminToken: ADMIN_TOKEN }),
         stores: store.stores,
         alerts: { allowHttp: true, thresholds: [80, 95, 100], ...options.alerts },
         balanceChanged: (accountId, balance) => balances.push([accountId, balance]),
