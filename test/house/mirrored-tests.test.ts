@@ -1,8 +1,8 @@
 // Every file of src/ with logic has its mirrored test, test/<same path>.test.ts (docs/development.md#tests).
 // A file without logic needs none: one whose statements are all imports, re-exports, types and constant data
 // is recognised as such here. The others without a mirror are listed below, each with its reason: covered
-// elsewhere (the covering test must exist, and name the file when the entry is one file).
-// NOT_YET is the rest: files still owed a test, a list that may only shrink — a new file comes with its test.
+// elsewhere (the covering test must exist, and name the file when the entry is one file). No file is owed a
+// test any longer: a new file comes with its own.
 
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -97,9 +97,6 @@ const COVERED_ELSEWHERE: Record<string, { by: string[]; why: string }> = {
   },
 };
 
-/** Files with logic still owed a mirrored test. Remove a file when its test is written; never add one. */
-const NOT_YET = new Set<string>([]);
-
 /** The project's files under `dir`, relative to the root. */
 function filesUnder(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {
@@ -145,15 +142,8 @@ const unmirrored = withLogic.filter((path) => !existsSync(join(ROOT, mirrorOf(pa
 
 describe("mirrored tests", () => {
   it("exist for every file of src/ with logic, but those listed with their reason", () => {
-    const unexplained = unmirrored.filter(
-      (path) => !listed(Object.keys(COVERED_ELSEWHERE), path) && !NOT_YET.has(path),
-    );
+    const unexplained = unmirrored.filter((path) => !listed(Object.keys(COVERED_ELSEWHERE), path));
     expect(unexplained).toEqual([]);
-  });
-
-  it("are owed only by files that still lack one (NOT_YET only shrinks)", () => {
-    const written = [...NOT_YET].filter((path) => !unmirrored.includes(path));
-    expect(written, "these have their test now, or are gone: remove them from NOT_YET").toEqual([]);
   });
 
   it("are replaced only by tests that exist, and that name the file they cover", () => {
