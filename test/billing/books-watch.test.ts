@@ -8,6 +8,7 @@ import { BooksWatch, type DriftReport } from "../../src/billing/books-watch.js";
 import { PendingSettlements } from "../../src/billing/pending-settlements.js";
 import { LEDGER_FIELD, type Settlement } from "../../src/store/billing/settle-script.js";
 import { ACTOR } from "../helpers/actor.js";
+import { settlementAt } from "../helpers/billing-scripts.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
 let store: TestStore;
@@ -34,22 +35,9 @@ beforeEach(async () => {
 afterEach(() => store.close());
 
 function settlement(cost: number): Settlement {
-  const now = store.clock.now();
   return {
     ref: { accountId: "acme", keyId },
-    reservationId: randomUUID(),
-    logEntry: "{}",
-    logEntryWithBodies: "",
-    model: null,
-    cost,
-    promptTokens: 1,
-    completionTokens: 1,
-    failed: false,
-    estimated: false,
-    latencyMs: 1,
-    periods: store.calendar.at(now),
-    day: store.calendar.dayOf(now),
-    now,
+    ...settlementAt(store, randomUUID(), cost, { latencyMs: 1 }),
   };
 }
 

@@ -11,6 +11,7 @@ import type { ModelCheck } from "../../src/core/model-check.js";
 import { parseRubles } from "../../src/core/money.js";
 import type { LeaseGrant } from "../../src/store/billing/lease-script.js";
 import { ACTOR } from "../helpers/actor.js";
+import { settlementAt } from "../helpers/billing-scripts.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
 const rub = (text: string) => parseRubles(text, "test amount");
@@ -70,21 +71,8 @@ async function warm(ref: KeyRef, hash: string, worst: number, model: ModelCheck 
 }
 
 async function settle(ref: KeyRef, admission: LeaseAdmission, cost: number) {
-  const now = store.clock.now();
   const input = {
-    reservationId: randomUUID(),
-    logEntry: "{}",
-    logEntryWithBodies: "",
-    model: null,
-    cost,
-    promptTokens: 1,
-    completionTokens: 1,
-    failed: false,
-    estimated: false,
-    latencyMs: 1,
-    periods: store.calendar.at(now),
-    day: store.calendar.dayOf(now),
-    now,
+    ...settlementAt(store, randomUUID(), cost, { latencyMs: 1 }),
     leaseHold: admission,
   };
   const [result] = await store.billing.settleMany("acme", [{ ...input, ref }]);

@@ -11,6 +11,7 @@ import { booksCommands } from "../../src/cli/books-commands.js";
 import { GatewayError } from "../../src/core/errors.js";
 import { BudgetService } from "../../src/services/budgets.js";
 import { ACTOR } from "../helpers/actor.js";
+import { settlementAt } from "../helpers/billing-scripts.js";
 import { runCli, stubCliEnvironment } from "../helpers/cli.js";
 import { RealClock } from "../helpers/clock.js";
 import { openStore, type TestStore } from "../helpers/store.js";
@@ -46,19 +47,7 @@ async function charged(keyId: string, cost: number): Promise<string> {
   });
   await store.billing.settle({
     ref,
-    reservationId,
-    logEntry: "{}",
-    logEntryWithBodies: "",
-    model: null,
-    cost,
-    promptTokens: 1,
-    completionTokens: 1,
-    failed: false,
-    estimated: false,
-    latencyMs: 1,
-    periods: store.calendar.at(now),
-    day: store.calendar.dayOf(now),
-    now,
+    ...settlementAt(store, reservationId, cost, { latencyMs: 1 }),
   });
   const line = { level: 30, time: now, request_id: reservationId, key_id: keyId, account: "acme" };
   return JSON.stringify({ ...line, status: 200, cost_rub: cost / 1e6, msg: "request" });

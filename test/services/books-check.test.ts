@@ -11,6 +11,7 @@ import { BooksCheck } from "../../src/services/books-check.js";
 import { BudgetService } from "../../src/services/budgets.js";
 import type { LoggedCharge } from "../../src/services/logged-charges.js";
 import { ACTOR } from "../helpers/actor.js";
+import { settlementAt } from "../helpers/billing-scripts.js";
 import { TestClock } from "../helpers/clock.js";
 import { openStore, type TestStore } from "../helpers/store.js";
 
@@ -49,19 +50,7 @@ async function charged(keyId: string, cost: number, accountId = "acme"): Promise
   expect(reserved).toMatchObject({ ok: true });
   await store.billing.settle({
     ref,
-    reservationId,
-    logEntry: "{}",
-    logEntryWithBodies: "",
-    model: null,
-    cost,
-    promptTokens: 1,
-    completionTokens: 1,
-    failed: false,
-    estimated: false,
-    latencyMs: 1,
-    periods: store.calendar.at(now),
-    day: store.calendar.dayOf(now),
-    now,
+    ...settlementAt(store, reservationId, cost, { latencyMs: 1 }),
   });
   return logged(keyId, cost, accountId);
 }
