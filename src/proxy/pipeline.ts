@@ -129,8 +129,17 @@ export function createPipeline(deps: PipelineDeps): ForwardingProxy {
           failure = releaseFailed;
         }
       }
-      if (gone) departed(deps, passage);
-      else refuse(deps, failures, passage, failure);
+      try {
+        if (gone) departed(deps, passage);
+        else refuse(deps, failures, passage, failure);
+      } catch (reporting) {
+        // Nothing awaits this turn: a bug while answering or reporting must not become an unhandled rejection,
+        // which would end the process.
+        deps.logger.error(
+          { request_id: request.requestId, err: reporting },
+          "reporting a refused request failed",
+        );
+      }
       deps.tracker.end(request);
     }
   }

@@ -80,6 +80,37 @@ describe("the pipeline", () => {
   });
 });
 
+describe("a failure while refusing a request", () => {
+  it("is logged with the request's id, and the gateway goes on answering", async () => {
+    store = await openStore();
+    upstream = await startStubUpstream();
+    const { ctx, logs } = testContext(store, { upstream: { url: upstream.url } });
+    let refusals = 0;
+    ctx.observer.refused = () => {
+      refusals++;
+      if (refusals === 1) throw new Error("a planted bug in the observer");
+    };
+    forwarder = createPipeline(ctx);
+    let n = 0;
+    server = createServer((req, res) =>
+      forwarder.forward(req, res, `req-${++n}`, performance.now(), "/v1/chat/completions", false),
+    );
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`;
+    const ask = () =>
+      fetch(url, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
+
+    expect((await ask()).status).toBe(401);
+    await ctx.tracker.idle();
+    expect(logs).toContainEqual(
+      expect.objectContaining({ msg: "reporting a refused request failed", request_id: "req-1" }),
+    );
+    expect((await ask()).status).toBe(401);
+    expect(refusals).toBe(2);
+  });
+});
+
 const BODY = JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] });
 
 /** A gateway of the path alone, with Node's parser refusals answered as the gateway answers them. */
