@@ -5,20 +5,10 @@ import { describe, expect, it } from "vitest";
 import { type ChargeFacts, charge } from "../../src/billing/charge.js";
 import { costOf } from "../../src/billing/pricing.js";
 import { MAX_MICROS } from "../../src/core/money.js";
+import { TOKEN_PRICE } from "../helpers/prices.js";
 
-/** 1 µ₽ per prompt token, 2 µ₽ per completion token (prices are µ₽ per million tokens). */
-const PRICE = {
-  input: 1_000_000,
-  output: 2_000_000,
-  cachedInput: 1_000_000,
-  cacheWrite: 1_000_000,
-  perRequest: 0,
-  maxOutputTokens: 100,
-  contextTokens: null,
-  maxImageTokens: 10,
-  maxAudioTokens: 10,
-  maxVideoTokens: 10,
-};
+/** 1 µ₽ per prompt token, 2 µ₽ per completion token. */
+const PRICE = TOKEN_PRICE;
 
 function facts(over: Partial<ChargeFacts> = {}): ChargeFacts {
   return {

@@ -8,21 +8,11 @@ import { describe, expect, it } from "vitest";
 import { releaseOf, type SettlementRules, settlementOf } from "../../src/billing/settlement.js";
 import { PeriodCalendar } from "../../src/core/periods.js";
 import type { AdmittedRequest } from "../../src/core/request.js";
+import { TOKEN_PRICE } from "../helpers/prices.js";
 import { BODIES, ENDED, finishedRequest, type RequestFields } from "../helpers/requests.js";
 
-/** 1 µ₽ per prompt token, 2 µ₽ per completion token (prices are µ₽ per million tokens). */
-const PRICE = {
-  input: 1_000_000,
-  output: 2_000_000,
-  cachedInput: 1_000_000,
-  cacheWrite: 1_000_000,
-  perRequest: 0,
-  maxOutputTokens: 100,
-  contextTokens: null,
-  maxImageTokens: 10,
-  maxAudioTokens: 10,
-  maxVideoTokens: 10,
-};
+/** 1 µ₽ per prompt token, 2 µ₽ per completion token. */
+const PRICE = TOKEN_PRICE;
 
 const RULES: SettlementRules = {
   calendar: new PeriodCalendar("UTC"),
