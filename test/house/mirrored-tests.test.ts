@@ -28,6 +28,10 @@ const COVERED_ELSEWHERE: Record<string, { by: string[]; why: string }> = {
       "the dashboard runs in the browser: its pages, their parts, forms and hooks are rendered and driven in " +
       "Chromium by the test/e2e/dashboard-*.test.ts scenarios (its pure modules have mirrors in test/admin/ui/)",
   },
+  "src/observability/otel/span-export-worker.ts": {
+    by: ["test/observability/otel/worker-span-exporter.test.ts"],
+    why: "the worker thread of the span exporter, which runs only as its worker: its tests export through it",
+  },
   "src/store/audit/audit-schema.ts": {
     by: ["test/store/audit/audit-store.test.ts"],
     why: "the audit entry's schema, which parses every entry the audit store's tests write",

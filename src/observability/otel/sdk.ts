@@ -1,8 +1,9 @@
 // The OpenTelemetry SDK, started from the settings the OTEL_* variables gave (telemetry-settings.ts); loaded
 // only by telemetry.ts's dynamic import, so only when a signal is on. Built from the SDK's pieces — a tracer
-// provider with a batch processor and the configured sampler, a meter provider with a periodic reader, the OTLP
-// exporter of the configured protocol — rather than sdk-node with auto-instrumentation: the gateway makes its
-// own spans from its request record, and patching http would cost every request. Nothing is registered
+// provider with a batch processor and the configured sampler whose exporter runs in a worker thread, a meter
+// provider with a periodic reader, the OTLP exporter of the configured protocol — rather than sdk-node with
+// auto-instrumentation: the gateway makes its own spans from its request record, and patching http would cost
+// every request. Nothing is registered
 // globally but the SDK's diagnostics logger (to pino): the gateway uses its tracer and meter directly.
 
 import { type DiagLogger, DiagLogLevel, diag } from "@opentelemetry/api";
@@ -23,7 +24,6 @@ import {
   BatchSpanProcessor,
   ParentBasedSampler,
   type Sampler,
-  type SpanExporter,
   TraceIdRatioBasedSampler,
   TracerProvider,
 } from "@opentelemetry/sdk-trace";
@@ -33,6 +33,7 @@ import type { MetricSettings, TelemetrySettings, TraceSettings } from "../teleme
 import { serverOf } from "./gen-ai.js";
 import { GenAiMetrics } from "./gen-ai-metrics.js";
 import { RequestSpanSink } from "./request-spans.js";
+import { WorkerSpanExporter } from "./worker-span-exporter.js";
 
 const SCOPE = "tunnel-gateway";
 
@@ -52,7 +53,8 @@ export async function startOpenTelemetry(
   settings: TelemetrySettings,
   options: TelemetryOptions,
 ): Promise<Telemetry> {
-  diag.setLogger(diagnostics(options.logger), {
+  const sdkLog = diagnostics(options.logger);
+  diag.setLogger(sdkLog, {
     logLevel: LOG_LEVELS[settings.logLevel],
     suppressOverrideMessage: true,
   });
@@ -67,10 +69,21 @@ export async function startOpenTelemetry(
   let spans: RequestSpanSink | null = null;
   if (settings.traces !== null) {
     const traces = settings.traces;
+    await resource.waitForAsyncAttributes?.();
+    // Serialized and sent by a worker thread, off the event loop (worker-span-exporter.ts).
+    const exporter = new WorkerSpanExporter(
+      {
+        protocol: traces.protocol,
+        url: traces.url,
+        resource: { attributes: resource.attributes, schemaUrl: resource.schemaUrl },
+        logLevel: LOG_LEVELS[settings.logLevel],
+      },
+      (level, message, args) => sdkLog[level](message, ...args),
+    );
     tracerProvider = new TracerProvider({
       resource,
       sampler: samplerOf(traces),
-      spanProcessors: [new BatchSpanProcessor({ exporter: await spanExporter(traces), ...traces.batch })],
+      spanProcessors: [new BatchSpanProcessor({ exporter, ...traces.batch })],
     });
     spans = new RequestSpanSink(tracerProvider.getTracer(SCOPE, options.version), {
       ...common,
@@ -139,21 +152,6 @@ function samplerOf(traces: TraceSettings): Sampler {
     default:
       return new ParentBasedSampler({ root: new AlwaysOnSampler() });
   }
-}
-
-/** The exporter of the configured protocol; its module loaded only when chosen (gRPC's is the heaviest). */
-async function spanExporter(traces: TraceSettings): Promise<SpanExporter> {
-  const config = { url: traces.url };
-  if (traces.protocol === "grpc") {
-    const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-grpc");
-    return new OTLPTraceExporter(config);
-  }
-  if (traces.protocol === "http/json") {
-    const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
-    return new OTLPTraceExporter(config);
-  }
-  const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-proto");
-  return new OTLPTraceExporter(config);
 }
 
 async function metricExporter(metrics: MetricSettings): Promise<PushMetricExporter> {
