@@ -95,6 +95,8 @@ export class GatewayRequest {
   ref: KeyRef | null = null;
   /** When the credential was resolved to its key (performance.now(), ms; 0 until then). */
   authenticatedAt = 0;
+  /** Whether resolving it waited for Redis (the key was not in the process' cache). */
+  keyLookedUp = false;
   /** The key's name, known once the request is admitted. */
   keyName: string | null = null;
   model: string | null = null;

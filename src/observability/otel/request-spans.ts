@@ -10,8 +10,9 @@
 // the request's facts, never a key, a token or a body.
 //
 // So that tracing every request stays affordable, a step has a span only where the request waited on it:
-// admission when it reserved in Redis (not on the replica's lease, which is bookkeeping in memory), the queue
-// when it waited for a place (not when one was free), and any step where the request was refused. The
+// authentication when the key was looked up in Redis (not when it came from the process' cache), admission
+// when it reserved in Redis (not on the replica's lease, which is bookkeeping in memory), the queue when it
+// waited for a place (not when one was free), and any step where the request was refused. The
 // settlement is queued and written after the request's turn: its figures are the request's span's attributes.
 // Nothing is built for a request the sampler left out (isRecording is false).
 
@@ -148,12 +149,15 @@ export class RequestSpanSink implements Tracing, RequestTelemetry {
 
   /**
    * The gateway's steps that waited, from the times on the request: a step begun but not finished is where it
-   * was refused. Authentication has its span always, since the request path does not say yet whether the key
-   * came from the process' cache or from Redis.
+   * was refused.
    */
   private steps(request: GatewayRequest, spans: RequestSpans, endAt: HrTime): void {
     const { arrivedAt, authenticatedAt, admittingAt, admittedAt } = request;
-    this.step(spans, STEP_SPANS.auth, hrTime(arrivedAt), at(authenticatedAt), endAt, request, null);
+    // Authentication waited only when the key was looked up in Redis; one from the process' cache is a map
+    // lookup, and no span. A request refused there, or before it, has the span of where it was refused.
+    if (request.keyLookedUp || authenticatedAt === 0) {
+      this.step(spans, STEP_SPANS.auth, hrTime(arrivedAt), at(authenticatedAt), endAt, request, null);
+    }
     // On the lease, admission is the lease book's arithmetic: no wait, and no span (the request's span says
     // tunnel_gateway.admission=lease).
     if (admittingAt > 0 && (request.admission !== "lease" || admittedAt === 0)) {

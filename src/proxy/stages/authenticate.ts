@@ -16,9 +16,9 @@ export const authenticate: Stage<AuthenticateDeps, Arrived, Authenticated> = {
   create: (deps) => (arrived) => {
     const credential = deps.authenticator.resolveNow(arrived.req.headers);
     // A cached key: no promise, and the runner does not wait.
-    return credential instanceof Promise
-      ? credential.then((resolved) => authenticated(arrived, resolved))
-      : authenticated(arrived, credential);
+    if (!(credential instanceof Promise)) return authenticated(arrived, credential);
+    arrived.request.keyLookedUp = true;
+    return credential.then((resolved) => authenticated(arrived, resolved));
   },
 };
 

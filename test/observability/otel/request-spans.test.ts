@@ -1,10 +1,11 @@
 // A request's trace, made with the SDK's own TracerProvider and kept by its in-memory exporter (the export over
 // OTLP and a whole gateway's traces are test/e2e/telemetry.test.ts): the client's traceparent taken and one
 // naming the exchange passed on (and a tracestate dropped without a traceparent); a span for each step that
-// waited — authentication always, admission unless on the lease, the queue only when it waited or refused —
-// the refused step marked as the error; the exchange with the GenAI attributes; the request's span named by
-// its route, an error only for the gateway's own failures; refusals before the forwarder given a span of their
-// own, those Node refused none; nothing recorded for a request the sampler left out.
+// waited — authentication when the key was looked up in Redis, admission unless on the lease, the queue only
+// when it waited or refused — the refused step marked as the error; the exchange with the GenAI attributes;
+// the request's span named by its route, an error only for the gateway's own failures; refusals before the
+// forwarder given a span of their own, those Node refused none; nothing recorded for a request the sampler
+// left out.
 
 import type { IncomingHttpHeaders } from "node:http";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
@@ -60,6 +61,7 @@ function traced(
     outcome: "completed",
     arrivedAt: 1000,
     authenticatedAt: 1001,
+    keyLookedUp: true,
     admittingAt: 1002,
     admittedAt: 1003,
     admission: "reserve",
@@ -133,6 +135,38 @@ describe("RequestSpanSink", () => {
     });
     expect(server?.status.code).toBe(SpanStatusCode.UNSET);
     expect(JSON.stringify(s.exporter.getFinishedSpans().map((span) => span.attributes))).not.toMatch(/sk-/);
+  });
+
+  it("makes an authentication span only when the key was looked up in Redis, not when it was cached", () => {
+    const looked = sink();
+    looked.spans.finished(traced(looked, {}));
+    const auth = looked.byName("tunnel_gateway.auth");
+    expect(auth?.startTime).toEqual(looked.byName("POST /v1/chat/completions")?.startTime);
+    expect(auth?.status.code).toBe(SpanStatusCode.UNSET);
+    const cached = sink();
+    cached.spans.finished(traced(cached, { keyLookedUp: false, admission: "lease" }));
+    expect(cached.exporter.getFinishedSpans().map((span) => span.name)).toEqual([
+      "chat m",
+      "POST /v1/chat/completions",
+    ]);
+    const refused = sink();
+    refused.spans.finished(
+      traced(refused, {
+        keyLookedUp: false,
+        authenticatedAt: 0,
+        admittingAt: 0,
+        admittedAt: 0,
+        forwardedAt: 0,
+        code: "invalid_api_key",
+        status: 401,
+        outcome: "refused",
+        upstreamStatus: 0,
+      }),
+    );
+    expect(refused.byName("tunnel_gateway.auth")?.status).toEqual({
+      code: SpanStatusCode.ERROR,
+      message: "invalid_api_key",
+    });
   });
 
   it("makes no admission span on the lease, and a queue span only when the request waited", () => {
