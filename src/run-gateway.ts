@@ -1,14 +1,14 @@
 // `tunnel-gateway serve`: runs the gateway until SIGTERM or SIGINT, then shuts it down gracefully (see
 // Gateway.close); a second signal during the drain aborts what is still running at once.
 
-import type { LoadedConfig } from "./config/load.js";
+import type { ServingConfig } from "./config/load-in-worker.js";
 import { GatewayError } from "./core/errors.js";
 import { startGateway } from "./gateway.js";
 import { createLogger } from "./observability/logger.js";
 import { describeRedis } from "./store/connection/redis.js";
 
 /** Throws, with every listener closed, when a listener cannot bind or Redis fails the start-up checks. */
-export async function runGateway(loaded: LoadedConfig): Promise<void> {
+export async function runGateway(loaded: ServingConfig): Promise<void> {
   const { config, origins } = loaded;
   const logger = createLogger(config.logging.level);
   const gateway = await startGateway({ config, logger, origin: (setting) => origins.of(setting.split(".")) });

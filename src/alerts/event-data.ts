@@ -4,7 +4,7 @@
 // /v1/key shows them, times as ISO-8601, a budget window's fields as every surface writes a window
 // (core/budget-window-schema.ts).
 
-import { budgetWindowView } from "../core/budget-window-schema.js";
+import { budgetWindowView } from "../core/budget-window-view.js";
 import { type EventType, isEventType, type TEST_EVENT_TYPE } from "../core/event-types.js";
 import { type Micros, rublesForJson } from "../core/money.js";
 import { isPeriod, periodsAt } from "../core/periods.js";

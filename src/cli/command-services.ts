@@ -4,7 +4,7 @@
 // have checked the command's arguments: a bad argument is reported as such even while Redis is down.
 
 import { WEBHOOK_USER_AGENT } from "../alerts/webhook-sender.js";
-import { type LoadedConfig, loadConfig, type Override } from "../config/load.js";
+import { loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import type { Identity } from "../identity/identity.js";
 import { identitySettings } from "../identity/settings.js";
@@ -17,11 +17,9 @@ import { UsageService } from "../services/usage.js";
 import { closeRedis, createRedis, explainConnectFailures } from "../store/connection/redis.js";
 import { openStores, type Stores } from "../store/stores.js";
 
-export interface CommonOptions {
-  config?: string;
-  redis?: string;
-  json?: boolean;
-}
+import { type CommonOptions, redisFlagOverride } from "./common.js";
+
+export type { CommonOptions };
 
 /** The sections of the configuration the management commands use. */
 const MANAGEMENT_SECTIONS = ["redis", "billing", "alerts", "admin", "signIn"] as const;
@@ -41,17 +39,6 @@ export interface CommandServices {
   dashboardUrl: string;
 }
 
-/** The whole configuration, as `serve` needs it, with --redis and the command's own flags applied. */
-export function configFor(options: CommonOptions, extra: Override[] = []): LoadedConfig {
-  return loadConfig({ file: options.config, overrides: [...extra, ...redisOverride(options)] });
-}
-
-function redisOverride(options: CommonOptions): Override[] {
-  return options.redis === undefined
-    ? []
-    : [{ path: ["redis", "url"], value: options.redis, source: "--redis" }];
-}
-
 /** Runs `work` with the services and always closes the connection afterwards. */
 export async function withServices<T>(
   options: CommonOptions,
@@ -59,7 +46,7 @@ export async function withServices<T>(
 ): Promise<T> {
   const { config } = loadConfig({
     file: options.config,
-    overrides: redisOverride(options),
+    overrides: redisFlagOverride(options),
     sections: MANAGEMENT_SECTIONS,
   });
   const redis = createRedis(config.redis, "cli");
@@ -75,7 +62,7 @@ export async function withServices<T>(
     });
     const signIn = identitySettings(config);
     const { host, port } = config.admin;
-    // Loaded here, not with the module: `serve` imports this file and needs none of the sign-in.
+    // Loaded here, not with the module: only a command that runs needs the sign-in, not --help or a usage error.
     const { buildIdentity } = await import("../identity/identity.js");
     return await work({
       config,

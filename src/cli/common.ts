@@ -2,6 +2,7 @@
 // recorded as, and the refusals of a command line (usage errors, exit 2, found before anything is loaded).
 
 import { type Command, CommanderError } from "commander";
+import type { Override } from "../config/load.js";
 import { readThresholdList } from "../core/thresholds.js";
 import type { Actor } from "../store/audit/audit-store.js";
 
@@ -10,11 +11,25 @@ export const EXIT_USAGE = 2;
 /** Changes made with the CLI are recorded in the audit log as made by "cli". */
 export const CLI: Actor = { kind: "cli" };
 
+/** The options every command takes (common). */
+export interface CommonOptions {
+  config?: string;
+  redis?: string;
+  json?: boolean;
+}
+
 export function common(command: Command): Command {
   return command
     .option("--config <file>", "configuration file (default: config/default.yaml, or $TUNNEL_CONFIG)")
     .option("--redis <url>", "Redis URL (overrides the configuration and $TUNNEL_REDIS_URL)")
     .option("--json", "print one JSON document instead of text");
+}
+
+/** --redis as the setting it overrides, over the file and $TUNNEL_REDIS_URL. */
+export function redisFlagOverride(options: CommonOptions): Override[] {
+  return options.redis === undefined
+    ? []
+    : [{ path: ["redis", "url"], value: options.redis, source: "--redis" }];
 }
 
 /** The package's version, for --version. */

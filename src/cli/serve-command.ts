@@ -2,8 +2,8 @@
 
 import { type Command, Option } from "commander";
 import type { Override } from "../config/load.js";
-import { type CommonOptions, configFor } from "./command-services.js";
-import { common, EXIT_FAILURE, numeric } from "./common.js";
+import { loadConfigInWorker } from "../config/load-in-worker.js";
+import { type CommonOptions, common, EXIT_FAILURE, numeric, redisFlagOverride } from "./common.js";
 
 /** serve's flags, each overriding one setting (and the TUNNEL_* variable for it). */
 const SERVE_FLAGS = [
@@ -28,7 +28,11 @@ export function serveCommand(program: Command): void {
       const typed = path.at(-1) === "port" ? numeric(value) : value;
       overrides.push({ path, value: typed, source: option.long ?? option.flags });
     }
-    const loaded = configFor(options, overrides);
+    // Validated in a worker thread, so that this process never loads zod, the schema or yaml.
+    const loaded = await loadConfigInWorker({
+      file: options.config,
+      overrides: [...overrides, ...redisFlagOverride(options)],
+    });
     // Loaded on demand: the management commands start faster without the proxy and its dependencies.
     const { runGateway } = await import("../run-gateway.js");
     try {

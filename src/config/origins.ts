@@ -64,3 +64,20 @@ export class SettingOrigins {
     return offset === undefined ? null : this.lines.linePos(offset).line;
   }
 }
+
+/**
+ * Where every setting of the validated `config` came from, by dotted path ("metrics.port"): what `of` answers,
+ * written out for a process that holds no YAML document (config/validation-worker.ts sends it to `serve`).
+ * Sections and lists are walked to every value; a key holding a dot cannot be named by a dotted path and is
+ * left out with what is under it.
+ */
+export function originsBySetting(config: object, origins: SettingOrigins): Record<string, string> {
+  const table: Record<string, string> = {};
+  const visit = (value: unknown, path: string[]) => {
+    if (path.length > 0) table[path.join(".")] = origins.of(path);
+    if (typeof value !== "object" || value === null) return;
+    for (const [key, inner] of Object.entries(value)) if (!key.includes(".")) visit(inner, [...path, key]);
+  };
+  visit(config, []);
+  return table;
+}

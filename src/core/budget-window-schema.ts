@@ -1,13 +1,11 @@
 // A budget window as JSON, defined once as a zod schema: every surface that shows one — GET /v1/key and
 // /v1/balance, the admin API's keys and accounts, the CLI's --json, the budget.threshold webhook, the
-// dashboard (its types) — writes it with budgetWindowView and describes it with BudgetWindowView, and the
+// dashboard (its types) — writes it with budgetWindowView (budget-window-view.ts) and describes it with BudgetWindowView, and the
 // OpenAPI component comes from the same definition. It sits in core, below every layer that shows a window
 // (alerts among them). Names a window had before are in deprecated-names.ts.
 
 import { z } from "zod";
-import { remainingBudget } from "./budget-windows.js";
-import { type Micros, rublesForJson } from "./money.js";
-import { PERIODS, type Period } from "./periods.js";
+import { PERIODS } from "./periods.js";
 import { isoTime } from "./time-schema.js";
 
 /** A budget's period (request bodies take it too). */
@@ -25,22 +23,3 @@ export const BudgetWindowView = z
 
 /** A budget window in every view of it. */
 export type BudgetWindowView = z.output<typeof BudgetWindowView>;
-
-/**
- * A window as its views show it: `spent` is its current period's (currentWindowSpent), `resetsAt` when that
- * period ends (ms).
- */
-export function budgetWindowView(
-  windowPeriod: Period,
-  budget: Micros,
-  spent: Micros,
-  resetsAt: number,
-): BudgetWindowView {
-  return {
-    period: windowPeriod,
-    amount: rublesForJson(budget),
-    spent: rublesForJson(spent),
-    remaining: rublesForJson(remainingBudget(budget, spent)),
-    resets_at: new Date(resetsAt).toISOString(),
-  };
-}

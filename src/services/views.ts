@@ -2,7 +2,8 @@
 // JSON numbers (exact to the micro-ruble), times ISO-8601 UTC.
 
 import type { z } from "zod";
-import { type BudgetWindowView, budgetWindowView } from "../core/budget-window-schema.js";
+import type { BudgetWindowView } from "../core/budget-window-schema.js";
+import { budgetWindowView } from "../core/budget-window-view.js";
 import { currentWindowSpent, type StoredWindow } from "../core/budget-windows.js";
 import { rublesForJson } from "../core/money.js";
 import type { PeriodCalendar } from "../core/periods.js";
@@ -10,15 +11,8 @@ import { LATENCY_BUCKETS_MS } from "../store/billing/settle-script.js";
 import type { AccountRecord, KeyRecord } from "../store/records.js";
 import type { UsageCounters } from "../store/usage/usage-store.js";
 import type { AccountView } from "./account-schema.js";
-import {
-  type Budget,
-  ClientKey,
-  type Key,
-  type KeyState,
-  type Limits,
-  ListedKey,
-  serializerFor,
-} from "./key-schema.js";
+import { CLIENT_KEY_FIELDS, fieldSerializer, LISTED_KEY_FIELDS } from "./key-fields.js";
+import type { Budget, ClientKey, Key, KeyState, Limits, ListedKey } from "./key-schema.js";
 import type { DailyUsage } from "./usage-schema.js";
 
 export const CURRENCY = "RUB";
@@ -112,8 +106,10 @@ export function completeKeyView(key: KeyRecord, now: number, calendar: PeriodCal
   };
 }
 
-const clientKey = serializerFor(ClientKey);
-const listedKey = serializerFor(ListedKey);
+// The lists ClientKey and ListedKey are picked by (key-schema.ts), not the schemas: the serving path, which
+// writes keys but never validates one, does not load zod.
+const clientKey = fieldSerializer(CLIENT_KEY_FIELDS);
+const listedKey = fieldSerializer(LISTED_KEY_FIELDS);
 
 /** A key as its own client sees it (GET /v1/key). */
 export function keyView(key: KeyRecord, now: number, calendar: PeriodCalendar): KeyView {
@@ -121,7 +117,11 @@ export function keyView(key: KeyRecord, now: number, calendar: PeriodCalendar): 
 }
 
 /** A key as listed to its owner or an operator by the CLI: the client view plus its revocation time. */
-export function keyListView(key: KeyRecord, now: number, calendar: PeriodCalendar) {
+export function keyListView(
+  key: KeyRecord,
+  now: number,
+  calendar: PeriodCalendar,
+): z.output<typeof ListedKey> {
   return listedKey(completeKeyView(key, now, calendar));
 }
 

@@ -5,7 +5,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type CommandServices, configFor, withServices } from "../../src/cli/command-services.js";
+import { type CommandServices, withServices } from "../../src/cli/command-services.js";
 import { freePort } from "../../src/demo/redis-server.js";
 import { ACTOR } from "../helpers/actor.js";
 import { stubCliEnvironment } from "../helpers/cli.js";
@@ -21,23 +21,18 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-describe("configFor", () => {
-  it("is the whole configuration, --redis over TUNNEL_REDIS_URL and the command's flags over the rest", () => {
-    vi.stubEnv("TUNNEL_PORT", "9000");
-    const loaded = configFor({ redis: "redis://elsewhere:6380" }, [
-      { path: ["listen", "port"], value: 9001, source: "--port" },
-    ]);
-    expect(loaded.config.redis.url).toBe("redis://elsewhere:6380");
-    expect(loaded.config.listen.port).toBe(9001);
-    expect(loaded.origins.of(["redis", "url"])).toBe("--redis");
-    expect(loaded.origins.of(["listen", "port"])).toBe("--port");
-    expect(configFor({}).config.redis.url).toBe(process.env.TUNNEL_REDIS_URL);
-  });
-
-  it("reads the file given with --config", () => {
+describe("the configuration of a management command", () => {
+  it("takes --redis over TUNNEL_REDIS_URL, and the file given with --config", async () => {
     const file = join(directory(), "gateway.yaml");
     writeFileSync(file, "billing:\n  timezone: Europe/Moscow\n");
-    expect(configFor({ config: file }).config.billing.timezone).toBe("Europe/Moscow");
+    // No Redis call is made: the connection opens with the first one.
+    const config = await withServices(
+      { redis: "redis://elsewhere:6380", config: file },
+      async (s) => s.config,
+    );
+    expect(config.redis.url).toBe("redis://elsewhere:6380");
+    expect(config.billing.timezone).toBe("Europe/Moscow");
+    expect((await withServices({}, async (s) => s.config)).redis.url).toBe(process.env.TUNNEL_REDIS_URL);
   });
 });
 

@@ -4,7 +4,17 @@
 import { readFileSync } from "node:fs";
 import { type Command, CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
-import { CLI, common, EXIT_FAILURE, EXIT_USAGE, numeric, usageError, version } from "../../src/cli/common.js";
+import {
+  CLI,
+  common,
+  EXIT_FAILURE,
+  EXIT_USAGE,
+  numeric,
+  redisFlagOverride,
+  usageError,
+  version,
+} from "../../src/cli/common.js";
+import { loadConfig } from "../../src/config/load.js";
 import { runCli, usageOf } from "../helpers/cli.js";
 
 function program(): (p: Command) => void {
@@ -103,5 +113,15 @@ describe("version and actor", () => {
     const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
     expect(version()).toBe(pkg.version);
     expect(CLI).toEqual({ kind: "cli" });
+  });
+});
+
+describe("redisFlagOverride", () => {
+  it("makes --redis the redis.url in effect, over TUNNEL_REDIS_URL, and names it as where the URL came from", () => {
+    const overrides = redisFlagOverride({ redis: "redis://elsewhere:6380" });
+    const { config, origins } = loadConfig({ env: { TUNNEL_REDIS_URL: "redis://env:6379" }, overrides });
+    expect(config.redis.url).toBe("redis://elsewhere:6380");
+    expect(origins.of(["redis", "url"])).toBe("--redis");
+    expect(redisFlagOverride({})).toEqual([]);
   });
 });

@@ -1,11 +1,19 @@
 // `tunnel-gateway serve`'s flags: each overrides its one setting (and its TUNNEL_* variable), ports read as
 // numbers, and a bad value refused naming the flag and the setting before anything starts. (Running the
-// gateway until a signal is run-gateway.test.ts and the binary's test/e2e/cli.test.ts.)
+// gateway until a signal is run-gateway.test.ts and the binary's test/e2e/cli.test.ts.) The command is the
+// built one (dist/): it validates the configuration in a worker thread, which cannot load TypeScript.
 
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { serveCommand } from "../../src/cli/serve-command.js";
-import { ConfigError } from "../../src/config/config-error.js";
+import type * as ServeCommand from "../../src/cli/serve-command.js";
+import type { ConfigError as SourceConfigError } from "../../src/config/config-error.js";
 import { runCli, stubCliEnvironment, usageOf } from "../helpers/cli.js";
+
+const BUILT = join(import.meta.dirname, "../../dist");
+const { serveCommand } = (await import(join(BUILT, "cli/serve-command.js"))) as typeof ServeCommand;
+const { ConfigError } = (await import(join(BUILT, "config/config-error.js"))) as {
+  ConfigError: typeof SourceConfigError;
+};
 
 beforeEach(() => {
   stubCliEnvironment();
@@ -38,6 +46,12 @@ describe("serve", () => {
       "invalid configuration: --upstream: upstream.url: must be an http:// or https:// URL",
     );
     expect(await refusal("--host", "")).toBe("invalid configuration: --host: listen.host: must not be empty");
+  });
+
+  it("names --redis, which every command takes, for a bad Redis URL", async () => {
+    expect(await refusal("--redis", "http://r:6379")).toBe(
+      "invalid configuration: --redis: redis.url: must be a redis:// or rediss:// URL",
+    );
   });
 
   it("reads ports as numbers, so that only the bad setting is reported", async () => {

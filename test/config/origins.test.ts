@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { LineCounter, parseDocument } from "yaml";
-import { SettingOrigins } from "../../src/config/origins.js";
+import { originsBySetting, SettingOrigins } from "../../src/config/origins.js";
 
 const FILE = "/etc/tunnel/gateway.yaml";
 const YAML = `# the gateway
@@ -65,5 +65,34 @@ describe("SettingOrigins", () => {
     expect(o.near(["shutdown", "drainSeconds"])).toBe("default");
     expect(o.ofKey(["listen"], "prot")).toBe(`${FILE} line 2`);
     expect(o.ofKey([], "listen")).toBe(`${FILE} line 2`);
+  });
+});
+
+describe("originsBySetting", () => {
+  it("writes out what `of` answers for every setting of a configuration, sections and list items included", () => {
+    const o = origins([{ path: ["listen", "host"], value: "0.0.0.0", source: "TUNNEL_HOST" }]);
+    const config = {
+      listen: { host: "0.0.0.0", port: 8080 },
+      redis: { url: "redis://r:6379", cluster: { nodes: ["a:7000", "b:7000"] } },
+      shutdown: { drainSeconds: 30 },
+    };
+    expect(originsBySetting(config, o)).toEqual({
+      listen: `${FILE} line 2`,
+      "listen.host": "TUNNEL_HOST",
+      "listen.port": `${FILE} line 3`,
+      redis: `${FILE} line 5`,
+      "redis.url": `${FILE} line 6`,
+      "redis.cluster": `${FILE} line 7`,
+      "redis.cluster.nodes": `${FILE} line 8`,
+      "redis.cluster.nodes.0": `${FILE} line 9`,
+      "redis.cluster.nodes.1": `${FILE} line 10`,
+      shutdown: "default",
+      "shutdown.drainSeconds": "default",
+    });
+  });
+
+  it("leaves out a key holding a dot, which no dotted path can name, and what is under it", () => {
+    const table = originsBySetting({ pricing: { models: { "llama-3.1": { input: 1 } } } }, origins());
+    expect(table).toEqual({ pricing: `${FILE} line 11`, "pricing.models": `${FILE} line 12` });
   });
 });

@@ -40,6 +40,10 @@ const COVERED_ELSEWHERE: Record<string, { by: string[]; why: string }> = {
     by: ["test/store/usage/request-log-store.test.ts"],
     why: "the recent-requests entry's schema, which parses every entry the request-log store's tests derive",
   },
+  "src/core/budget-window-schema.ts": {
+    by: ["test/core/budget-window-view.test.ts"],
+    why: "a budget window's schema, which the view's test parses what budgetWindowView writes with",
+  },
   "src/services/usage-schema.ts": {
     by: ["test/services/views.test.ts", "test/services/account-usage.test.ts"],
     why: "the daily usage figures' schema, which the views' and the usage report's tests parse their output with",

@@ -4,6 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import { PeriodCalendar } from "../../src/core/periods.js";
+import { ClientKey, ListedKey } from "../../src/services/key-schema.js";
 import { DailyUsage } from "../../src/services/usage-schema.js";
 import {
   accountView,
@@ -130,6 +131,11 @@ describe("keyView and keyListView", () => {
     expect(keyView(rotating, NOW + 1000, utc).grace_until).toBeNull();
     expect(keyListView(key, NOW, utc)).toEqual({ ...view, revoked_at: "2026-11-20T12:00:00.000Z" });
     expect(keyListView(keyRecord(), NOW, utc)).toMatchObject({ expires_at: null, revoked_at: null });
+  });
+
+  it("write exactly the fields of their schemas, ClientKey and ListedKey, in the schemas' order", () => {
+    expect(Object.keys(keyView(keyRecord(), NOW, utc))).toEqual(Object.keys(ClientKey.shape));
+    expect(Object.keys(keyListView(keyRecord(), NOW, utc))).toEqual(Object.keys(ListedKey.shape));
   });
 });
 

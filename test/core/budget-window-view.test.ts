@@ -2,7 +2,8 @@
 // below nothing, the reset as ISO-8601 UTC — exactly what its schema describes.
 
 import { describe, expect, it } from "vitest";
-import { BudgetWindowView, budgetWindowView } from "../../src/core/budget-window-schema.js";
+import { BudgetWindowView } from "../../src/core/budget-window-schema.js";
+import { budgetWindowView } from "../../src/core/budget-window-view.js";
 
 describe("budgetWindowView", () => {
   it("writes a window's amount, spending and remainder in rubles, and when its period ends", () => {
