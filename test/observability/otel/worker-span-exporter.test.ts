@@ -1,7 +1,8 @@
-// The span exporter that serializes and sends in a worker thread (span-export-worker.ts): it must send exactly what the SDK's own
-// exporter sends in-process (the same bytes, for every protocol's shape of span: attributes, events, links,
-// a parent, a trace state, an error status), report a collector that is away as a failed export, fail the
-// batches of a worker that is lost and start a new one, and after its shutdown export nothing more.
+// The span exporter that serializes and sends in a worker thread (observability/otel/span-export-worker.ts):
+// it must send exactly what the SDK's own exporter sends in-process (the same bytes, for every shape of span:
+// attributes, events, links, a parent, a trace state, an error status), report a collector that is away as a
+// failed export, fail the batches of a worker that is lost and start a new one, and after its shutdown export
+// nothing more.
 
 import { context, createTraceState, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
