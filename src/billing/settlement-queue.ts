@@ -13,10 +13,7 @@
 // call. Under load that saves most of a command per request, on both sides: the gateway's client work and
 // round trip, and Redis' command handling and wake-up. Nobody waits for it: the reservation holds the
 // request's worst case until then, so the budget and the balance are never overspent in the meantime.
-// 25 ms rather than 5: at 500 requests/s a call then carries ~12 settlements instead of ~3, which took a
-// leased request's CPU (gateway and Redis) down by about a fifth (docs/benchmarks.md); a charge shows in
-// the balance at most 25 ms later, and a SIGKILL can lose what the window holds, well inside the 250 ms of
-// log lines it can lose (docs/decisions.md).
+// Why 25 ms rather than 5, and what the longer window costs: docs/decisions.md.
 
 import { isConnectionError } from "../core/redis-errors.js";
 import type { BillingStore } from "../store/billing/billing-store.js";
