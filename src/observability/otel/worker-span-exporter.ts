@@ -70,8 +70,14 @@ export type DiagnosticSink = (
   args: string[],
 ) => void;
 
-/** The worker's module, next to this one in the build (a thread cannot load TypeScript: tests run dist/). */
-const WORKER_FILE = new URL("./span-export-worker.js", import.meta.url);
+/**
+ * The worker's module: next to this one in the build. Under the test runner, which starts whole gateways in
+ * its own process from src/ (test/helpers/gateway.ts), this module is TypeScript, and a thread cannot load
+ * TypeScript: the build's (npm test builds first).
+ */
+const WORKER_FILE = import.meta.url.endsWith(".ts")
+  ? new URL("../../../dist/observability/otel/span-export-worker.js", import.meta.url)
+  : new URL("./span-export-worker.js", import.meta.url);
 
 export class WorkerSpanExporter implements SpanExporter {
   private worker: Worker | null = null;

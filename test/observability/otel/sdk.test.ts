@@ -4,19 +4,13 @@
 // own messages written as the gateway's log lines, and a shutdown that exports what
 // is buffered and does not wait long for a collector that is away.
 
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type * as Sdk from "../../../src/observability/otel/sdk.js";
+import { startOpenTelemetry } from "../../../src/observability/otel/sdk.js";
 import { telemetrySettings } from "../../../src/observability/telemetry-settings.js";
 import { freePort } from "../../helpers/http.js";
 import { captureLogs } from "../../helpers/logs.js";
 import { type OtlpReceiver, startOtlpReceiver } from "../../helpers/otlp-receiver.js";
 import { requestWith } from "../../helpers/requests.js";
-
-// As built (dist/): its span exporter runs a worker thread, which cannot load TypeScript.
-const { startOpenTelemetry } = (await import(
-  join(import.meta.dirname, "../../../dist/observability/otel/sdk.js")
-)) as typeof Sdk;
 
 let otlp: OtlpReceiver;
 beforeAll(async () => {

@@ -4,7 +4,6 @@
 // failed export, fail the batches of a worker that is lost and start a new one, and after its shutdown export
 // nothing more.
 
-import { join } from "node:path";
 import { context, createTraceState, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
@@ -16,14 +15,13 @@ import {
   TracerProvider,
 } from "@opentelemetry/sdk-trace";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type * as Exporter from "../../../src/observability/otel/worker-span-exporter.js";
-import type { ExportWorkerSetup } from "../../../src/observability/otel/worker-span-exporter.js";
+import {
+  type ExportWorkerSetup,
+  spanRecord,
+  WorkerSpanExporter,
+} from "../../../src/observability/otel/worker-span-exporter.js";
 import { freePort } from "../../helpers/http.js";
 import { type OtlpReceiver, startOtlpReceiver } from "../../helpers/otlp-receiver.js";
-
-// As built (dist/), since its worker thread cannot load TypeScript; `npm run build` comes first.
-const BUILT = join(import.meta.dirname, "../../../dist/observability/otel/worker-span-exporter.js");
-const { spanRecord, WorkerSpanExporter } = (await import(BUILT)) as typeof Exporter;
 
 let otlp: OtlpReceiver;
 beforeAll(async () => {
