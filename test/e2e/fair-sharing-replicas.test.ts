@@ -100,10 +100,12 @@ describe("places shared by replicas", () => {
       req.end(BODY);
     }
     const metrics = replica.metricsUrl as string;
+    // The first request leaves the queue before it reaches the model server: wait for both, not the queue alone.
     await waitUntil(async () => {
+      if (taken < 1) return false;
       const text = await (await fetch(`${metrics}/metrics`)).text();
       return /^tunnel_gateway_queue_requests\{account="acme"\} 5$/m.test(text);
-    }, "five requests waiting on the replica");
+    }, "one request at the model server and five waiting on the replica");
     expect(taken).toBe(1);
     expect((await store.billing.reserved("acme")).account).toBeGreaterThan(0);
     expect(await store.redis.hlen(store.redisKeys.upstreamSlots().held)).toBe(1);
