@@ -7,7 +7,7 @@
 // exported for the same requests, cumulative and delta: random request sequences recorded both ways, collected
 // through real readers with in-memory exporters, equal point for point but for timestamps.
 
-import type { Attributes, Histogram, Meter } from "@opentelemetry/api";
+import type { Attributes } from "@opentelemetry/api";
 import {
   AggregationTemporality,
   InMemoryMetricExporter,
@@ -20,10 +20,10 @@ import {
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { GatewayRequest } from "../../../src/core/request.js";
-import { ATTR, GEN_AI_METRICS, operationOf } from "../../../src/observability/otel/gen-ai.js";
+import { GEN_AI_METRICS } from "../../../src/observability/otel/gen-ai.js";
 import { GenAiMetrics } from "../../../src/observability/otel/gen-ai-metrics.js";
-import { SeriesCap } from "../../../src/observability/series-cap.js";
 import { type RequestFields, requestWith } from "../../helpers/requests.js";
+import { SdkGenAiMetrics } from "../../helpers/sdk-gen-ai-metrics.js";
 
 class TestReader extends MetricReader {
   constructor(genAi: GenAiMetrics) {
@@ -163,69 +163,6 @@ describe("GenAiMetrics.record", () => {
   });
 });
 
-/**
- * The GenAI metrics as the gateway recorded them before the producer, into the SDK's Histogram instruments:
- * the reference the producer must export the same data as.
- */
-class SdkGenAiMetrics {
-  private readonly tokens: Histogram;
-  private readonly duration: Histogram;
-  private readonly firstToken: Histogram;
-  private readonly perOutputToken: Histogram;
-  private readonly models: SeriesCap;
-
-  constructor(meter: Meter, maxModelSeries: number) {
-    const histogram = (definition: (typeof GEN_AI_METRICS)[keyof typeof GEN_AI_METRICS]) =>
-      meter.createHistogram(definition.name, {
-        unit: definition.unit,
-        description: definition.description,
-        advice: { explicitBucketBoundaries: [...definition.buckets] },
-      });
-    this.tokens = histogram(GEN_AI_METRICS.tokenUsage);
-    this.duration = histogram(GEN_AI_METRICS.operationDuration);
-    this.firstToken = histogram(GEN_AI_METRICS.timeToFirstToken);
-    this.perOutputToken = histogram(GEN_AI_METRICS.timePerOutputToken);
-    this.models = new SeriesCap(maxModelSeries);
-  }
-
-  record(request: GatewayRequest): void {
-    const operation = operationOf(request);
-    if (operation === null || request.forwardedAt === 0) return;
-    const attributes: Attributes = {
-      [ATTR.operation]: operation,
-      [ATTR.provider]: SERVER.provider,
-      [ATTR.serverAddress]: SERVER.server.address,
-      [ATTR.serverPort]: SERVER.server.port,
-    };
-    if (request.model !== null) attributes[ATTR.requestModel] = this.models.label(request.model);
-    const endAt = request.arrivedAt + request.latencyMs;
-    const failure =
-      request.outcome !== "completed"
-        ? (request.code ?? request.outcome)
-        : request.status >= 400
-          ? String(request.status)
-          : null;
-    this.duration.record(
-      (endAt - request.forwardedAt) / 1000,
-      failure === null ? attributes : { ...attributes, [ATTR.errorType]: failure },
-    );
-    if (request.promptTokens > 0) {
-      this.tokens.record(request.promptTokens, { ...attributes, [ATTR.tokenType]: "input" });
-    }
-    if (request.completionTokens > 0) {
-      this.tokens.record(request.completionTokens, { ...attributes, [ATTR.tokenType]: "output" });
-    }
-    if (failure !== null || request.events === null || request.firstChunkAt === 0) return;
-    this.firstToken.record((request.firstChunkAt - request.forwardedAt) / 1000, attributes);
-    if (request.completionTokens > 1 && !request.estimated) {
-      this.perOutputToken.record(
-        (endAt - request.firstChunkAt) / 1000 / (request.completionTokens - 1),
-        attributes,
-      );
-    }
-  }
-}
-
 const SCOPE = { name: "tunnel-gateway", version: "1.2.3", schemaUrl: undefined };
 const MAX_MODELS = 2;
 
@@ -251,7 +188,10 @@ function exportingReader(temporality: AggregationTemporality, producer?: GenAiMe
 function bothWays(temporality: AggregationTemporality) {
   const sdk = exportingReader(temporality);
   const sdkProvider = new MeterProvider({ readers: [sdk.reader] });
-  const reference = new SdkGenAiMetrics(sdkProvider.getMeter(SCOPE.name, SCOPE.version), MAX_MODELS);
+  const reference = new SdkGenAiMetrics(sdkProvider.getMeter(SCOPE.name, SCOPE.version), {
+    ...SERVER,
+    maxModelSeries: MAX_MODELS,
+  });
   const producer: GenAiMetrics = new GenAiMetrics({
     ...SERVER,
     maxModelSeries: MAX_MODELS,
