@@ -5,7 +5,7 @@
 // estimated); nothing for a request never forwarded or of an endpoint that is not GenAI; models beyond the cap
 // folded into "other". And the proof that the producer exports what the SDK's own Histogram instruments
 // exported for the same requests, cumulative and delta: random request sequences recorded both ways, collected
-// through real readers with in-memory exporters, equal point for point but for timestamps.
+// through real readers with in-memory exporters, equal point for point, timestamps included.
 
 import type { Attributes } from "@opentelemetry/api";
 import {
@@ -18,7 +18,7 @@ import {
   type ResourceMetrics,
 } from "@opentelemetry/sdk-metrics";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { GatewayRequest } from "../../../src/core/request.js";
 import { GEN_AI_METRICS } from "../../../src/observability/otel/gen-ai.js";
 import { GenAiMetrics } from "../../../src/observability/otel/gen-ai-metrics.js";
@@ -212,8 +212,8 @@ function bothWays(temporality: AggregationTemporality) {
 }
 
 /**
- * The exported data but for timestamps: scopes, metrics by name with their descriptor's public fields, points
- * sorted by attributes (delta reports series in the order they were recorded in the interval, the producer in
+ * The exported data as OTLP carries it: scopes, metrics with their descriptor's public fields (the SDK's also
+ * holds the instrument's type and advice, which no exporter reads), points with their times, sorted by attributes (delta reports series in the order they were recorded in the interval, the producer in
  * the order they were first recorded at all: both are unordered sets in OTLP).
  */
 function normalized(resourceMetrics: ResourceMetrics) {
@@ -229,7 +229,7 @@ function normalized(resourceMetrics: ResourceMetrics) {
       temporality: metric.aggregationTemporality,
       type: metric.dataPointType,
       points: metric.dataPoints
-        .map((point) => ({ attributes: point.attributes, value: point.value }))
+        .map(({ attributes, startTime, endTime, value }) => ({ attributes, startTime, endTime, value }))
         .sort((a, b) => sortKey(a.attributes).localeCompare(sortKey(b.attributes))),
     })),
   }));
@@ -240,7 +240,7 @@ const sortKey = (attributes: Attributes) => JSON.stringify(Object.entries(attrib
 const requests: fc.Arbitrary<GatewayRequest> = fc
   .record({
     path: fc.constantFrom("/v1/chat/completions", "/v1/embeddings", "/rerank", "/custom", "/v1/models", null),
-    endpointClass: fc.constantFrom("generation", "input-only", "free", "other") as fc.Arbitrary<
+    endpointClass: fc.constantFrom("generation", "generation", "input-only", "free", "other") as fc.Arbitrary<
       NonNullable<RequestFields["endpointClass"]>
     >,
     // More models than the cap admits.
@@ -269,11 +269,14 @@ const requests: fc.Arbitrary<GatewayRequest> = fc
   );
 
 /** Runs of requests with collections between them. */
+/** Runs of requests with collections between them, each step some milliseconds after the one before. */
 const runs = fc.array(
-  fc.oneof({ arbitrary: requests, weight: 6 }, { arbitrary: fc.constant("collect" as const), weight: 1 }),
-  {
-    maxLength: 60,
-  },
+  fc.tuple(
+    fc.oneof({ arbitrary: requests, weight: 4 }, { arbitrary: fc.constant("collect" as const), weight: 1 }),
+    fc.nat({ max: 5_000 }),
+  ),
+  // Long enough for series recorded over several intervals, which delta's start times depend on.
+  { maxLength: 60, size: "max" },
 );
 
 describe("GenAiMetrics as a metric producer", () => {
@@ -284,9 +287,14 @@ describe("GenAiMetrics as a metric producer", () => {
     it(`exports, ${name}, the same data as the SDK's Histogram instruments for the same requests`, async () => {
       await fc.assert(
         fc.asyncProperty(runs, async (steps) => {
+          // The SDK reads Date.now() for its start and end times, and so does the producer: a clock both
+          // read, moved by the run, lets the timestamps be compared too.
+          vi.useFakeTimers({ toFake: ["Date"], now: Date.UTC(2026, 10, 29) });
           const ways = bothWays(temporality);
           try {
-            for (const step of [...steps, "collect" as const, "collect" as const]) {
+            const last = [["collect", 1_000] as const, ["collect", 0] as const];
+            for (const [step, after] of [...steps, ...last]) {
+              vi.advanceTimersByTime(after);
               if (step !== "collect") {
                 ways.record(step);
                 continue;
@@ -296,6 +304,7 @@ describe("GenAiMetrics as a metric producer", () => {
             }
           } finally {
             await ways.shutdown();
+            vi.useRealTimers();
           }
         }),
         { numRuns: 150 },
