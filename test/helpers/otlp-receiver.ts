@@ -38,6 +38,8 @@ export interface ReceivedSpan {
 export interface ReceivedMetric {
   name: string;
   unit: string;
+  /** A histogram's aggregation temporality: 1 delta, 2 cumulative. */
+  temporality: number;
   /** Each data point's attributes, count and explicit bounds. */
   points: {
     attributes: Record<string, string | number | boolean>;
@@ -129,6 +131,7 @@ function readMetric(metric: any): ReceivedMetric {
   return {
     name: metric.name,
     unit: metric.unit ?? "",
+    temporality: Number(metric.histogram?.aggregationTemporality ?? 0),
     points: points.map((point: any) => ({
       attributes: attributesOf(point.attributes),
       count: Number(point.count),

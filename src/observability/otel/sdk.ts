@@ -1,10 +1,10 @@
 // The OpenTelemetry SDK, started from the settings the OTEL_* variables gave (telemetry-settings.ts); loaded
 // only by telemetry.ts's dynamic import, so only when a signal is on. Built from the SDK's pieces — a tracer
 // provider with a batch processor and the configured sampler whose exporter runs in a worker thread, a meter
-// provider with a periodic reader, the OTLP exporter of the configured protocol — rather than sdk-node with
-// auto-instrumentation: the gateway makes its own spans from its request record, and patching http would cost
-// every request. Nothing is registered
-// globally but the SDK's diagnostics logger (to pino): the gateway uses its tracer and meter directly.
+// provider with a periodic reader to which the gateway's GenAI metrics are a metric producer, the OTLP exporter
+// of the configured protocol — rather than sdk-node with auto-instrumentation: the gateway makes its own spans
+// from its request record, and patching http would cost every request. Nothing is registered globally but the
+// SDK's diagnostics logger (to pino): the gateway uses its tracer and its metric producer directly.
 
 import { type DiagLogger, DiagLogLevel, diag } from "@opentelemetry/api";
 import {
@@ -14,6 +14,8 @@ import {
   resourceFromAttributes,
 } from "@opentelemetry/resources";
 import {
+  type AggregationTemporality,
+  InstrumentType,
   MeterProvider,
   PeriodicExportingMetricReader,
   type PushMetricExporter,
@@ -95,20 +97,24 @@ export async function startOpenTelemetry(
   let metrics: GenAiMetrics | null = null;
   if (settings.metrics !== null) {
     const { intervalMillis, timeoutMillis } = settings.metrics;
-    meterProvider = new MeterProvider({
-      resource,
-      readers: [
-        new PeriodicExportingMetricReader({
-          exporter: await metricExporter(settings.metrics),
-          exportIntervalMillis: intervalMillis,
-          exportTimeoutMillis: Math.min(timeoutMillis, intervalMillis),
-        }),
-      ],
-    });
-    metrics = new GenAiMetrics(meterProvider.getMeter(SCOPE, options.version), {
+    // The GenAI histograms are aggregated by the gateway and handed to the reader as a metric producer
+    // (gen-ai-metrics.ts says why); the meter provider gives the reader its resource and collections.
+    const genAi: GenAiMetrics = new GenAiMetrics({
       ...common,
       maxModelSeries: options.maxModelSeries,
+      scope: { name: SCOPE, version: options.version, schemaUrl: undefined },
+      // The reader answers as its exporter prefers; asked at the first collection, when `reader` is set.
+      temporality: (): AggregationTemporality =>
+        reader.selectAggregationTemporality(InstrumentType.HISTOGRAM),
     });
+    const reader = new PeriodicExportingMetricReader({
+      exporter: await metricExporter(settings.metrics),
+      exportIntervalMillis: intervalMillis,
+      exportTimeoutMillis: Math.min(timeoutMillis, intervalMillis),
+      metricProducers: [genAi],
+    });
+    meterProvider = new MeterProvider({ resource, readers: [reader] });
+    metrics = genAi;
   }
 
   options.logger.info(

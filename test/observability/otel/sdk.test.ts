@@ -74,6 +74,31 @@ describe("startOpenTelemetry", () => {
     });
   });
 
+  it("exports the GenAI metrics cumulative, or delta when OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE asks", async () => {
+    const temporalities: Record<string, number[]> = {};
+    for (const preference of ["cumulative", "delta", "lowmemory", undefined]) {
+      const receiver = await startOtlpReceiver();
+      // The OTLP exporter reads its preference from the environment, not from the settings.
+      if (preference !== undefined)
+        process.env.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE = preference;
+      try {
+        const { telemetry } = await started({ OTEL_TRACES_EXPORTER: "none" }, receiver.url);
+        finish(telemetry, `temporality-${preference}`);
+        await telemetry.shutdown();
+      } finally {
+        delete process.env.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE;
+        await receiver.close();
+      }
+      const metrics = receiver.metrics();
+      expect(metrics.map((metric) => metric.name).sort()).toEqual([
+        "gen_ai.client.operation.duration",
+        "gen_ai.client.token.usage",
+      ]);
+      temporalities[String(preference)] = [...new Set(metrics.map((metric) => metric.temporality))];
+    }
+    expect(temporalities).toEqual({ cumulative: [2], delta: [1], lowmemory: [1], undefined: [2] });
+  });
+
   it("starts no tracing when only metrics are configured, and no metrics when only traces are", async () => {
     const metricsOnly = await started({ OTEL_TRACES_EXPORTER: "none" });
     expect(metricsOnly.telemetry.tracing).toBeNull();
