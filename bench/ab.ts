@@ -5,7 +5,8 @@
 // runs each path for BENCH_AB_SECONDS (1) at 500 requests/s and then saturated, the order rotating, and each
 // figure of a build is compared with the other build's in the same slice: the medians of those paired ratios,
 // with their spread, are what the command prints. Paths: the bare proxy, and both builds with a key on
-// admission leases and with a key that reserves per request.
+// admission leases and with a key that reserves per request. BENCH_AB_OTEL=1 gives both builds OpenTelemetry
+// on, exporting to a local sink as `npm run bench`'s traced gateway does: an A/B of tracing's cost.
 
 import { loadavg } from "node:os";
 import { freePort, startRedisServer } from "../src/demo/redis-server.js";
@@ -40,14 +41,20 @@ await forkServer("upstream.ts", [String(upstreamPort)]);
 const bare = await forkServer("bare-proxy.ts", [String(barePort), upstream]);
 // Both builds started as the README starts the gateway (bench/user-gateway.ts), as `npm run bench` does.
 const options = { redisUrl: redis.url, upstream, startedAs: "readme" } as const;
-const gateway = (await startAsUsersDo({ ...options, port: gatewayPort })).processes;
+const otelEnv: Record<string, string> = {};
+if (process.env.BENCH_AB_OTEL === "1") {
+  const sinkPort = await freePort();
+  await forkServer("otlp-sink.ts", [String(sinkPort)]);
+  otelEnv.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${sinkPort}`;
+}
+const gateway = (await startAsUsersDo({ ...options, port: gatewayPort, env: otelEnv })).processes;
 const baselineNodeOptions = process.env.BENCH_BASELINE_NODE_OPTIONS;
 const baseline = (
   await startAsUsersDo({
     ...options,
     port: baselinePort,
     cli: BASELINE,
-    env: baselineNodeOptions ? { NODE_OPTIONS: baselineNodeOptions } : {},
+    env: baselineNodeOptions ? { ...otelEnv, NODE_OPTIONS: baselineNodeOptions } : otelEnv,
   })
 ).processes;
 const { key, limitedKey } = await createBenchKeys(redis.url, "tg:");
