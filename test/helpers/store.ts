@@ -7,6 +7,7 @@ import type { PeriodCalendar } from "../../src/core/periods.js";
 import { AccountService } from "../../src/services/accounts.js";
 import { KeyService } from "../../src/services/keys.js";
 import type { AccountStore } from "../../src/store/accounts/account-store.js";
+import type { BillingSettings } from "../../src/store/billing/billing-connection.js";
 import type { BillingStore } from "../../src/store/billing/billing-store.js";
 import type { RedisClient } from "../../src/store/connection/redis.js";
 import { connectRedis, createRedis, type RedisSettings } from "../../src/store/connection/redis.js";
@@ -37,7 +38,14 @@ export function testPrefix(): string {
 }
 
 export async function openStore(
-  options: { timezone?: string; clock?: TestClock; prefix?: string; redis?: RedisSettings } = {},
+  options: {
+    timezone?: string;
+    clock?: TestClock;
+    prefix?: string;
+    redis?: RedisSettings;
+    /** Billing settings other than the tests' defaults (e.g. requestLogMaxPerKey). */
+    billing?: Partial<BillingSettings>;
+  } = {},
 ): Promise<TestStore> {
   const settings = options.redis ?? { url: inject("redisUrl") };
   const redis = createRedis(settings, "gateway");
@@ -53,6 +61,7 @@ export async function openStore(
       lateSettlementSeconds: 86_400,
       requestLogMaxPerKey: 100,
       requestLogRetentionDays: 30,
+      ...options.billing,
     },
   });
   return {
