@@ -217,7 +217,7 @@ describe("a batch of settlements in one settle call", () => {
         store.close();
         opened.pop();
       }),
-      { numRuns: 60 },
+      { numRuns: 100 },
     );
   });
 });
