@@ -8,7 +8,8 @@
 //   npx tsx bench/ttfb-stages.ts                                    # the README's way, the image's, the bare proxy
 //   BENCH_BASELINE=../old/dist/cli.js npx tsx bench/ttfb-stages.ts  # and another build, for a before/after
 //
-// TTFB_ROUNDS (3) and TTFB_SAMPLES (200, as npm run bench) set its length. TTFB_CPU_PROF=1 also profiles
+// TTFB_ROUNDS (3) and TTFB_SAMPLES (200, as npm run bench) set its length; TTFB_GAP_MS pauses between two
+// requests, so that the proxy has finished the previous one (its end) when the next is sent. TTFB_CPU_PROF=1 also profiles
 // each proxy's main thread (V8's sampling profiler, a sample every 50 µs) and says, per interval between two moments,
 // how long each request spent waiting, collecting garbage or running whose code (ttfb-profile.ts).
 // TTFB_STRACE=<dir> traces each proxy's system calls for a few more requests, to count its event-loop waits.
@@ -28,6 +29,8 @@ import { type Proc, startAsUsersDo } from "./user-gateway.js";
 const ROUNDS = Number(process.env.TTFB_ROUNDS ?? 3);
 const SAMPLES = Number(process.env.TTFB_SAMPLES ?? 200);
 const BASELINE = process.env.BENCH_BASELINE;
+/** A pause between two requests (ms); none by default, as npm run bench sends them. */
+const GAP_MS = Number(process.env.TTFB_GAP_MS ?? 0);
 const HOOK = join(import.meta.dirname, "ttfb-hook.mjs");
 const CPU_PROF = process.env.TTFB_CPU_PROF;
 const profiled: Record<string, string> = CPU_PROF ? { TTFB_CPU_PROF: "1" } : {};
@@ -186,6 +189,8 @@ async function timedFirstByte(target: Target, samples: number): Promise<{ sent: 
       break;
     }
     await response.dump().catch(() => {});
+    // A pause after each request lets the proxy finish the one before (its end: settlement, log line) first.
+    if (GAP_MS > 0) await new Promise((resolve) => setTimeout(resolve, GAP_MS));
   }
   await client.close();
   return times;
@@ -252,7 +257,8 @@ const overRounds = (name: string, key: string): number | undefined => {
 const cell = (v: number | undefined) => (v === undefined ? "—" : `${v.toFixed(0)} µs`);
 console.log(
   `\nload average ${loadAtStart.toFixed(2)} at the start, ${(loadavg()[0] ?? 0).toFixed(2)} at the end; ` +
-    `${ROUNDS} interleaved rounds of ${SAMPLES} streamed requests one at a time, medians of the rounds' medians`,
+    `${ROUNDS} interleaved rounds of ${SAMPLES} streamed requests one at a time` +
+    `${GAP_MS > 0 ? `, ${GAP_MS} ms apart` : ""}, medians of the rounds' medians`,
 );
 console.log(`| µs after the request's arrival | ${paths.map((p) => p.name).join(" | ")} |`);
 console.log(`| --- | ${paths.map(() => "---").join(" | ")} |`);
