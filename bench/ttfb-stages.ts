@@ -226,6 +226,8 @@ function withClient(records: Moments[], client: { sent: number; first: number }[
 }
 
 const rounds = new Map(paths.map((p) => [p.name, [] as Record<string, number>[]]));
+/** Every request's moments, all rounds together, per path. */
+const pooled = new Map(paths.map((p) => [p.name, [] as Moments[]]));
 /** Per path, each round's main-thread time by interval (TTFB_CPU_PROF). */
 const profiles = new Map(paths.map((p) => [p.name, [] as IntervalTime[][]]));
 // (What happens before a request's arrival is counted as the previous request's last interval.)
@@ -239,6 +241,7 @@ for (let round = 0; round < ROUNDS; round++) {
     const client = await timedFirstByte(p, SAMPLES);
     const records = withNext(withClient(withModel(await collect(p), await collect(model)), client));
     if (CPU_PROF) profiles.get(p.name)?.push(timeBetween(`${p.out}.cpuprofile`, records, BOUNDARIES));
+    pooled.get(p.name)?.push(...records);
     const medians: Record<string, number> = { client: median(client.map((c) => c.first - c.sent)) };
     for (const { key } of MOMENTS) {
       const values = records.map((r) => r[key]).filter((v): v is number => v !== undefined);
@@ -267,6 +270,57 @@ for (const { key, says } of MOMENTS)
 console.log(
   `| time to first byte at the client (from its send) | ${paths.map((p) => cell(overRounds(p.name, "client"))).join(" | ")} |`,
 );
+// The same, as intervals: each request's time from one moment to the next, the median over every request of
+// every round. The first nine add up to the time to first byte (their medians nearly do).
+const INTERVALS: readonly { from: string; to: string; says: string }[] = [
+  {
+    from: "clientSent",
+    to: "arrival",
+    says: "client's send → arrival (connection, request read and parsed)",
+  },
+  { from: "arrival", to: "bodyRead", says: "arrival → body read" },
+  { from: "bodyRead", to: "upstreamCreated", says: "body read → upstream request created" },
+  { from: "upstreamCreated", to: "modelArrived", says: "upstream request created → at the model server" },
+  { from: "modelArrived", to: "modelWrote", says: "the model server's own time" },
+  { from: "modelWrote", to: "upstreamHeaders", says: "model server's write → its head parsed" },
+  { from: "upstreamHeaders", to: "clientWrite", says: "head parsed → first write to the client" },
+  { from: "clientWrite", to: "clientFlushed", says: "first write → socket uncorked (the rest of that read)" },
+  { from: "clientFlushed", to: "clientFirstByte", says: "uncorked → client's first byte" },
+  { from: "arrival", to: "authenticateEntered", says: "of which: arrival → pipeline (request id, route)" },
+  { from: "authenticateEntered", to: "authenticate", says: "of which: authenticate" },
+  { from: "authenticate", to: "inspectEntered", says: "of which: classify" },
+  { from: "bodyRead", to: "inspect", says: "of which: inspect after the body (parse, facts)" },
+  { from: "inspect", to: "admit", says: "of which: admit (on the lease)" },
+  { from: "sendEntered", to: "upstreamCreated", says: "of which: send, up to http-proxy-3's http.request" },
+  { from: "clientFirstByte", to: "nextArrived", says: "client's first byte → next request arrived" },
+];
+const intervalMedian = (name: string, from: string, to: string): number | undefined => {
+  const at = (r: Moments, key: string) => (key === "arrival" ? 0 : r[key]);
+  const values = (pooled.get(name) ?? [])
+    .map((r) => {
+      const [a, b] = [at(r, from), at(r, to)];
+      return a === undefined || b === undefined ? undefined : b - a;
+    })
+    .filter((v): v is number => v !== undefined);
+  return values.length === 0 ? undefined : median(values);
+};
+const [bareName] = paths.map((p) => p.name);
+console.log(
+  `\n| median µs per request | ${paths.map((p) => p.name).join(" | ")} | ${paths
+    .slice(1)
+    .map((p) => `${p.name} − bare`)
+    .join(" | ")} |`,
+);
+console.log(`| --- | ${[...paths, ...paths.slice(1)].map(() => "---").join(" | ")} |`);
+for (const { from, to, says } of INTERVALS) {
+  const bareValue = intervalMedian(bareName as string, from, to);
+  const values = paths.map((p) => intervalMedian(p.name, from, to));
+  const differences = values
+    .slice(1)
+    .map((v) => (v === undefined || bareValue === undefined ? "—" : `${(v - bareValue).toFixed(0)}`));
+  console.log(`| ${says} | ${values.map(cell).join(" | ")} | ${differences.join(" | ")} |`);
+}
+
 console.log("\nper round, time to first byte at the client:");
 for (const p of paths)
   console.log(
