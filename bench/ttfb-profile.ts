@@ -15,7 +15,7 @@ interface TimedProfile extends CpuProfile {
 /** One request's moments as the hook wrote them: `hr` its arrival (µs, monotonic), the rest µs after it. */
 export type Moments = Record<string, number>;
 
-/** Per interval ("from → to"), µs per request by who ran, and the requests it was read from. */
+/** Per interval ("from → to"), µs per request (of those that had it) by who ran. */
 export interface IntervalTime {
   interval: string;
   perRequest: number;
@@ -37,7 +37,7 @@ function who(frame: { functionName: string; url: string }): string | null {
 
 /**
  * Sums the samples of `profileFile` that fall between consecutive `boundaries` of each request of `records`
- * (the boundaries a request lacks are skipped), per request.
+ * (the boundaries a request lacks are skipped), per request that had the interval.
  */
 export function timeBetween(profileFile: string, records: Moments[], boundaries: string[]): IntervalTime[] {
   const profile = JSON.parse(readFileSync(profileFile, "utf8")) as TimedProfile;
@@ -63,12 +63,12 @@ export function timeBetween(profileFile: string, records: Moments[], boundaries:
     times.push(t);
   }
   const sums = new Map<string, Map<string, number>>();
-  let counted = 0;
+  /** How many requests had each interval. */
+  const counted = new Map<string, number>();
   for (const record of records) {
     const at = record.hr as number;
     const present = boundaries.filter((b) => b === "arrival" || record[b] !== undefined);
     if (present.length < 2) continue;
-    counted++;
     const moment = (b: string) => at + (b === "arrival" ? 0 : (record[b] as number));
     // Samples are few per request: a binary search for the first, then walk.
     let i = lowerBound(times, moment(present[0] as string));
@@ -78,6 +78,7 @@ export function timeBetween(profileFile: string, records: Moments[], boundaries:
       const interval = `${from} → ${to}`;
       const by = sums.get(interval) ?? new Map<string, number>();
       sums.set(interval, by);
+      counted.set(interval, (counted.get(interval) ?? 0) + 1);
       for (; i < times.length - 1 && (times[i] as number) < moment(to); i++) {
         const name = owner(profile.samples[i] as number);
         by.set(name, (by.get(name) ?? 0) + ((times[i + 1] as number) - (times[i] as number)));
@@ -85,7 +86,8 @@ export function timeBetween(profileFile: string, records: Moments[], boundaries:
     }
   }
   return [...sums].map(([interval, by]) => {
-    const entries = [...by].map(([name, us]): [string, number] => [name, us / counted]);
+    const requests = counted.get(interval) as number;
+    const entries = [...by].map(([name, us]): [string, number] => [name, us / requests]);
     entries.sort((a, b) => b[1] - a[1]);
     return { interval, perRequest: entries.reduce((s, [, us]) => s + us, 0), by: entries };
   });
