@@ -9,7 +9,8 @@
 //   BENCH_BASELINE=../old/dist/cli.js npx tsx bench/ttfb-stages.ts  # and another build, for a before/after
 //
 // TTFB_ROUNDS (3) and TTFB_SAMPLES (200, as npm run bench) set its length; TTFB_GAP_MS pauses between two
-// requests, so that the proxy has finished the previous one (its end) when the next is sent. TTFB_CPU_PROF=1 also profiles
+// requests, so that the proxy has finished the previous one (its end) when the next is sent. TTFB_LOG_PIPE=1
+// adds the README's way with its log lines going to a drained pipe, as the image's do. TTFB_CPU_PROF=1 also profiles
 // each proxy's main thread (V8's sampling profiler, a sample every 50 µs) and says, per interval between two moments,
 // how long each request spent waiting, collecting garbage or running whose code (ttfb-profile.ts).
 // TTFB_STRACE=<dir> traces each proxy's system calls for a few more requests, to count its event-loop waits.
@@ -106,6 +107,10 @@ const gatewayWays = [
     nodeOptions: "--max-semi-space-size=64 ",
     cli: undefined,
   },
+  // The README's way with its log lines going where the image's go, a drained pipe (TTFB_LOG_PIPE=1).
+  ...(process.env.TTFB_LOG_PIPE === "1"
+    ? [{ name: "README way, log to a pipe", startedAs: "image" as const, nodeOptions: "", cli: undefined }]
+    : []),
   ...(BASELINE
     ? [{ name: "baseline (README way)", startedAs: "readme" as const, nodeOptions: "", cli: BASELINE }]
     : []),
@@ -130,6 +135,8 @@ for (const [i, way] of gatewayWays.entries()) {
     ...(way.cli ? { cli: way.cli } : {}),
     env: {
       NODE_OPTIONS: `${way.nodeOptions}--import ${HOOK}`,
+      // The README's way has no NODE_ENV (the pipe variant starts from the image's environment).
+      ...(way.startedAs === "image" && way.nodeOptions === "" ? { NODE_ENV: "" } : {}),
       TTFB_STAGES_OUT: out,
       ...profiled,
     },
