@@ -15,8 +15,6 @@
 // how long each request spent waiting, collecting garbage or running whose code (ttfb-profile.ts).
 // TTFB_STRACE=<dir> traces each proxy's system calls for a few more requests, to count its event-loop waits.
 
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +23,7 @@ import { freePort, startRedisServer } from "../src/demo/redis-server.js";
 import { firstByte, fixedRate, median, type Target } from "./load.js";
 import { children, createBenchKeys, forkServer } from "./servers.js";
 import { type IntervalTime, type Moments, timeBetween } from "./ttfb-profile.js";
+import { waitsWhile } from "./ttfb-strace.js";
 import { type Proc, startAsUsersDo } from "./user-gateway.js";
 
 const ROUNDS = Number(process.env.TTFB_ROUNDS ?? 3);
@@ -341,18 +340,7 @@ if (process.env.TTFB_STRACE) {
   const traced = Number(process.env.TTFB_STRACE_REQUESTS ?? 20);
   for (const p of paths) {
     const file = join(dir, `${p.name.toLowerCase().replace(/[^a-z]+/g, "-")}.strace`);
-    const strace = spawn(
-      "strace",
-      ["-p", String(p.serving.pid), "-tt", "-T", "-o", file, "-e", "trace=desc,network"],
-      { stdio: "ignore" },
-    );
-    // strace says nothing when it has attached: give it time to.
-    await new Promise((r) => setTimeout(r, 500));
-    await firstByte(p, STREAM_BODY, traced);
-    await new Promise((r) => setTimeout(r, 200));
-    strace.kill("SIGINT");
-    await once(strace, "exit");
-    const segments = waitsOnThePath(readFileSync(file, "utf8"));
+    const segments = await waitsWhile(p.serving.pid as number, file, () => firstByte(p, STREAM_BODY, traced));
     console.log(
       `${p.name}: event-loop waits per request (median of ${segments.length}), in ${file}: ` +
         `request read → upstream written ${median(segments.map((w) => w[0]))}, ` +
@@ -380,33 +368,6 @@ if (CPU_PROF) {
       console.log(`  ${interval}: ${total.toFixed(0)} — ${top}`);
     }
   }
-}
-
-/**
- * From a proxy's strace, per request, the event-loop waits (epoll_wait calls) between the client's request
- * read and the upstream request written, until the upstream's answer is read, and until the client's answer
- * is written: a wait between two of them is a wake-up the request paid for.
- */
-function waitsOnThePath(trace: string): [number, number, number][] {
-  const marks = [
-    /read\(\d+, "POST /,
-    /writev?\(\d+, \[?\{?(iov_base=)?"POST /,
-    /read\(\d+, "HTTP\/1.1 /,
-    /writev?\(\d+, \[?\{?(iov_base=)?"HTTP\/1.1 /,
-  ];
-  const requests: [number, number, number][] = [];
-  let step = -1;
-  let counts: [number, number, number] = [0, 0, 0];
-  for (const line of trace.split("\n")) {
-    if (marks[0]?.test(line)) {
-      step = 0;
-      counts = [0, 0, 0];
-    } else if (step >= 0 && step < 3 && marks[step + 1]?.test(line)) {
-      step++;
-      if (step === 3) requests.push(counts);
-    } else if (step >= 0 && step < 3 && /epoll_p?wait\(/.test(line)) counts[step as 0 | 1 | 2]++;
-  }
-  return requests;
 }
 
 for (const child of children) child.kill("SIGTERM");
