@@ -55,7 +55,10 @@ const MOMENTS: readonly { key: string; says: string }[] = [
   { key: "sendEntered", says: "stage send starts" },
   { key: "upstreamCreated", says: "upstream request created (http.request)" },
   { key: "send", says: "handed to its exchange (stage send)" },
-  { key: "upstreamFlushed", says: "upstream request's head and body handed to its socket" },
+  {
+    key: "upstreamFlushed",
+    says: "upstream request ended on its socket (its last write; the bare proxy writes the body earlier)",
+  },
   { key: "upstreamWritten", says: "upstream request finished (its 'finish')" },
   { key: "modelArrived", says: "model server: request arrived" },
   { key: "modelWrote", says: "model server: first write of its answer" },
