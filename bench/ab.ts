@@ -6,7 +6,8 @@
 // figure of a build is compared with the other build's in the same slice: the medians of those paired ratios,
 // with their spread, are what the command prints. Paths: the bare proxy, and both builds with a key on
 // admission leases and with a key that reserves per request. BENCH_AB_OTEL=1 gives both builds OpenTelemetry
-// on, exporting to a local sink as `npm run bench`'s traced gateway does: an A/B of tracing's cost.
+// on, exporting to a local sink as `npm run bench`'s traced gateway does; BENCH_AB_OTEL=this gives it to this
+// build only, so that with this build as its own baseline the run is an A/B of tracing on against off.
 
 import { loadavg } from "node:os";
 import { freePort, startRedisServer } from "../src/demo/redis-server.js";
@@ -42,7 +43,8 @@ const bare = await forkServer("bare-proxy.ts", [String(barePort), upstream]);
 // Both builds started as the README starts the gateway (bench/user-gateway.ts), as `npm run bench` does.
 const options = { redisUrl: redis.url, upstream, startedAs: "readme" } as const;
 const otelEnv: Record<string, string> = {};
-if (process.env.BENCH_AB_OTEL === "1") {
+const otel = process.env.BENCH_AB_OTEL ?? "0";
+if (otel !== "0") {
   const sinkPort = await freePort();
   await forkServer("otlp-sink.ts", [String(sinkPort)]);
   otelEnv.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${sinkPort}`;
@@ -54,7 +56,10 @@ const baseline = (
     ...options,
     port: baselinePort,
     cli: BASELINE,
-    env: baselineNodeOptions ? { ...otelEnv, NODE_OPTIONS: baselineNodeOptions } : otelEnv,
+    env: {
+      ...(otel === "this" ? {} : otelEnv),
+      ...(baselineNodeOptions ? { NODE_OPTIONS: baselineNodeOptions } : {}),
+    },
   })
 ).processes;
 const { key, limitedKey } = await createBenchKeys(redis.url, "tg:");
