@@ -6,6 +6,11 @@
 // collection. A last run per process with V8's sampling heap profiler instead gives the memory each request
 // allocates. The tables go into docs/benchmarks.md between its profile markers unless BENCH_WRITE=0.
 //
+// BENCH_PROFILE_OTEL=1 profiles the gateway with OpenTelemetry on (exporting to a local sink, as `npm run
+// bench`'s traced gateway does) and leaves the page alone: beside a run without it, where tracing's CPU goes.
+// The spans' serialization runs on a worker thread, which the main thread's profile does not see; the process'
+// CPU per request, printed too, counts it.
+//
 // The profiler costs CPU of its own, so the totals here are above those of `npm run bench`; what the table
 // is for is the split, and the difference between the two processes owner by owner.
 
@@ -36,7 +41,8 @@ import { children, cpuMicros, createBenchKeys, forkServer, spawnGateway } from "
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const RATE = 500;
-const WRITE_PAGE = process.env.BENCH_WRITE !== "0";
+const OTEL = process.env.BENCH_PROFILE_OTEL === "1";
+const WRITE_PAGE = process.env.BENCH_WRITE !== "0" && !OTEL;
 const PAGE = join(import.meta.dirname, "../docs/benchmarks.md");
 if (WRITE_PAGE) replaceGenerated(readFileSync(PAGE, "utf8"), "", PROFILE_MARKERS);
 
@@ -45,6 +51,12 @@ const BODY = JSON.stringify({
   max_tokens: 16,
   messages: [{ role: "user", content: "Say something short." }],
 });
+/** A local OTLP sink (otlp-sink.ts), for the gateway's exports with BENCH_PROFILE_OTEL=1. */
+async function otlpSink(): Promise<string> {
+  const port = await freePort();
+  await forkServer("otlp-sink.ts", [String(port)]);
+  return `http://127.0.0.1:${port}`;
+}
 const hook = ["--import", new URL("./profiler-hook.mjs", import.meta.url).href];
 
 const redis = await startRedisServer();
@@ -66,7 +78,11 @@ const gateway = await spawnGateway({
   upstream,
   metricsEnabled: true,
   nodeArgs: hook,
-  env: { BENCH_PROFILE_OUT: gatewayOut, BENCH_PROFILE_CONTROL: control },
+  env: {
+    BENCH_PROFILE_OUT: gatewayOut,
+    BENCH_PROFILE_CONTROL: control,
+    ...(OTEL ? { OTEL_EXPORTER_OTLP_ENDPOINT: await otlpSink() } : {}),
+  },
 });
 const { key } = await createBenchKeys(redis.url);
 
