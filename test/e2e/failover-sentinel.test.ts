@@ -78,6 +78,9 @@ async function setUp(): Promise<{ master: RedisServer; replica: RedisServer; acc
     const key = await gateway.newKey({ accountId, balance: "1000" });
     accounts.push({ accountId, keys: [{ id: key.id, value: key.value }], before: 1_000_000_000 });
   }
+  // The accounts and keys on the replica too before any request: what the test cuts off is settlements, not
+  // the accounts (a run on a loaded machine once promoted a replica that had no account "north").
+  await waitForReplicas(master.port, [replica.port]);
   return { master, replica, accounts };
 }
 
