@@ -11,7 +11,7 @@
 
 import { loadavg } from "node:os";
 import { freePort, startRedisServer } from "../src/demo/redis-server.js";
-import { fixedRate, percentile, saturate, type Target } from "./load.js";
+import { fixedRate, percentile, SMALL_REQUEST, saturate, type Target } from "./load.js";
 import { children, cpuMicros, createBenchKeys, forkServer } from "./servers.js";
 import { type Proc, startAsUsersDo } from "./user-gateway.js";
 
@@ -22,11 +22,6 @@ const SLICES = Number(process.env.BENCH_AB_SLICES ?? 20);
 const SECONDS = Number(process.env.BENCH_AB_SECONDS ?? 1);
 const RATE = 500;
 const WORKERS = 64;
-const BODY = JSON.stringify({
-  model: "demo-small",
-  max_tokens: 16,
-  messages: [{ role: "user", content: "Say something short." }],
-});
 
 const loadAtStart = loadavg()[0] ?? 0;
 const redis = await startRedisServer({ args: ["--appendonly", "yes"] });
@@ -87,17 +82,17 @@ const paths = [
   path("baseline, per request", baselinePort, baseline, limitedKey),
 ];
 
-for (const p of paths) await fixedRate(p, BODY, RATE, 2); // warm-up: connections, JIT, key caches
+for (const p of paths) await fixedRate(p, SMALL_REQUEST, RATE, 2); // warm-up: connections, JIT, key caches
 for (let slice = 0; slice < SLICES; slice++) {
   if (slice % 5 === 0) process.stderr.write(`slice ${slice + 1}/${SLICES}\n`);
   const order = [...paths.slice(slice % paths.length), ...paths.slice(0, slice % paths.length)];
   for (const p of order) {
     const cpu = () => p.server.reduce((sum, s) => sum + cpuMicros(s), 0) + cpuMicros(redis.process);
     const before = cpu();
-    const latencies = await fixedRate(p, BODY, RATE, SECONDS);
+    const latencies = await fixedRate(p, SMALL_REQUEST, RATE, SECONDS);
     p.cpu.push((cpu() - before) / latencies.length);
   }
-  for (const p of order) p.rps.push(await saturate(p, BODY, WORKERS, SECONDS));
+  for (const p of order) p.rps.push(await saturate(p, SMALL_REQUEST, WORKERS, SECONDS));
 }
 for (const child of children) child.kill("SIGTERM");
 await redis.stop();

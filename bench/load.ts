@@ -6,6 +6,13 @@
 
 import { Pool } from "undici";
 
+/** The benchmarks' small request: a non-streamed chat completion of at most 16 tokens. */
+export const SMALL_REQUEST = JSON.stringify({
+  model: "demo-small",
+  max_tokens: 16,
+  messages: [{ role: "user", content: "Say something short." }],
+});
+
 export interface Target {
   name: string;
   url: string;

@@ -19,7 +19,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startRedisServer } from "../src/demo/redis-server.js";
-import { fixedRate, type Target } from "./load.js";
+import { fixedRate, SMALL_REQUEST, type Target } from "./load.js";
 import {
   allocatedBytes,
   type CpuProfile,
@@ -46,11 +46,6 @@ const WRITE_PAGE = process.env.BENCH_WRITE !== "0" && !OTEL;
 const PAGE = join(import.meta.dirname, "../docs/benchmarks.md");
 if (WRITE_PAGE) replaceGenerated(readFileSync(PAGE, "utf8"), "", PROFILE_MARKERS);
 
-const BODY = JSON.stringify({
-  model: "demo-small",
-  max_tokens: 16,
-  messages: [{ role: "user", content: "Say something short." }],
-});
 /** A local OTLP sink (otlp-sink.ts), for the gateway's exports with BENCH_PROFILE_OTEL=1. */
 async function otlpSink(): Promise<string> {
   const port = await freePort();
@@ -131,7 +126,7 @@ async function underProfiler(path: (typeof paths)[number], kind: "cpu" | "heap")
   path.server.kill("SIGUSR2");
   await new Promise((resolve) => setTimeout(resolve, 200));
   const [cpuBefore, mainBefore] = [cpuMicros(path.server), cpuMicros(path.server, true)];
-  const latencies = await fixedRate(path.target, BODY, RATE, SECONDS);
+  const latencies = await fixedRate(path.target, SMALL_REQUEST, RATE, SECONDS);
   const cpu = cpuMicros(path.server) - cpuBefore;
   const main = cpuMicros(path.server, true) - mainBefore;
   path.server.kill("SIGUSR2");
@@ -165,7 +160,7 @@ async function allocations(path: (typeof paths)[number]): Promise<void> {
   sum.allocatingRequests += requests;
 }
 
-for (const p of paths) await fixedRate(p.target, BODY, RATE, 2); // warm-up: connections, JIT, key cache
+for (const p of paths) await fixedRate(p.target, SMALL_REQUEST, RATE, 2); // warm-up: connections, JIT, key cache
 for (let round = 1; round <= ROUNDS; round++) {
   process.stderr.write(`round ${round}/${ROUNDS}\n`);
   for (const p of round % 2 === 1 ? paths : [...paths].reverse()) await profiled(p);

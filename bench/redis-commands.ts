@@ -7,17 +7,12 @@
 
 import { Redis } from "ioredis";
 import { freePort, startRedisServer } from "../src/demo/redis-server.js";
-import { fixedRate } from "./load.js";
+import { fixedRate, SMALL_REQUEST } from "./load.js";
 import { children, cpuMicros, createBenchKeys, forkServer } from "./servers.js";
 import { startAsUsersDo } from "./user-gateway.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const RATE = 500;
-const BODY = JSON.stringify({
-  model: "demo-small",
-  max_tokens: 16,
-  messages: [{ role: "user", content: "Say something short." }],
-});
 
 const redis = await startRedisServer({ args: ["--appendonly", "yes"] });
 children.push(redis.process);
@@ -51,10 +46,10 @@ for (const [label, bearer] of [
     url: `http://127.0.0.1:${gatewayPort}`,
     headers: { authorization: `Bearer ${bearer}` },
   };
-  await fixedRate(target, BODY, RATE, 3); // warm-up: connections, JIT, the key in the cache, the lease
+  await fixedRate(target, SMALL_REQUEST, RATE, 3); // warm-up: connections, JIT, the key in the cache, the lease
   const [before, redisBefore] = [await commandStats(), cpuMicros(redis.process)];
   const gatewayBefore = gateway.processes.reduce((sum, p) => sum + cpuMicros(p), 0);
-  const requests = (await fixedRate(target, BODY, RATE, SECONDS)).length;
+  const requests = (await fixedRate(target, SMALL_REQUEST, RATE, SECONDS)).length;
   const redisCpu = (cpuMicros(redis.process) - redisBefore) / requests;
   const gatewayCpu = (gateway.processes.reduce((sum, p) => sum + cpuMicros(p), 0) - gatewayBefore) / requests;
   const after = await commandStats();

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startRedisServer } from "../src/demo/redis-server.js";
-import { fixedRate, saturate, type Target } from "./load.js";
+import { fixedRate, SMALL_REQUEST, saturate, type Target } from "./load.js";
 import { children, createBenchKeys, forkServer } from "./servers.js";
 import { type Proc, startAsUsersDo } from "./user-gateway.js";
 
@@ -16,11 +16,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const BASELINE = process.env.BENCH_BASELINE;
 const HOOK = join(import.meta.dirname, "memory-report.cjs");
 const dir = mkdtempSync(join(tmpdir(), "tunnel-bench-memory-"));
-const BODY = JSON.stringify({
-  model: "demo-small",
-  max_tokens: 16,
-  messages: [{ role: "user", content: "Say something short." }],
-});
 
 interface Report {
   memoryUsage: NodeJS.MemoryUsage;
@@ -90,8 +85,8 @@ const paths: Array<{ name: string; proc: Proc; target: Target }> = [
 
 const atStart = await Promise.all(paths.map((p) => reportOf(p.proc)));
 for (const p of paths) {
-  await fixedRate(p.target, BODY, 500, SECONDS);
-  await saturate(p.target, BODY, 64, Math.max(1, SECONDS / 2));
+  await fixedRate(p.target, SMALL_REQUEST, 500, SECONDS);
+  await saturate(p.target, SMALL_REQUEST, 64, Math.max(1, SECONDS / 2));
 }
 // A moment for the last responses' garbage to be collected as an idle process would.
 await new Promise((resolve) => setTimeout(resolve, 1000));

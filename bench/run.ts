@@ -42,7 +42,7 @@ import { closeRedis, connectRedis, createRedis } from "../src/store/connection/r
 import { openStores } from "../src/store/stores.js";
 import { measureFastPaths } from "./fast-paths.js";
 import { measureInvalidation } from "./invalidation.js";
-import { firstByte, fixedRate, median, percentile, saturate, type Target } from "./load.js";
+import { firstByte, fixedRate, median, percentile, SMALL_REQUEST, saturate, type Target } from "./load.js";
 import { metricsMicrosPerRequest } from "./metrics-cost.js";
 import {
   type BenchReport,
@@ -101,11 +101,6 @@ const TTFB_SAMPLES = 200;
 /** Keys revoked or disabled under load on the other replica's lease, for the invalidation bound. */
 const INVALIDATION_TRIALS = 20;
 const WORKERS = 64;
-const BODY = JSON.stringify({
-  model: "demo-small",
-  max_tokens: 16,
-  messages: [{ role: "user", content: "Say something short." }],
-});
 const STREAM_BODY = JSON.stringify({
   model: "demo-small",
   max_tokens: 16,
@@ -219,7 +214,7 @@ const idleNow = () => ({
 const idleAtStart = idleNow();
 
 // Warm-up: connections, JIT, the gateway's key cache.
-for (const t of targets) await fixedRate(t, BODY, RATE, 2);
+for (const t of targets) await fixedRate(t, SMALL_REQUEST, RATE, 2);
 const idleAfterWarmup = idleNow();
 
 for (let round = 1; round <= (STREAMS_ONLY ? 0 : ROUNDS); round++) {
@@ -229,7 +224,7 @@ for (let round = 1; round <= (STREAMS_ONLY ? 0 : ROUNDS); round++) {
   const order = [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)];
   for (const t of order) {
     const cpu = [cpuOf(t.proxy), cpuMicros(redis.process), cpuMicros(upstreamProcess)];
-    const latencies = await fixedRate(t, BODY, RATE, SECONDS);
+    const latencies = await fixedRate(t, SMALL_REQUEST, RATE, SECONDS);
     const r = results.get(t.name)!;
     r.cpu.push((cpuOf(t.proxy) - (cpu[0] as number)) / latencies.length);
     r.redisCpu.push((cpuMicros(redis.process) - (cpu[1] as number)) / latencies.length);
@@ -237,7 +232,7 @@ for (let round = 1; round <= (STREAMS_ONLY ? 0 : ROUNDS); round++) {
     r.p50.push(percentile(latencies, 0.5));
     r.p99.push(percentile(latencies, 0.99));
   }
-  for (const t of order) results.get(t.name)!.rps.push(await saturate(t, BODY, WORKERS, SECONDS));
+  for (const t of order) results.get(t.name)!.rps.push(await saturate(t, SMALL_REQUEST, WORKERS, SECONDS));
   for (const t of order)
     results.get(t.name)!.ttfb.push(median(await firstByte(t, STREAM_BODY, TTFB_SAMPLES)));
 }

@@ -5,7 +5,7 @@
 // Each account's time to first byte, p50 and p99, is what a team sees of the server's fullness.
 
 import { request } from "undici";
-import { percentile } from "./load.js";
+import { percentile, SMALL_REQUEST } from "./load.js";
 
 export interface SaturatedShape {
   capacity: number;
@@ -35,18 +35,12 @@ export interface SaturatedFigures extends SaturatedShape {
   firstCome: SaturatedPath;
 }
 
-const BODY = JSON.stringify({
-  model: "demo-small",
-  max_tokens: 16,
-  messages: [{ role: "user", content: "Say something short." }],
-});
-
 async function timeToFirstByte(url: string, key: string): Promise<number | null> {
   const started = performance.now();
   const { statusCode, body } = await request(`${url}/v1/chat/completions`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: BODY,
+    body: SMALL_REQUEST,
   });
   const at = performance.now();
   await body.dump();

@@ -9,18 +9,13 @@
 
 import { readdirSync, readFileSync } from "node:fs";
 import { freePort, startRedisServer } from "../src/demo/redis-server.js";
-import { fixedRate, type Target } from "./load.js";
+import { fixedRate, SMALL_REQUEST, type Target } from "./load.js";
 import { children, cpuMicros, createBenchKeys, forkServer } from "./servers.js";
 import { startAsUsersDo } from "./user-gateway.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const RATE = 500;
-const BODY = JSON.stringify({
-  model: "demo-small",
-  max_tokens: 16,
-  messages: [{ role: "user", content: "Say something short." }],
-});
 
 const redis = await startRedisServer({ args: ["--appendonly", "yes"] });
 children.push(redis.process);
@@ -80,12 +75,12 @@ function threads(pid: number): { main: number; other: number } {
   return { main, other };
 }
 
-for (const p of paths) await fixedRate(p, BODY, RATE, 3); // warm-up: connections, JIT, the key, the lease
+for (const p of paths) await fixedRate(p, SMALL_REQUEST, RATE, 3); // warm-up: connections, JIT, the key, the lease
 for (let round = 0; round < ROUNDS; round++) {
   process.stderr.write(`round ${round + 1}/${ROUNDS}\n`);
   for (const p of round % 2 === 0 ? paths : [...paths].reverse()) {
     const [before, redisBefore] = [threads(p.pid), cpuMicros(redis.process)];
-    p.requests += (await fixedRate(p, BODY, RATE, SECONDS)).length;
+    p.requests += (await fixedRate(p, SMALL_REQUEST, RATE, SECONDS)).length;
     const after = threads(p.pid);
     p.main += after.main - before.main;
     p.other += after.other - before.other;
