@@ -211,11 +211,11 @@ describe("a request waiting for the model server", () => {
     const sent = Array.from({ length: 45 }, (_, i) => {
       const id = `r${i}`;
       const request = send((keys[i % 3] as { value: string }).value, { stream: i % 2 === 0, user: id }, id);
-      // Every third one gives up while it waits (or, if its turn came first, while it runs): not before 60 ms,
-      // by when every request has long reached the queue (45 take ~700 ms to drain), as one that left while
-      // its body was still being read would have no line of its own to count (a CI run on Node 24 had one
-      // leave at 20 ms).
-      if (i % 3 === 1) setTimeout(() => request.abort(), 60 + (i % 7) * 15);
+      // Every third one gives up while it waits (or, if its turn came first, while it runs): not before 150 ms,
+      // by when every request has long reached the queue (45 take ~700 ms to drain, so most still wait then),
+      // as one that left while its body was still being read would have no line of its own to count (a CI run
+      // on Node 24 had one leave at 20 ms, and a loaded run one at 60 ms).
+      if (i % 3 === 1) setTimeout(() => request.abort(), 150 + (i % 7) * 15);
       return request;
     });
     const results = await Promise.all(sent.map((request) => request.done));
