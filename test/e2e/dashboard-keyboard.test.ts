@@ -92,7 +92,7 @@ describe("the dashboard with the keyboard alone", () => {
     await page.keyboard.type(accountToken);
     await page.keyboard.press("Enter");
     await heading("Account acme").waitFor();
-    expect(await hasFocus(heading("Account acme"))).toBe(true);
+    await expect.poll(() => hasFocus(heading("Account acme"))).toBe(true); // focus follows the render
   });
 
   it("sorts the keys with Space and opens a key's page with Enter", async () => {
@@ -108,7 +108,7 @@ describe("the dashboard with the keyboard alone", () => {
     await expectFocusRing();
     await page.keyboard.press("Enter");
     await heading("Key “test key”").waitFor();
-    expect(await hasFocus(heading("Key “test key”"))).toBe(true);
+    await expect.poll(() => hasFocus(heading("Key “test key”"))).toBe(true);
   });
 
   it("leaves the revoke dialog with Escape, the focus back on the button that opened it", async () => {
